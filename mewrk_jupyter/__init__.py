@@ -1,0 +1,74 @@
+"""mewrk_jupyter — an LLM agent workbench in Jupyter where the timeline is the context."""
+
+from .cards.models import (
+    Approval,
+    Attachment,
+    Card,
+    Handoff,
+    HostMessage,
+    ModelReply,
+    NativeCompaction,
+    Preview,
+    Subagent,
+    SummaryDivider,
+    SystemPrompt,
+    Thinking,
+    ToolCall,
+    Usage,
+    UserInput,
+)
+from .cards.undo import UNDO
+from .engine.session import Session, list_sessions
+from .errors import (
+    CardNotFound,
+    ConfigError,
+    InvalidInput,
+    MewrkError,
+    NotEditable,
+    NothingToUndo,
+    ProviderError,
+    SessionBusy,
+    SessionNotFound,
+    StoreError,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "UNDO",
+    "Approval",
+    "Attachment",
+    "Card",
+    "CardNotFound",
+    "ConfigError",
+    "Handoff",
+    "HostMessage",
+    "InvalidInput",
+    "MewrkError",
+    "ModelReply",
+    "NativeCompaction",
+    "NotEditable",
+    "NothingToUndo",
+    "Preview",
+    "ProviderError",
+    "Session",
+    "SessionBusy",
+    "SessionNotFound",
+    "StoreError",
+    "Subagent",
+    "SummaryDivider",
+    "SystemPrompt",
+    "Thinking",
+    "ToolCall",
+    "Usage",
+    "UserInput",
+    "list_sessions",
+    "load_ipython_extension",
+]
+
+
+def load_ipython_extension(ipython) -> None:
+    """`%load_ext mewrk_jupyter`: register the `%mewrk` and `%%mewrk` magics."""
+    from .magics import register
+
+    register(ipython)

@@ -1,0 +1,245 @@
+"""The card kinds of the timeline (T3) as pydantic models: pure data, no I/O."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+
+def new_card_id() -> str:
+    """A fresh stable card id: 12 hex digits, short enough to type in a magic."""
+    return uuid.uuid4().hex[:12]
+
+
+class Usage(BaseModel):
+    """Token figures of one model response, as the vendor (or the offline model) counted them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    estimated: bool = False
+
+    @property
+    def request_size(self) -> int:
+        """Size of the request that produced this response (input + cache tokens)."""
+        return self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
+
+
+class Attachment(BaseModel):
+    """A file attached to a user input (T18); the bytes are kept base64-encoded."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    media_type: str
+    data: str = ""
+    size: int = 0
+    sent_as: Literal["original", "extracted_text"] | None = None
+    text: str | None = None
+
+
+class Card(BaseModel):
+    """Fields every card has: a stable id, its kind, who made it and whether a person edited it."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    id: str = Field(default_factory=new_card_id)
+    kind: str
+    origin: Literal["person", "model", "engine"] = "person"
+    edited: bool = False
+    created_at: float = Field(default_factory=time.time)
+    # Cards of one model response share it, so assembly can rebuild the assistant message exactly.
+    response_id: str | None = None
+
+    def title_line(self) -> str:
+        """The first line of what the card shows, for reprs and tables."""
+        text = getattr(self, "text", "") or ""
+        first = text.strip().splitlines()[0] if text.strip() else ""
+        return first[:80] + ("…" if len(first) > 80 else "")
+
+    def __repr__(self) -> str:
+        return f"<{self.kind} {self.id}: {self.title_line()!r}>"
+
+    def _repr_markdown_(self) -> str:
+        return f"**{self.kind}** `{self.id}`\n\n{getattr(self, 'text', '') or ''}"
+
+
+class SystemPrompt(Card):
+    """A system prompt the person placed on the timeline."""
+
+    kind: Literal["system_prompt"] = "system_prompt"
+    text: str = ""
+
+
+class UserInput(Card):
+    """What the person said, with any attachments."""
+
+    kind: Literal["user_input"] = "user_input"
+    text: str = ""
+    attachments: list[Attachment] = Field(default_factory=list)
+
+
+class Thinking(Card):
+    """The model's thinking; a signed block keeps its original text and signature apart from `text` (T7)."""
+
+    kind: Literal["thinking"] = "thinking"
+    text: str = ""
+    signature: str | None = None
+    signed_text: str | None = None
+    # Redacted or encrypted thinking: opaque data sent back verbatim; such a card can only be deleted.
+    encrypted: str | None = None
+    protocol: str | None = None
+
+    @property
+    def is_signed(self) -> bool:
+        """True when the provider signed this block, so editing changes only what the person sees."""
+        return self.signature is not None or self.encrypted is not None
+
+
+class ToolCall(Card):
+    """A tool call and its result in one card."""
+
+    kind: Literal["tool_call"] = "tool_call"
+    name: str
+    params: dict[str, Any] = Field(default_factory=dict)
+    result: str | None = None
+    is_error: bool = False
+    call_id: str = Field(default_factory=lambda: "call_" + uuid.uuid4().hex[:16])
+    status: Literal["saved", "pending", "running", "done", "rejected", "denied"] = "saved"
+
+    def title_line(self) -> str:
+        """Tool name and parameters on one line."""
+        params = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
+        line = f"{self.name}({params})"
+        return line[:80] + ("…" if len(line) > 80 else "")
+
+
+class ModelReply(Card):
+    """What the model wrote; editable once complete."""
+
+    kind: Literal["model_reply"] = "model_reply"
+    text: str = ""
+    model: str | None = None
+    usage: Usage | None = None
+    complete: bool = True
+    interrupted: bool = False
+    stop_reason: str | None = None
+
+
+class HostMessage(Card):
+    """What the engine hands the model about its surroundings (T13); one editable line."""
+
+    kind: Literal["host_message"] = "host_message"
+    origin: Literal["person", "model", "engine"] = "engine"
+    text: str = ""
+    topic: str = "notice"
+
+
+class SummaryDivider(Card):
+    """Marks where the model reads a summary instead of the cards above (C6)."""
+
+    kind: Literal["summary_divider"] = "summary_divider"
+    origin: Literal["person", "model", "engine"] = "engine"
+    summary: str = ""
+    covered: int = 0
+    tokens_saved: int | None = None
+
+
+class Handoff(Card):
+    """Handoff documents that start a new conversation (C3)."""
+
+    kind: Literal["handoff"] = "handoff"
+    origin: Literal["person", "model", "engine"] = "engine"
+    text: str = ""
+
+
+class NativeCompaction(Card):
+    """A provider's encrypted compaction item with the person's kept messages (C4)."""
+
+    kind: Literal["native_compaction"] = "native_compaction"
+    origin: Literal["person", "model", "engine"] = "engine"
+    text: str = ""
+    encrypted: str = ""
+    kept: list[str] = Field(default_factory=list)
+
+
+class Approval(Card):
+    """A tool call waiting for the person's decision (A1)."""
+
+    kind: Literal["approval"] = "approval"
+    origin: Literal["person", "model", "engine"] = "engine"
+    tool_card_id: str
+    name: str
+    params: dict[str, Any] = Field(default_factory=dict)
+    decision: Literal["pending", "approved", "approved_always", "rejected"] = "pending"
+    reason: str | None = None
+
+
+class Subagent(Card):
+    """A subagent's run, shown read-only (T15)."""
+
+    kind: Literal["subagent"] = "subagent"
+    origin: Literal["person", "model", "engine"] = "engine"
+    text: str = ""
+    agent: str = ""
+
+
+class Preview(Card):
+    """A read-only preview of something the engine shows the person."""
+
+    kind: Literal["preview"] = "preview"
+    origin: Literal["person", "model", "engine"] = "engine"
+    text: str = ""
+
+
+AnyCard = Annotated[
+    SystemPrompt
+    | UserInput
+    | Thinking
+    | ToolCall
+    | ModelReply
+    | HostMessage
+    | SummaryDivider
+    | Handoff
+    | NativeCompaction
+    | Approval
+    | Subagent
+    | Preview,
+    Field(discriminator="kind"),
+]
+
+CARD_ADAPTER: TypeAdapter[Card] = TypeAdapter(AnyCard)
+
+CARD_CLASSES: dict[str, type[Card]] = {
+    cls.model_fields["kind"].default: cls
+    for cls in (
+        SystemPrompt,
+        UserInput,
+        Thinking,
+        ToolCall,
+        ModelReply,
+        HostMessage,
+        SummaryDivider,
+        Handoff,
+        NativeCompaction,
+        Approval,
+        Subagent,
+        Preview,
+    )
+}
+
+
+def card_from_json(data: str | bytes) -> Card:
+    """Parse a stored card."""
+    return CARD_ADAPTER.validate_json(data)
+
+
+def card_from_dict(data: dict[str, Any]) -> Card:
+    """Build a card of the right kind from a plain dict (e.g. from the widget)."""
+    return CARD_ADAPTER.validate_python(data)

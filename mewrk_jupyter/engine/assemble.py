@@ -1,0 +1,141 @@
+"""Request assembly (T1, T2): project the timeline, top to bottom, into a neutral request.
+
+Cards go out as they stand; the `edited` flag and every other person-only field stay behind, so the
+model cannot tell an edited card from one it wrote (T6). Cards of one model response (same
+`response_id`) form one assistant message; tool results follow in the next user message, first.
+"""
+
+from __future__ import annotations
+
+from ..cards.models import (
+    Card,
+    Handoff,
+    HostMessage,
+    ModelReply,
+    SystemPrompt,
+    Thinking,
+    ToolCall,
+    UserInput,
+)
+from ..providers.base import (
+    AttachmentPart,
+    Message,
+    ModelInfo,
+    ModelRequest,
+    Part,
+    TextPart,
+    ThinkingPart,
+    ToolResultPart,
+    ToolSpec,
+    ToolUsePart,
+)
+from .prefix import PrefixSection
+
+# Kinds the person sees but the model does not read (they carry no context of their own).
+NOT_SENT = ("approval", "preview", "subagent", "summary_divider", "native_compaction")
+
+NO_RESULT = "(no result was recorded for this call)"
+
+
+def host_text(card: HostMessage) -> str:
+    """A host message in the default container (T14): a user message wrapped in a system reminder."""
+    return f"<system-reminder>\n{card.text}\n</system-reminder>"
+
+
+class _Builder:
+    """Collects messages, merging neighbours of the same role, and keeps tool results paired."""
+
+    def __init__(self) -> None:
+        self.messages: list[Message] = []
+        self.results: list[Part] = []
+        self.response_id: str | None = None
+
+    def add(self, role: str, parts: list[Part]) -> None:
+        if role != "assistant":
+            self.flush_results()
+        if self.messages and self.messages[-1].role == role and role != "system":
+            self.messages[-1].parts.extend(parts)
+        else:
+            self.messages.append(Message(role=role, parts=list(parts)))
+
+    def add_assistant(self, card: Card, parts: list[Part]) -> None:
+        rid = card.response_id
+        new_response = rid is not None and self.response_id is not None and rid != self.response_id
+        if self.results or new_response or not self.messages or self.messages[-1].role != "assistant":
+            self.flush_results()
+            self.messages.append(Message(role="assistant", parts=[]))
+        self.messages[-1].parts.extend(parts)
+        self.response_id = rid if rid is not None else self.response_id
+
+    def flush_results(self) -> None:
+        if self.results:
+            results, self.results = self.results, []
+            self.messages.append(Message(role="user", parts=results))
+        self.response_id = None
+
+
+def assemble(
+    cards: list[Card],
+    model: ModelInfo,
+    prefix: list[PrefixSection],
+    tools: list[ToolSpec] | None = None,
+    reasoning: str = "off",
+) -> ModelRequest:
+    """The neutral request for the timeline as it stands."""
+    system = [section.text for section in prefix]
+    builder = _Builder()
+    for card in cards:
+        if card.kind in NOT_SENT:
+            continue
+        if isinstance(card, SystemPrompt):
+            if builder.messages:
+                builder.add("system", [TextPart(text=card.text)])
+            else:
+                system.append(card.text)
+        elif isinstance(card, UserInput):
+            parts: list[Part] = [
+                AttachmentPart(name=a.name, media_type=a.media_type, data=a.data, text=a.text)
+                for a in card.attachments
+            ]
+            if card.text:
+                parts.append(TextPart(text=card.text))
+            builder.add("user", parts)
+        elif isinstance(card, HostMessage):
+            builder.add("user", [TextPart(text=host_text(card))])
+        elif isinstance(card, Handoff):
+            builder.add("user", [TextPart(text=card.text)])
+        elif isinstance(card, Thinking):
+            builder.add_assistant(
+                card,
+                [
+                    ThinkingPart(
+                        text=card.text,
+                        signature=card.signature,
+                        signed_text=card.signed_text,
+                        encrypted=card.encrypted,
+                        protocol=card.protocol,
+                    )
+                ],
+            )
+        elif isinstance(card, ModelReply):
+            if card.text:
+                builder.add_assistant(card, [TextPart(text=card.text)])
+        elif isinstance(card, ToolCall):
+            builder.add_assistant(card, [ToolUsePart(id=card.call_id, name=card.name, input=card.params)])
+            builder.results.append(
+                ToolResultPart(
+                    tool_use_id=card.call_id,
+                    content=card.result if card.result is not None else NO_RESULT,
+                    is_error=card.is_error,
+                )
+            )
+    builder.flush_results()
+    messages = [m for m in builder.messages if m.parts]
+    return ModelRequest(
+        model=model.name,
+        system=system,
+        messages=messages,
+        tools=list(tools or []),
+        max_tokens=model.max_tokens,
+        reasoning=reasoning,
+    )

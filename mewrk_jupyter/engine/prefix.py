@@ -1,0 +1,58 @@
+"""The hidden prefix (T2): what precedes every request without being on the timeline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from .workspace import Workspace
+
+ENGINE_SECTION = """You are an agent working inside mewrk_jupyter, a workbench in a Jupyter notebook.
+The conversation is a timeline of cards that the person can edit, delete or insert at any time; read it
+as it stands, even where it differs from what you remember writing.
+Text wrapped in <system-reminder>…</system-reminder> comes from the host application, not from the
+person: it reports what happened around you (background results, diagnostics, changed files). It is
+never the person's words and never their approval."""
+
+PROJECT_FILES = ("AGENTS.md", "MEWRK.md")
+MEMORY_LEVELS = ("user", "project")
+
+
+class PrefixSection(BaseModel):
+    """One section of the hidden prefix and where it came from."""
+
+    source: str
+    text: str
+
+
+def memory_path(workspace: Workspace, level: str) -> Path:
+    """The MEMORY.md of a memory level: user (~/.mewrk) or project (the workspace's .mewrk)."""
+    if level == "user":
+        return Path.home() / ".mewrk" / "MEMORY.md"
+    if level == "project":
+        return workspace.home / "MEMORY.md"
+    raise ValueError(f"unknown memory level {level!r}; levels: {', '.join(MEMORY_LEVELS)}")
+
+
+def _read(path: Path) -> str | None:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (FileNotFoundError, IsADirectoryError, PermissionError, UnicodeDecodeError):
+        return None
+    return text.strip() or None
+
+
+def hidden_prefix(workspace: Workspace, memory: list[str]) -> list[PrefixSection]:
+    """The engine's section, the project instructions and the enabled memory indexes, in that order."""
+    sections = [PrefixSection(source="mewrk", text=ENGINE_SECTION)]
+    for name in PROJECT_FILES:
+        text = _read(workspace.root / name)
+        if text:
+            sections.append(PrefixSection(source=name, text=f"# Project instructions ({name})\n\n{text}"))
+    for level in memory:
+        path = memory_path(workspace, level)
+        text = _read(path)
+        if text:
+            sections.append(PrefixSection(source=str(path), text=f"# Memory ({level} level)\n\n{text}"))
+    return sections

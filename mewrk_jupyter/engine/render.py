@@ -1,0 +1,65 @@
+"""Markdown views of a timeline or a turn, for notebooks without the widget and for `%mewrk` output."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..cards.models import Card, ModelReply, Thinking, ToolCall
+
+_LABELS = {
+    "system_prompt": "System prompt",
+    "user_input": "You",
+    "thinking": "Thinking",
+    "tool_call": "Tool call",
+    "model_reply": "Model",
+    "host_message": "Host",
+    "summary_divider": "Summary",
+    "handoff": "Handoff",
+    "native_compaction": "Native compaction",
+    "approval": "Approval",
+    "subagent": "Subagent",
+    "preview": "Preview",
+}
+
+
+def _quote(text: str) -> str:
+    return "\n".join("> " + line if line else ">" for line in text.splitlines()) or ">"
+
+
+def card_markdown(card: Card) -> str:
+    """One card as Markdown: a small label line, then the content."""
+    label = _LABELS.get(card.kind, card.kind)
+    notes = []
+    if card.edited:
+        notes.append("edited")
+    if isinstance(card, ModelReply):
+        if not card.complete:
+            notes.append("writing…")
+        if card.interrupted:
+            notes.append("interrupted")
+        if card.usage:
+            notes.append(f"{card.usage.output_tokens} tokens out")
+    if isinstance(card, Thinking) and card.is_signed and card.edited:
+        notes.append("signed: the model still receives the original")
+    head = f"**{label}** · `{card.id}`" + (f" · _{', '.join(notes)}_" if notes else "")
+    if isinstance(card, ToolCall):
+        result = card.result if card.result is not None else "(no result yet)"
+        return f"{head}\n\n`{card.title_line()}`\n\n```\n{result}\n```"
+    if card.kind == "host_message":
+        return f"{head} · {getattr(card, 'text', '')}"
+    text = getattr(card, "text", "") or getattr(card, "summary", "")
+    if isinstance(card, Thinking):
+        return f"{head}\n\n{_quote(text)}"
+    return f"{head}\n\n{text}"
+
+
+def cards_markdown(cards: Iterable[Card]) -> str:
+    """Several cards, separated by rules."""
+    parts = [card_markdown(c) for c in cards]
+    return "\n\n---\n\n".join(parts) if parts else "_The timeline is empty._"
+
+
+def timeline_markdown(session) -> str:
+    """A whole session: a header line, the cards, and the dashboard line."""
+    head = f"### {session.title} · `{session.id}` · `{session.settings.model}` · {session.state}"
+    return f"{head}\n\n{cards_markdown(session.cards)}\n\n`{session.context.line()}`"

@@ -1,0 +1,322 @@
+"""A run is one turn: assemble → stream → tool calls → repeat until the model stops (DESIGN §4).
+
+The run owns its thread, not a view: the turn is claimed in the store (one per session, with a
+heartbeat), its events are written there coalesced, and a stop request written by any process
+reaches it within a heartbeat.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+import uuid
+from typing import Any
+
+from ..cards.models import Card, ModelReply, Thinking, ToolCall, Usage, UserInput
+from ..errors import MewrkError, ProviderError, SessionBusy
+from ..providers.base import (
+    Exchange,
+    ModelInfo,
+    StopEvent,
+    TextDelta,
+    ThinkingDelta,
+    ThinkingDone,
+    ToolCallEvent,
+    UsageEvent,
+)
+from ..providers.registry import resolve
+from ..store import history as history_rows
+from ..store import runs as run_rows
+from .assemble import assemble
+from .events import SessionEvent
+from .prefix import hidden_prefix
+
+HEARTBEAT_EVERY = 2.0
+FLUSH_EVERY = 0.25  # seconds between writes of streamed text to the store
+MAX_STEPS = 64  # model calls in one turn before the engine stops a tool loop
+OWNER = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+
+
+class Stopped(Exception):
+    """The person stopped the turn."""
+
+
+class Run:
+    """One turn of a session, running on its own thread."""
+
+    def __init__(self, session, user: UserInput | None):
+        self.id = "run_" + uuid.uuid4().hex[:12]
+        self.session = session
+        self._user = user
+        self.state = "pending"
+        self.error: MewrkError | None = None
+        self.card_ids: list[str] = []
+        self._cancel = threading.Event()
+        self._done = threading.Event()
+        self._exchange: Exchange | None = None
+        self._thread: threading.Thread | None = None
+        self._pending_events: list[tuple[str, dict[str, Any]]] = []
+
+    # ---- control -------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Claim the session's one turn in the store (or refuse, R1) and start the thread."""
+        s = self.session
+        s._recover_if_orphaned()
+        with s._db.tx() as conn:
+            refusing = run_rows.claim_turn(conn, s.id, self.id, OWNER)
+        if refusing is not None:
+            raise SessionBusy()
+        self.state = "running"
+        s._run = self
+        s._emit(SessionEvent("state", s.id, state="running", data={"run_id": self.id}))
+        self._thread = threading.Thread(target=self._main, name=f"mewrk-{self.id}", daemon=True)
+        self._thread.start()
+
+    def cancel(self) -> None:
+        """Stop the turn as soon as possible; the partial reply stays, marked interrupted."""
+        self._cancel.set()
+        exchange = self._exchange
+        if exchange is not None:
+            exchange.close()
+
+    def wait(self, timeout: float | None = None) -> Run:
+        """Block until the turn ends (Ctrl+C stops it); returns the run."""
+        try:
+            self._done.wait(timeout)
+        except KeyboardInterrupt:
+            self.session.stop()
+            self._done.wait()
+        return self
+
+    @property
+    def done(self) -> bool:
+        """True once the turn has ended, however it ended."""
+        return self._done.is_set()
+
+    @property
+    def cards(self) -> list[Card]:
+        """The cards this turn added, as they stand now."""
+        timeline = self.session._loaded()
+        return [timeline.get(cid)[1] for cid in self.card_ids if timeline.get(cid)]
+
+    def __repr__(self) -> str:
+        return f"<Run {self.id} {self.state}{f' error={self.error}' if self.error else ''}>"
+
+    # ---- the turn ------------------------------------------------------------------------------
+
+    def _main(self) -> None:
+        s = self.session
+        beating = threading.Thread(target=self._heartbeat, name=f"mewrk-hb-{self.id}", daemon=True)
+        beating.start()
+        final, error_text = "done", None
+        try:
+            self._turn()
+            if self._cancel.is_set():
+                final = "stopped"
+        except Stopped:
+            final = "stopped"
+        except MewrkError as exc:
+            final, error_text, self.error = "error", str(exc), exc
+        except Exception as exc:  # an unexpected fault still ends the turn cleanly
+            final, error_text = "error", f"{type(exc).__name__}: {exc}"
+            self.error = ProviderError(f"The turn failed: {error_text}")
+        finally:
+            try:
+                s.finish_unfinished_cards()
+                self._flush_events()
+                with s._db.tx() as conn:
+                    run_rows.end_run(conn, self.id, final, error_text)
+            finally:
+                self.state = final
+                s._emit(SessionEvent("state", s.id, state="idle", data={"run_id": self.id, "result": final}))
+                if error_text:
+                    s._emit(SessionEvent("notice", s.id, text=error_text, data={"level": "error"}))
+                self._done.set()
+
+    def _heartbeat(self) -> None:
+        while not self._done.wait(HEARTBEAT_EVERY):
+            try:
+                with self.session._db.tx() as conn:
+                    stop_asked = run_rows.beat(conn, self.id)
+            except Exception:
+                continue
+            if stop_asked:
+                self.cancel()
+
+    def _turn(self) -> None:
+        s = self.session
+        if self._user is not None:
+            s._append(self._user)
+            self.card_ids.append(self._user.id)
+        for _ in range(MAX_STEPS):
+            if self._cancel.is_set():
+                raise Stopped
+            provider, info = resolve(s.settings.model)
+            request = assemble(
+                s._loaded().cards,
+                info,
+                hidden_prefix(s.workspace, s.settings.memory),
+                tools=[],
+                reasoning=s.settings.reasoning,
+            )
+            exchange = provider.open(request)
+            self._exchange = exchange
+            if self._cancel.is_set():
+                exchange.close()
+            with s._db.tx() as conn:
+                entry = history_rows.record_request(
+                    conn, s.id, self.id, info.name, info.protocol, exchange.body
+                )
+            try:
+                stop, calls, response = self._stream(exchange, info)
+            except Exception as exc:
+                with s._db.tx() as conn:
+                    history_rows.record_response(conn, entry, {"interrupted": True}, error=str(exc))
+                if isinstance(exc, MewrkError):
+                    raise
+                raise ProviderError(f"The model stream failed: {type(exc).__name__}: {exc}") from exc
+            with s._db.tx() as conn:
+                history_rows.record_response(conn, entry, response)
+            if self._cancel.is_set():
+                raise Stopped
+            if stop != "tool_use" or not calls:
+                return
+            for call in calls:
+                self._execute(call)
+        s._append(
+            ModelReply(origin="engine", text=f"(The engine stopped the turn after {MAX_STEPS} model calls.)")
+        )
+
+    def _stream(self, exchange: Exchange, info: ModelInfo) -> tuple[str, list[ToolCall], dict[str, Any]]:
+        """Turn the stream into cards as it arrives; returns the stop reason, tool calls and the record."""
+        s = self.session
+        response_id = "resp_" + uuid.uuid4().hex[:12]
+        blocks: dict[int, Card] = {}
+        calls: list[ToolCall] = []
+        usage: Usage | None = None
+        stop = "end_turn"
+        dirty: set[str] = set()
+        last_flush = time.monotonic()
+
+        def new_card(index: int, card: Card) -> Card:
+            s._append(card)
+            self.card_ids.append(card.id)
+            blocks[index] = card
+            return card
+
+        for event in exchange.events():
+            if self._cancel.is_set():
+                break
+            if isinstance(event, TextDelta):
+                card = blocks.get(event.index) or new_card(
+                    event.index,
+                    ModelReply(origin="model", complete=False, model=info.name, response_id=response_id),
+                )
+                card.text += event.text
+                self._delta(card, event.text, dirty)
+            elif isinstance(event, ThinkingDelta):
+                card = blocks.get(event.index) or new_card(
+                    event.index, Thinking(origin="model", protocol=info.protocol, response_id=response_id)
+                )
+                card.text += event.text
+                self._delta(card, event.text, dirty)
+            elif isinstance(event, ThinkingDone):
+                card = blocks.get(event.index) or new_card(
+                    event.index, Thinking(origin="model", protocol=info.protocol, response_id=response_id)
+                )
+                if event.signature is not None:
+                    card.signature = event.signature
+                    card.signed_text = card.text
+                if event.encrypted is not None:
+                    card.encrypted = event.encrypted
+                s._save(card)
+                dirty.discard(card.id)
+            elif isinstance(event, ToolCallEvent):
+                call = ToolCall(
+                    origin="model",
+                    name=event.name,
+                    params=event.params,
+                    call_id=event.call_id,
+                    status="pending",
+                    response_id=response_id,
+                )
+                new_card(event.index, call)
+                calls.append(call)
+                self._pending_events.append(("tool_call", {"card_id": call.id, "name": call.name}))
+            elif isinstance(event, UsageEvent):
+                usage = event.usage
+            elif isinstance(event, StopEvent):
+                stop = event.reason
+            if time.monotonic() - last_flush > FLUSH_EVERY:
+                self._persist(dirty)
+                last_flush = time.monotonic()
+        interrupted = self._cancel.is_set()
+        replies = [c for c in blocks.values() if isinstance(c, ModelReply)]
+        for card in replies:
+            card.complete = True
+            card.interrupted = interrupted
+            card.stop_reason = "stopped" if interrupted else stop
+        if replies and usage is not None:
+            replies[-1].usage = usage
+        for card in blocks.values():
+            s._save(card)
+        dirty.clear()
+        self._flush_events()
+        response = {
+            "stop_reason": "stopped" if interrupted else stop,
+            "content": [_card_record(c) for _, c in sorted(blocks.items())],
+            "usage": usage.model_dump() if usage else None,
+        }
+        return stop, calls, response
+
+    def _delta(self, card: Card, text: str, dirty: set[str]) -> None:
+        dirty.add(card.id)
+        self._pending_events.append(("text", {"card_id": card.id, "text": text}))
+        self.session._emit(SessionEvent("text_delta", self.session.id, card_id=card.id, text=text))
+
+    def _persist(self, dirty: set[str]) -> None:
+        timeline = self.session._loaded()
+        for cid in list(dirty):
+            found = timeline.get(cid)
+            if found:
+                self.session._save(found[1], announce=False)
+        dirty.clear()
+        self._flush_events()
+
+    def _flush_events(self) -> None:
+        """Write the run's events to the store, merging consecutive text of one card into one row."""
+        if not self._pending_events:
+            return
+        merged: list[tuple[str, dict[str, Any]]] = []
+        for kind, data in self._pending_events:
+            if (
+                merged
+                and kind == "text"
+                and merged[-1][0] == "text"
+                and merged[-1][1]["card_id"] == data["card_id"]
+            ):
+                merged[-1][1]["text"] += data["text"]
+            else:
+                merged.append((kind, dict(data)))
+        self._pending_events = []
+        with self.session._db.tx() as conn:
+            run_rows.append_events(conn, self.id, merged)
+
+    def _execute(self, call: ToolCall) -> None:
+        """Run one tool call the model made and record its result on the card."""
+        call.status = "done"
+        call.is_error = True
+        call.result = f"The tool `{call.name}` is not available in this session."
+        self.session._save(call)
+
+
+def _card_record(card: Card) -> dict[str, Any]:
+    """What came back, block by block, for the history."""
+    if isinstance(card, Thinking):
+        return {"type": "thinking", "text": card.signed_text or card.text, "signature": card.signature}
+    if isinstance(card, ToolCall):
+        return {"type": "tool_use", "id": card.call_id, "name": card.name, "input": card.params}
+    return {"type": "text", "text": getattr(card, "text", "")}

@@ -1,0 +1,57 @@
+"""The in-memory copy of a session's timeline: cards sorted by order key, found by id in O(log n)."""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+
+from ..cards.models import Card
+
+
+class Timeline:
+    """Cards in order with their keys; mirrors the store and is rebuilt from it when another process writes."""
+
+    def __init__(self, rows: list[tuple[str, Card]]):
+        self.keys = [key for key, _ in rows]
+        self.cards = [card for _, card in rows]
+        self.key_of = {card.id: key for key, card in rows}
+
+    def __len__(self) -> int:
+        return len(self.cards)
+
+    def get(self, card_id: str) -> tuple[str, Card] | None:
+        """A card and its key, or None."""
+        key = self.key_of.get(card_id)
+        if key is None:
+            return None
+        return key, self.cards[bisect_left(self.keys, key)]
+
+    def index(self, card_id: str) -> int:
+        """The position of a card on the timeline."""
+        return bisect_left(self.keys, self.key_of[card_id])
+
+    def put(self, card: Card, key: str) -> None:
+        """Add a card at its key, or replace it (moving it if its key changed)."""
+        old = self.key_of.get(card.id)
+        if old == key:
+            self.cards[bisect_left(self.keys, key)] = card
+            return
+        if old is not None:
+            self.remove(card.id)
+        i = bisect_left(self.keys, key)
+        self.keys.insert(i, key)
+        self.cards.insert(i, card)
+        self.key_of[card.id] = key
+
+    def remove(self, card_id: str) -> None:
+        """Take a card out, if present."""
+        key = self.key_of.pop(card_id, None)
+        if key is None:
+            return
+        i = bisect_left(self.keys, key)
+        del self.keys[i]
+        del self.cards[i]
+
+    def previous_id(self, card_id: str) -> str | None:
+        """The id of the card just above, or None at the top."""
+        i = self.index(card_id)
+        return self.cards[i - 1].id if i > 0 else None

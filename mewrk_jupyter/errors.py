@@ -1,0 +1,55 @@
+"""Exceptions a user can act on: each carries a plain sentence, never a deep traceback."""
+
+from __future__ import annotations
+
+R1_SENTENCE = "This session is running in another window — stop it to take over"
+RESUME_LOST = "This approval can no longer be resumed — send a new message to continue"
+
+
+class MewrkError(Exception):
+    """Base class of every error mewrk_jupyter raises on purpose."""
+
+
+class SessionBusy(MewrkError):
+    """The session runs a turn; it refuses sends and timeline changes until the turn ends (R1, T6)."""
+
+    def __init__(self, message: str = R1_SENTENCE):
+        super().__init__(message)
+
+
+class NotEditable(MewrkError):
+    """A card refuses this change under the rules of T6."""
+
+
+class CardNotFound(MewrkError, KeyError):
+    """No card with that id (or id prefix) exists in the session."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "card not found"
+
+
+class SessionNotFound(MewrkError, KeyError):
+    """No session with that id exists in the store."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "session not found"
+
+
+class InvalidInput(MewrkError, ValueError):
+    """The caller passed something the engine cannot use; the message says what and why."""
+
+
+class NothingToUndo(MewrkError):
+    """The undo (or redo) stack holds no step for this session."""
+
+
+class StoreError(MewrkError):
+    """The store on disk cannot be used (damaged, or written by a newer version); it is left untouched."""
+
+
+class ConfigError(MewrkError):
+    """The configuration folder holds something invalid; the message names the file and the field."""
+
+
+class ProviderError(MewrkError):
+    """The model provider failed in a way the engine could not recover from."""

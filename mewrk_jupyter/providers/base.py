@@ -1,0 +1,193 @@
+"""The provider-neutral request and stream events: what assembly produces and what adapters consume."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..cards.models import Usage
+
+
+class _Part(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class TextPart(_Part):
+    """Plain text."""
+
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ThinkingPart(_Part):
+    """Thinking as the timeline holds it; the adapter decides what of it its protocol may send (T7)."""
+
+    type: Literal["thinking"] = "thinking"
+    text: str
+    signature: str | None = None
+    signed_text: str | None = None
+    encrypted: str | None = None
+    protocol: str | None = None
+
+
+class ToolUsePart(_Part):
+    """A call the model made (or a person recorded)."""
+
+    type: Literal["tool_use"] = "tool_use"
+    id: str
+    name: str
+    input: dict[str, Any]
+
+
+class ToolResultPart(_Part):
+    """The result paired with a tool use."""
+
+    type: Literal["tool_result"] = "tool_result"
+    tool_use_id: str
+    content: str
+    is_error: bool = False
+
+
+class AttachmentPart(_Part):
+    """An attached file, base64 data, with extracted text where there is some."""
+
+    type: Literal["attachment"] = "attachment"
+    name: str
+    media_type: str
+    data: str = ""
+    text: str | None = None
+
+
+Part = TextPart | ThinkingPart | ToolUsePart | ToolResultPart | AttachmentPart
+
+
+class Message(BaseModel):
+    """One message of the neutral request; "system" marks a system prompt placed mid-timeline."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    role: Literal["user", "assistant", "system"]
+    parts: list[Part] = Field(default_factory=list)
+
+
+class ToolSpec(BaseModel):
+    """A tool the model may call: its name, description and JSON schema."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+
+
+class ModelRequest(BaseModel):
+    """Everything one model call needs, in no vendor's shape."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str
+    system: list[str] = Field(default_factory=list)
+    messages: list[Message] = Field(default_factory=list)
+    tools: list[ToolSpec] = Field(default_factory=list)
+    max_tokens: int = 4096
+    reasoning: str = "off"
+
+
+class ModelInfo(BaseModel):
+    """What the engine knows of a model: its name, context window and abilities."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    protocol: str
+    context_window: int | None = None
+    vision: bool = False
+    thinking: Literal["signed", "plain", "none"] = "none"
+    max_tokens: int = 4096
+
+
+# Stream events: the neutral output of every adapter.
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    """More reply text for content block `index`."""
+
+    index: int
+    text: str
+
+
+@dataclass(frozen=True)
+class ThinkingDelta:
+    """More thinking text for content block `index`."""
+
+    index: int
+    text: str
+
+
+@dataclass(frozen=True)
+class ThinkingDone:
+    """A thinking block ended; it carries the provider's signature or encrypted data, if any."""
+
+    index: int
+    signature: str | None = None
+    encrypted: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolCallEvent:
+    """A complete tool call."""
+
+    index: int
+    call_id: str
+    name: str
+    params: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class UsageEvent:
+    """Token figures for this response (the last one seen wins)."""
+
+    usage: Usage
+
+
+@dataclass(frozen=True)
+class StopEvent:
+    """The response ended, with the vendor's reason normalised: end_turn, tool_use, max_tokens, …"""
+
+    reason: str
+
+
+StreamEvent = TextDelta | ThinkingDelta | ThinkingDone | ToolCallEvent | UsageEvent | StopEvent
+
+
+class Exchange(ABC):
+    """One request in flight: the exact body sent, the events coming back, and a way to cut it off."""
+
+    body: dict[str, Any]
+
+    @abstractmethod
+    def events(self) -> Iterator[StreamEvent]:
+        """The response as neutral events, in order."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Stop reading the response (Stop was pressed); safe to call from another thread."""
+
+
+class Provider(ABC):
+    """One adapter per wire protocol."""
+
+    protocol: str
+
+    @abstractmethod
+    def model_info(self, model: str) -> ModelInfo:
+        """What the engine knows of a model this provider serves."""
+
+    @abstractmethod
+    def open(self, request: ModelRequest) -> Exchange:
+        """Send a request; return the exchange whose events are the streamed response."""

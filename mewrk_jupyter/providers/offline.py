@@ -1,0 +1,221 @@
+"""The embedded offline provider (P4): deterministic models that need no key and no network.
+
+Every `offline/…` model answers from the request alone, so the same timeline always gives the same
+reply. A line in the newest user message can ask for more than an echo:
+
+    call: <tool> {"json": "params"}   the model calls that tool (several lines: parallel calls)
+    long: <n>                          a reply of about n tokens
+    think: <text>                      a thinking block before the reply (offline/thinker always thinks)
+
+Models: `offline/echo` (the default), `offline/thinker` (signed thinking, like Anthropic's),
+`offline/slow` (streams slowly, for Stop and crash tests), `offline/tiny` (a 2k context window).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+from ..cards.models import Usage
+from ..errors import ConfigError
+from .base import (
+    Exchange,
+    Message,
+    ModelInfo,
+    ModelRequest,
+    Provider,
+    StopEvent,
+    StreamEvent,
+    TextDelta,
+    TextPart,
+    ThinkingDelta,
+    ThinkingDone,
+    ToolCallEvent,
+    ToolResultPart,
+    UsageEvent,
+)
+
+MODELS: dict[str, dict[str, Any]] = {
+    "echo": {"context_window": 32_000, "thinking": "none", "delay": 0.0},
+    "thinker": {"context_window": 32_000, "thinking": "signed", "delay": 0.0},
+    "slow": {"context_window": 32_000, "thinking": "none", "delay": 0.05},
+    "tiny": {"context_window": 2_000, "thinking": "none", "delay": 0.0},
+}
+
+_WORDS = (
+    "the timeline is the context and every card on it can be edited before the model reads it again "
+    "so a person steers the agent by changing what it sees rather than by arguing with it"
+).split()
+
+_CALL = re.compile(r"^\s*call:\s*([\w.-]+)\s*(\{.*\})?\s*$")
+_LONG = re.compile(r"^\s*long:\s*(\d+)\s*$")
+_THINK = re.compile(r"^\s*think:\s*(.*)$")
+
+
+def estimate_tokens(text: str) -> int:
+    """A rough token count: one token per four characters, at least one for any text."""
+    return (len(text) + 3) // 4 if text else 0
+
+
+def offline_signature(text: str) -> str:
+    """The offline model's stand-in for a provider signature: a digest of the thinking it wrote."""
+    return "offline-sig-" + hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+class OfflineExchange(Exchange):
+    """A scripted response, streamed word by word."""
+
+    def __init__(self, body: dict[str, Any], events: list[StreamEvent], delay: float):
+        self.body = body
+        self._events = events
+        self._delay = delay
+        self._closed = threading.Event()
+
+    def events(self) -> Iterator[StreamEvent]:
+        for event in self._events:
+            if self._closed.is_set():
+                return
+            if self._delay and isinstance(event, TextDelta | ThinkingDelta):
+                self._closed.wait(self._delay)
+                if self._closed.is_set():
+                    return
+            yield event
+
+    def close(self) -> None:
+        self._closed.set()
+
+
+class OfflineProvider(Provider):
+    """Deterministic local models, the default when no configuration exists."""
+
+    protocol = "offline"
+
+    def model_info(self, model: str) -> ModelInfo:
+        name = model.split("/", 1)[1] if "/" in model else model
+        spec = MODELS.get(name)
+        if spec is None:
+            known = ", ".join(f"offline/{m}" for m in MODELS)
+            raise ConfigError(f"The model `{model}` is not an offline model; offline models: {known}.")
+        return ModelInfo(
+            name=f"offline/{name}",
+            protocol=self.protocol,
+            context_window=spec["context_window"],
+            thinking=spec["thinking"],
+            max_tokens=4096,
+        )
+
+    def open(self, request: ModelRequest) -> Exchange:
+        info = self.model_info(request.model)
+        body = request.model_dump(mode="json")
+        events = list(_script(request, info))
+        return OfflineExchange(body, events, MODELS[info.name.split("/", 1)[1]]["delay"])
+
+
+def _last_user_text(messages: list[Message]) -> str | None:
+    """The text of the newest user message, or None when the request ends with the model's own turn."""
+    if not messages or messages[-1].role != "user":
+        return None
+    return "\n".join(p.text for p in messages[-1].parts if isinstance(p, TextPart))
+
+
+def _tool_results(messages: list[Message]) -> list[ToolResultPart]:
+    if not messages or messages[-1].role != "user":
+        return []
+    return [p for p in messages[-1].parts if isinstance(p, ToolResultPart)]
+
+
+def _last_assistant_text(messages: list[Message]) -> str:
+    for message in reversed(messages):
+        if message.role == "assistant":
+            return "".join(p.text for p in message.parts if isinstance(p, TextPart))
+    return ""
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\S+\s*|\s+", text)
+
+
+def _script(request: ModelRequest, info: ModelInfo) -> Iterator[StreamEvent]:
+    """The whole response, decided from the request alone."""
+    serialized = json.dumps(request.model_dump(mode="json")["system"]) + json.dumps(
+        [m.model_dump(mode="json") for m in request.messages]
+    )
+    input_tokens = estimate_tokens(serialized)
+    results = _tool_results(request.messages)
+    user_text = _last_user_text(request.messages)
+    index = 0
+    thinking = None
+    calls: list[tuple[str, dict[str, Any]]] = []
+    long_n = 0
+    if user_text is not None and not results:
+        for line in user_text.splitlines():
+            if m := _CALL.match(line):
+                calls.append((m.group(1), _params(m.group(2))))
+            elif m := _LONG.match(line):
+                long_n = int(m.group(1))
+            elif m := _THINK.match(line):
+                thinking = m.group(1).strip()
+    if thinking is None and info.thinking != "none":
+        thinking = (
+            f"The person wrote {len(user_text or '')} characters; I answer from the timeline as it stands."
+        )
+    output: list[str] = []
+    if thinking:
+        yield from (ThinkingDelta(index, w) for w in _words(thinking))
+        signature = offline_signature(thinking) if info.thinking == "signed" else None
+        yield ThinkingDone(index, signature=signature)
+        output.append(thinking)
+        index += 1
+    reply = _reply_text(request.messages, user_text, results, calls, long_n)
+    yield from (TextDelta(index, w) for w in _words(reply))
+    output.append(reply)
+    index += 1
+    for i, (name, params) in enumerate(calls):
+        call_id = "toolu_off_" + hashlib.sha256(f"{serialized}{i}".encode()).hexdigest()[:16]
+        yield ToolCallEvent(index, call_id, name, params)
+        output.append(json.dumps(params))
+        index += 1
+    output_tokens = sum(estimate_tokens(t) for t in output)
+    yield UsageEvent(Usage(input_tokens=input_tokens, output_tokens=output_tokens))
+    yield StopEvent("tool_use" if calls else "end_turn")
+
+
+def _params(raw: str | None) -> dict[str, Any]:
+    if not raw:
+        return {}
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        return {"raw": raw}
+    return value if isinstance(value, dict) else {"value": value}
+
+
+def _reply_text(
+    messages: list[Message],
+    user_text: str | None,
+    results: list[ToolResultPart],
+    calls: list[tuple[str, dict[str, Any]]],
+    long_n: int,
+) -> str:
+    if results:
+        lines = []
+        for r in results:
+            first = r.content.strip().splitlines()[0] if r.content.strip() else "(empty)"
+            status = "failed" if r.is_error else "returned"
+            lines.append(f"The tool call `{r.tool_use_id}` {status}: {first[:200]}")
+        return "\n".join(lines)
+    if calls:
+        names = ", ".join(f"`{name}`" for name, _ in calls)
+        return f"I will call {names}."
+    if long_n:
+        return " ".join(_WORDS[i % len(_WORDS)] for i in range(long_n)) + "."
+    if user_text is None:
+        before = _last_assistant_text(messages).strip()
+        tail = before[-80:] if before else "nothing yet"
+        return f"Continuing from the timeline as it stands (last words: “{tail}”)."
+    count = len(messages)
+    return f"You said: “{user_text.strip()}”\n\n(offline echo; I read {count} message{'s' * (count != 1)}.)"

@@ -1,0 +1,205 @@
+"""The workspace's SQLite database: opening it safely, its schema, and one transaction per change."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from ..errors import StoreError
+
+APPLICATION_ID = 0x4D57524B  # "MWRK": tells our database from any other SQLite file
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    title TEXT NOT NULL,
+    parent_id TEXT,
+    created_at REAL NOT NULL,
+    settings TEXT NOT NULL,
+    rev INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE cards (
+    session_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    order_key TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (session_id, id)
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX cards_order ON cards (session_id, order_key);
+CREATE TABLE history (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL,
+    run_id TEXT,
+    started_at REAL NOT NULL,
+    ended_at REAL,
+    model TEXT NOT NULL,
+    protocol TEXT NOT NULL,
+    request TEXT NOT NULL,
+    response TEXT,
+    error TEXT
+);
+CREATE INDEX history_session ON history (session_id, id);
+CREATE TABLE runs (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    state TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    started_at REAL NOT NULL,
+    heartbeat_at REAL NOT NULL,
+    ended_at REAL,
+    stop_requested INTEGER NOT NULL DEFAULT 0,
+    error TEXT
+);
+CREATE INDEX runs_session ON runs (session_id, started_at);
+CREATE UNIQUE INDEX runs_one_turn ON runs (session_id) WHERE state = 'running';
+CREATE TABLE run_events (
+    run_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    at REAL NOT NULL,
+    kind TEXT NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+"""
+
+_DAMAGED_HINTS = ("malformed", "not a database", "file is encrypted", "disk image")
+
+
+def _damaged(path: Path, exc: Exception) -> StoreError:
+    return StoreError(
+        f"The store {path} is damaged and cannot be read ({exc}). It was left untouched: "
+        f"move it aside to start with an empty store, or restore it from a backup."
+    )
+
+
+class Database:
+    """One SQLite file in WAL mode; a connection per thread; every change in its own transaction."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        self._open()
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=15, isolation_level=None, check_same_thread=False)
+        conn.row_factory = sqlite3.Row
+        conn.execute("PRAGMA busy_timeout = 15000")
+        conn.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL: a killed process loses no commit
+        conn.execute("PRAGMA foreign_keys = ON")
+        return conn
+
+    def _open(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        exists = self.path.exists() and self.path.stat().st_size > 0
+        conn = self._connect()
+        try:
+            app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise _damaged(self.path, exc) from None
+        if exists and app_id != APPLICATION_ID and (tables or app_id):
+            conn.close()
+            raise StoreError(
+                f"{self.path} is an SQLite file but not a mewrk_jupyter store. It was left untouched; "
+                f"set MEWRK_HOME to another folder or move the file aside."
+            )
+        if version > SCHEMA_VERSION:
+            conn.close()
+            raise StoreError(
+                f"The store {self.path} was written by a newer mewrk_jupyter (schema {version}; this "
+                f"version reads up to {SCHEMA_VERSION}). Upgrade mewrk_jupyter; the store was left untouched."
+            )
+        if version == 0:
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("BEGIN IMMEDIATE")
+            if conn.execute("PRAGMA user_version").fetchone()[0] == 0:  # another process may have won
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+                conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            conn.execute("COMMIT")
+        self._local.conn = conn
+        self._connections.append(conn)
+
+    def conn(self) -> sqlite3.Connection:
+        """This thread's connection."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._connect()
+            self._local.conn = conn
+            with self._lock:
+                self._connections.append(conn)
+        return conn
+
+    @contextmanager
+    def tx(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction: all of it is committed, or none of it."""
+        conn = self.conn()
+        if conn.in_transaction:  # nested use joins the outer transaction
+            yield conn
+            return
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        except sqlite3.DatabaseError as exc:
+            if any(hint in str(exc) for hint in _DAMAGED_HINTS):
+                raise _damaged(self.path, exc) from None
+            raise
+
+    def read(self, sql: str, params: tuple = ()) -> list[sqlite3.Row]:
+        """Run a query outside any write transaction."""
+        try:
+            return self.conn().execute(sql, params).fetchall()
+        except sqlite3.DatabaseError as exc:
+            if any(hint in str(exc) for hint in _DAMAGED_HINTS):
+                raise _damaged(self.path, exc) from None
+            raise
+
+    def close(self) -> None:
+        """Close every connection this object opened."""
+        with self._lock:
+            for conn in self._connections:
+                try:
+                    conn.close()
+                except sqlite3.Error:
+                    pass
+            self._connections.clear()
+        self._local = threading.local()
+
+
+_DATABASES: dict[Path, Database] = {}
+_DATABASES_LOCK = threading.Lock()
+
+
+def database(path: Path) -> Database:
+    """The process's one Database object for a file."""
+    path = Path(path).resolve()
+    with _DATABASES_LOCK:
+        db = _DATABASES.get(path)
+        if db is None:
+            db = Database(path)
+            _DATABASES[path] = db
+        return db
+
+
+def forget_databases() -> None:
+    """Close and forget every open database (tests use it to simulate a new process)."""
+    with _DATABASES_LOCK:
+        for db in _DATABASES.values():
+            db.close()
+        _DATABASES.clear()

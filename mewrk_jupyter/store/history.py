@@ -1,0 +1,49 @@
+"""History rows (T17): each request exactly as sent, with what came back, apart from the timeline."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from typing import Any
+
+
+def record_request(
+    conn: sqlite3.Connection,
+    session_id: str,
+    run_id: str | None,
+    model: str,
+    protocol: str,
+    request: dict[str, Any],
+) -> int:
+    """Store a request as it is sent; returns the history row id."""
+    cur = conn.execute(
+        "INSERT INTO history (session_id, run_id, started_at, model, protocol, request) VALUES (?, ?, ?, ?, ?, ?)",
+        (session_id, run_id, time.time(), model, protocol, json.dumps(request, ensure_ascii=False)),
+    )
+    return int(cur.lastrowid)
+
+
+def record_response(
+    conn: sqlite3.Connection, entry_id: int, response: dict[str, Any], error: str | None = None
+) -> None:
+    """Store what came back for a request (and the error, if the exchange failed)."""
+    conn.execute(
+        "UPDATE history SET response = ?, error = ?, ended_at = ? WHERE id = ?",
+        (json.dumps(response, ensure_ascii=False), error, time.time(), entry_id),
+    )
+
+
+def load_history(conn: sqlite3.Connection, session_id: str) -> list[sqlite3.Row]:
+    """Every history row of a session, oldest first."""
+    return conn.execute("SELECT * FROM history WHERE session_id = ? ORDER BY id", (session_id,)).fetchall()
+
+
+def copy_history(conn: sqlite3.Connection, source_id: str, target_id: str) -> None:
+    """Give a branch the history of the session it came from."""
+    conn.execute(
+        "INSERT INTO history (session_id, run_id, started_at, ended_at, model, protocol, request, response, error) "
+        "SELECT ?, run_id, started_at, ended_at, model, protocol, request, response, error "
+        "FROM history WHERE session_id = ? ORDER BY id",
+        (target_id, source_id),
+    )

@@ -1,0 +1,58 @@
+"""Session rows: title, parent, settings, and a revision that every change bumps."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from typing import Any
+
+
+def create_session(
+    conn: sqlite3.Connection, session_id: str, title: str, settings: dict[str, Any], parent_id: str | None
+) -> None:
+    """Add a session row."""
+    conn.execute(
+        "INSERT INTO sessions (id, title, parent_id, created_at, settings, rev) VALUES (?, ?, ?, ?, ?, 0)",
+        (session_id, title, parent_id, time.time(), json.dumps(settings)),
+    )
+
+
+def get_session(conn: sqlite3.Connection, session_id: str) -> sqlite3.Row | None:
+    """The row of one session, or None."""
+    return conn.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
+
+
+def find_session_ids(conn: sqlite3.Connection, prefix: str) -> list[str]:
+    """Session ids that start with `prefix`."""
+    rows = conn.execute(
+        "SELECT id FROM sessions WHERE substr(id, 1, ?) = ? LIMIT 5", (len(prefix), prefix)
+    ).fetchall()
+    return [row[0] for row in rows]
+
+
+def list_sessions(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+    """Every session row, oldest first."""
+    return conn.execute("SELECT * FROM sessions ORDER BY created_at, id").fetchall()
+
+
+def bump_rev(conn: sqlite3.Connection, session_id: str) -> int:
+    """Mark the session changed; returns the new revision."""
+    conn.execute("UPDATE sessions SET rev = rev + 1 WHERE id = ?", (session_id,))
+    return conn.execute("SELECT rev FROM sessions WHERE id = ?", (session_id,)).fetchone()[0]
+
+
+def get_rev(conn: sqlite3.Connection, session_id: str) -> int:
+    """The session's current revision."""
+    row = conn.execute("SELECT rev FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    return row[0] if row else -1
+
+
+def set_settings(conn: sqlite3.Connection, session_id: str, settings: dict[str, Any]) -> None:
+    """Replace the session's settings."""
+    conn.execute("UPDATE sessions SET settings = ? WHERE id = ?", (json.dumps(settings), session_id))
+
+
+def set_title(conn: sqlite3.Connection, session_id: str, title: str) -> None:
+    """Rename the session."""
+    conn.execute("UPDATE sessions SET title = ? WHERE id = ?", (title, session_id))
