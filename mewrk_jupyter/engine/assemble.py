@@ -61,7 +61,14 @@ class _Builder:
     def add_assistant(self, card: Card, parts: list[Part]) -> None:
         rid = card.response_id
         new_response = rid is not None and self.response_id is not None and rid != self.response_id
-        if self.results or new_response or not self.messages or self.messages[-1].role != "assistant":
+        # Tool calls of one response sit side by side; anything after them waits for their results.
+        parallel_call = isinstance(card, ToolCall) and self.results and not new_response
+        if (
+            (self.results and not parallel_call)
+            or new_response
+            or not self.messages
+            or self.messages[-1].role != "assistant"
+        ):
             self.flush_results()
             self.messages.append(Message(role="assistant", parts=[]))
         self.messages[-1].parts.extend(parts)

@@ -425,7 +425,7 @@ class Session:
         """Stop the running turn, whichever window or process owns it (R3); False if none runs."""
         with self._db.tx() as conn:
             run_id = run_rows.request_stop(conn, self.id)
-        run = self._run
+        run = self._run if self._run is not None and not self._run.done else None
         if run is not None:
             run.cancel()
         return run_id is not None or run is not None

@@ -93,12 +93,16 @@ class Database:
         conn.execute("PRAGMA busy_timeout = 15000")
         conn.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL: a killed process loses no commit
         conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("PRAGMA cache_size = -16000")  # 16 MB: a long session's index pages stay in memory
         return conn
 
     def _open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         exists = self.path.exists() and self.path.stat().st_size > 0
-        conn = self._connect()
+        try:
+            conn = self._connect()
+        except sqlite3.DatabaseError as exc:
+            raise _damaged(self.path, exc) from None
         try:
             app_id = conn.execute("PRAGMA application_id").fetchone()[0]
             version = conn.execute("PRAGMA user_version").fetchone()[0]

@@ -37,13 +37,3 @@ def record_response(
 def load_history(conn: sqlite3.Connection, session_id: str) -> list[sqlite3.Row]:
     """Every history row of a session, oldest first."""
     return conn.execute("SELECT * FROM history WHERE session_id = ? ORDER BY id", (session_id,)).fetchall()
-
-
-def copy_history(conn: sqlite3.Connection, source_id: str, target_id: str) -> None:
-    """Give a branch the history of the session it came from."""
-    conn.execute(
-        "INSERT INTO history (session_id, run_id, started_at, ended_at, model, protocol, request, response, error) "
-        "SELECT ?, run_id, started_at, ended_at, model, protocol, request, response, error "
-        "FROM history WHERE session_id = ? ORDER BY id",
-        (target_id, source_id),
-    )

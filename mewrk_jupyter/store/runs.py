@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sqlite3
 import time
 from typing import Any
@@ -18,9 +20,24 @@ def current_run(conn: sqlite3.Connection, session_id: str) -> sqlite3.Row | None
     ).fetchone()
 
 
+def _owner_gone(owner: str) -> bool:
+    """True when the owner ran on this host and its process no longer exists."""
+    host, _, rest = owner.partition(":")
+    pid = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
 def is_stale(row: sqlite3.Row, now: float | None = None) -> bool:
-    """True when the owner of a running turn stopped beating: it crashed or was killed."""
-    return ((now or time.time()) - row["heartbeat_at"]) > STALE_AFTER
+    """True when the owner of a running turn crashed: its process is gone or its heart stopped beating."""
+    return ((now or time.time()) - row["heartbeat_at"]) > STALE_AFTER or _owner_gone(row["owner"])
 
 
 def claim_turn(conn: sqlite3.Connection, session_id: str, run_id: str, owner: str) -> sqlite3.Row | None:

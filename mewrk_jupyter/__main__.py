@@ -1,0 +1,44 @@
+"""`python -m mewrk_jupyter`: a short demo on the offline model — send, edit a card, send again."""
+
+from __future__ import annotations
+
+import json
+
+import mewrk_jupyter as mw
+
+
+def _show_cards(s: mw.Session) -> None:
+    for card in s.cards:
+        mark = " (edited)" if card.edited else ""
+        print(f"  {card.kind:<12} {card.id}{mark}: {card.title_line()}")
+
+
+def main() -> None:
+    """Run the demo in the current directory's workspace and print the timeline and the history."""
+    s = mw.Session.new(title="demo")
+    print(f"Session {s.id} · model {s.settings.model} · stored in {s.workspace.db_path}\n")
+
+    s.send("What is the timeline in mewrk_jupyter?")
+    print("After the first send:")
+    _show_cards(s)
+
+    reply = s.cards[-1]
+    s.edit(reply.id, text="The timeline is the context: every card can be edited before the model reads it.")
+    print(f"\nEdited the reply {reply.id}. Continuing with an empty send (the model reads the edit):")
+    s.send()
+    _show_cards(s)
+
+    print(f"\n{s.context.line()}\n")
+    print(f"History — {len(s.history)} requests, exactly as sent:")
+    for entry in s.history:
+        print(f"\n  request {entry.id} to {entry.model}:")
+        for message in entry.request["messages"]:
+            text = " ".join(p.get("text", f"[{p['type']}]") for p in message["parts"])
+            print(f"    {message['role']:>9}: {text[:100]}")
+        answer = entry.response["content"][-1]
+        print(f"    {'reply':>9}: {json.dumps(answer.get('text', answer), ensure_ascii=False)[:100]}")
+    print(f"\nReopen it later with: mw.Session.open({s.id!r})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,65 @@
+"""Shared fixtures: every test runs in its own workspace folder with its own HOME and an empty undo stack."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from mewrk_jupyter.cards.undo import UNDO
+from mewrk_jupyter.engine import session as session_module
+from mewrk_jupyter.store.db import forget_databases
+
+
+def forget_process_state() -> None:
+    """Drop live sessions and open databases, as if this were a new process (the store stays on disk)."""
+    session_module._LIVE.clear()
+    forget_databases()
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh workspace as the current directory, with a private HOME and no MEWRK_HOME."""
+    root = tmp_path / "ws"
+    home = tmp_path / "home"
+    root.mkdir()
+    home.mkdir()
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("MEWRK_HOME", raising=False)
+    UNDO.clear()
+    forget_process_state()
+    yield root
+    UNDO.clear()
+    forget_process_state()
+
+
+def run_python(code: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess:
+    """Run a snippet in a new Python process (a real second process on the same store)."""
+    env = dict(os.environ)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def wait_for(predicate, timeout: float = 30.0, every: float = 0.01):
+    """Poll until `predicate()` is true (a wait, not a timing assertion); fails the test on timeout."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError(f"condition not met within {timeout} s: {predicate}")
