@@ -72,6 +72,17 @@ class Run:
         self.state = "running"
         s._run = self
         s._emit(SessionEvent("state", s.id, state="running", data={"run_id": self.id}))
+        if self._user is not None:  # on the timeline before send() returns, even in the background
+            try:
+                s._append(self._user)
+            except BaseException:
+                with s._db.tx() as conn:
+                    run_rows.end_run(conn, self.id, "error", "the question could not be stored")
+                self.state = "error"
+                s._emit(SessionEvent("state", s.id, state="idle", data={"run_id": self.id}))
+                self._done.set()
+                raise
+            self.card_ids.append(self._user.id)
         self._thread = threading.Thread(target=self._main, name=f"mewrk-{self.id}", daemon=True)
         self._thread.start()
 
@@ -148,9 +159,6 @@ class Run:
 
     def _turn(self) -> None:
         s = self.session
-        if self._user is not None:
-            s._append(self._user)
-            self.card_ids.append(self._user.id)
         for _ in range(MAX_STEPS):
             if self._cancel.is_set():
                 raise Stopped

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import uuid
 import weakref
@@ -184,8 +185,6 @@ class Session:
     @property
     def history(self) -> HistoryList:
         """Every request exactly as it was sent, with what came back (T17)."""
-        import json
-
         rows = history_rows.load_history(self._db.conn(), self.id)
         return HistoryList(
             HistoryEntry(
@@ -206,23 +205,19 @@ class Session:
     def context(self) -> ContextInfo:
         """How full the context window is: the most recent request's size, by the vendor's count (D2)."""
         _, info = resolve(self.settings.model)
-        used, estimated = 0, True
-        for entry in reversed(self.history):
-            usage = (entry.response or {}).get("usage")
-            if usage:
-                used = (
-                    usage.get("input_tokens", 0)
-                    + usage.get("cache_read_tokens", 0)
-                    + usage.get("cache_write_tokens", 0)
-                )
-                break
+        usage = history_rows.last_usage(self._db.conn(), self.id) or {}
+        used = (
+            usage.get("input_tokens", 0)
+            + usage.get("cache_read_tokens", 0)
+            + usage.get("cache_write_tokens", 0)
+        )
         return ContextInfo(
             agent=self.settings.agent,
             model=info.name,
             reasoning=self.settings.reasoning,
             used=used,
             window=info.context_window,
-            estimated=estimated,
+            estimated=True,  # the vendor's own count of the last request, not of the timeline now (D2)
             by_kind=tokens_by_kind(self._loaded().cards),
         )
 
@@ -515,8 +510,6 @@ class Session:
 
 def list_sessions(workspace: str | Path | None = None) -> SessionInfoList:
     """Every session of the workspace: id, title, state and parent (N1, T11)."""
-    import json
-
     ws = Workspace.at(workspace)
     db = database(ws.db_path)
     conn = db.conn()

@@ -37,3 +37,13 @@ def record_response(
 def load_history(conn: sqlite3.Connection, session_id: str) -> list[sqlite3.Row]:
     """Every history row of a session, oldest first."""
     return conn.execute("SELECT * FROM history WHERE session_id = ? ORDER BY id", (session_id,)).fetchall()
+
+
+def last_usage(conn: sqlite3.Connection, session_id: str) -> dict[str, Any] | None:
+    """The usage figures of the session's most recent answered request, or None."""
+    row = conn.execute(
+        "SELECT json_extract(response, '$.usage') FROM history "
+        "WHERE session_id = ? AND json_extract(response, '$.usage') IS NOT NULL ORDER BY id DESC LIMIT 1",
+        (session_id,),
+    ).fetchone()
+    return json.loads(row[0]) if row else None

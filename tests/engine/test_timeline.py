@@ -109,3 +109,20 @@ def test_cards_render_as_a_table_and_cards_have_readable_reprs(workspace):
     assert repr(card) == f"<user_input {card.id}: 'first line'>"
     html = s.cards._repr_html_()
     assert "<table>" in html and card.id in html and "first line" in html
+
+
+def test_engine_made_read_only_cards_refuse_edits_but_can_be_deleted(workspace):
+    s = mw.Session.new()
+    preview = mw.Preview(text="a diff to look at")
+    secret = mw.Thinking(origin="model", text="", encrypted="opaque-provider-bytes")
+    subagent = mw.Subagent(text="the subagent's report", agent="explorer")
+    for card in (preview, secret, subagent):
+        s._append(card)
+    with pytest.raises(mw.NotEditable, match="read-only"):
+        s.edit(preview.id, text="x")
+    with pytest.raises(mw.NotEditable, match="only be deleted"):
+        s.edit(secret.id, text="x")
+    with pytest.raises(mw.NotEditable, match="read-only"):
+        s.edit(subagent.id, text="x")
+    s.delete(preview.id, secret.id, subagent.id)
+    assert s.cards == []
