@@ -1,0 +1,36 @@
+"""The configuration folder (`.mewrk/` or $MEWRK_HOME): YAML files loaded and validated, secrets by reference."""
+
+from .agents import AgentConfig
+from .files import EDITABLE_KINDS, KINDS, FileKind, validate_file
+from .llm import PROTOCOLS, ModelConfig, Prices, VendorConfig
+from .loader import Config, load_config
+from .policy import TIERS, PolicyConfig
+from .problems import InvalidConfig, Problem
+from .prompts import PROMPT_KEYS, PromptProfile
+from .secrets import is_reference, resolve_secret
+from .server import ServerConfig
+from .tools import ToolConfig
+
+__all__ = [
+    "EDITABLE_KINDS",
+    "KINDS",
+    "PROMPT_KEYS",
+    "PROTOCOLS",
+    "TIERS",
+    "AgentConfig",
+    "Config",
+    "FileKind",
+    "InvalidConfig",
+    "ModelConfig",
+    "PolicyConfig",
+    "Prices",
+    "Problem",
+    "PromptProfile",
+    "ServerConfig",
+    "ToolConfig",
+    "VendorConfig",
+    "is_reference",
+    "load_config",
+    "resolve_secret",
+    "validate_file",
+]

@@ -1,0 +1,108 @@
+"""The kinds of configuration file, and the validation of one file's text (shared by loading and the editor)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from ..errors import ConfigError
+from .agents import AgentConfig
+from .base import FILE_NAME
+from .llm import VendorConfig
+from .policy import PolicyConfig
+from .problems import describe, fail, optional_fields, raise_problems, required_fields
+from .prompts import PromptProfile
+from .server import ServerConfig
+from .tools import ToolConfig
+from .yamlfile import parse_yaml
+
+SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass(frozen=True)
+class FileKind:
+    """One subfolder of the configuration folder: the model of its files and how it may be changed."""
+
+    folder: str
+    model: type[BaseModel]
+    noun: str
+    editable: bool = True
+    hot_reloadable: bool = True
+
+    def subject(self, name: str) -> str:
+        """Whose fields a message talks about, e.g. "tool 'grep2'"."""
+        return f"{self.noun} '{name}'"
+
+
+KINDS: dict[str, FileKind] = {
+    "llm": FileKind("llm", VendorConfig, "vendor"),
+    "agents": FileKind("agents", AgentConfig, "agent"),
+    "policy": FileKind("policy", PolicyConfig, "policy"),
+    "tools": FileKind("tools", ToolConfig, "tool"),
+    # S2: the server reads its settings once at start; the settings editor leaves them alone.
+    "server": FileKind("server", ServerConfig, "server", editable=False, hot_reloadable=False),
+    # S1 lists the four folders above; prompt profiles are edited by hand.
+    "prompts": FileKind("prompts", PromptProfile, "prompt profile", editable=False),
+}
+EDITABLE_KINDS: tuple[str, ...] = tuple(k for k, v in KINDS.items() if v.editable)
+
+
+def validate_file(kind: str, source: Path | str, *, name: str | None = None) -> Any:
+    """Validate one file: `source` is its Path, or its text (then `name` is the stem); returns its model.
+
+    Raises InvalidConfig (a ConfigError) whose message names the file and the field.
+    """
+    spec = _kind(kind)
+    if isinstance(source, Path):
+        name = name or source.stem
+        rel = f"{spec.folder}/{source.name}"
+        text = read_text(source, rel)
+    else:
+        if not name:
+            raise TypeError("validate_file needs the file's name (its stem) when given text")
+        rel, text = f"{spec.folder}/{name}.yaml", source
+    return validate_text(spec, text, name, rel)
+
+
+def validate_text(spec: FileKind, text: str, name: str, rel: str) -> Any:
+    """Validate the text of the file `rel` (stem `name`) against its kind's model."""
+    if not FILE_NAME.match(name):
+        fail(rel, "the file name must be letters, digits, '.', '_' or '-'")
+    doc = parse_yaml(text, rel)
+    if doc.data is None:
+        fail(rel, f"the file holds no YAML content (empty or only comments); {_needs(spec, name)}")
+    if not isinstance(doc.data, dict):
+        found = type(doc.data).__name__
+        fail(rel, f"the file must be a mapping of fields, not a {found}; {_needs(spec, name)}", 1)
+    try:
+        return spec.model.model_validate(doc.data, context={"name": name})
+    except ValidationError as exc:
+        raise_problems(describe(exc, rel, spec.subject(name), spec.model, doc.line_of))
+
+
+def read_text(path: Path, rel: str) -> str:
+    """A file's text, or a ConfigError naming it when it cannot be read as UTF-8."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        fail(rel, "the file is not UTF-8 text")
+    except OSError as exc:
+        fail(rel, f"the file cannot be read ({exc.strerror or type(exc).__name__})")
+
+
+def _kind(kind: str) -> FileKind:
+    if kind not in KINDS:
+        raise ConfigError(f"There is no configuration folder {kind!r}; the folders are {', '.join(KINDS)}")
+    return KINDS[kind]
+
+
+def _needs(spec: FileKind, name: str) -> str:
+    required = required_fields(spec.model)
+    optional = ", ".join(optional_fields(spec.model))
+    if not required:
+        return f"it may hold: {optional}"
+    lacks = ", ".join(f"'{field}'" for field in required)
+    return f"{spec.subject(name)} lacks {lacks}" + (f" (optional: {optional})" if optional else "")

@@ -1,0 +1,121 @@
+"""Load the whole configuration folder into one validated, secret-free Config."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from ..errors import ConfigError
+from .agents import AgentConfig
+from .files import KINDS, SUFFIXES, read_text, validate_text
+from .llm import ModelConfig, VendorConfig
+from .policy import PolicyConfig
+from .problems import InvalidConfig, Problem, raise_problems
+from .prompts import PromptProfile
+from .server import ServerConfig
+from .tools import ToolConfig
+
+
+class Config(BaseModel):
+    """Everything in the configuration folder; empty when there is none (the offline default, P4)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    home: Path | None = None
+    vendors: dict[str, VendorConfig] = {}
+    agents: dict[str, AgentConfig] = {}
+    policies: dict[str, PolicyConfig] = {}
+    tools: dict[str, ToolConfig] = {}
+    prompts: dict[str, PromptProfile] = {}
+    server: ServerConfig | None = None
+
+    @property
+    def is_empty(self) -> bool:
+        """True when no file configures anything, so the session falls back to the offline provider."""
+        parts = (self.vendors, self.agents, self.policies, self.tools, self.prompts)
+        return not any(parts) and self.server is None
+
+    def vendor(self, name: str) -> VendorConfig:
+        """The vendor declared by `llm/<name>.yaml`."""
+        if name not in self.vendors:
+            raise ConfigError(f"There is no vendor `{name}`: `.mewrk/llm/{name}.yaml` does not exist")
+        return self.vendors[name]
+
+    def model(self, ref: str) -> tuple[VendorConfig, ModelConfig]:
+        """The vendor and model facts for `vendor/model`."""
+        vendor_name, _, model_name = ref.partition("/") if isinstance(ref, str) else ("", "", "")
+        if not vendor_name or not model_name:
+            raise ConfigError(f"A model is named `vendor/model`, e.g. `offline/echo`; got {ref!r}")
+        vendor = self.vendors.get(vendor_name)
+        if vendor is None or model_name not in vendor.models:
+            raise ConfigError(f"The model `{ref}` is not in `.mewrk/llm/{vendor_name}.yaml`")
+        return vendor, vendor.models[model_name]
+
+    def agent(self, name: str) -> AgentConfig:
+        """The agent declared by `agents/<name>.yaml`."""
+        if name not in self.agents:
+            raise ConfigError(f"There is no agent `{name}`: `.mewrk/agents/{name}.yaml` does not exist")
+        return self.agents[name]
+
+    def policy(self, level: str) -> PolicyConfig:
+        """The tiers of safety level `level`, from `policy/<level>.yaml`."""
+        if level not in self.policies:
+            raise ConfigError(
+                f"There is no safety level `{level}`: `.mewrk/policy/{level}.yaml` does not exist"
+            )
+        return self.policies[level]
+
+    def prompt(self, key: str, profile: str = "default") -> str | None:
+        """The profile's wording for `key` (e.g. `handoff.armed_notice`), or None to keep the engine's own."""
+        found = self.prompts.get(profile)
+        return found.get(key) if found else None
+
+
+_FIELDS = {"llm": "vendors", "agents": "agents", "policy": "policies", "tools": "tools", "prompts": "prompts"}
+
+
+def load_config(home: Path | str) -> Config:
+    """Read and validate every file under `home`; a missing folder gives an empty Config.
+
+    Raises InvalidConfig (a ConfigError) listing every problem found, each naming its file and field.
+    """
+    home = Path(home)
+    if not home.exists():
+        return Config(home=home)
+    if not home.is_dir():
+        raise ConfigError(f"The configuration folder {home} is a file, not a folder")
+    found: dict[str, dict[str, BaseModel]] = {kind: {} for kind in KINDS}
+    problems: list[Problem] = []
+    for kind, spec in KINDS.items():
+        for path in _files(home / spec.folder, problems):
+            rel = f"{spec.folder}/{path.name}"
+            if path.stem in found[kind]:
+                problems.append(
+                    Problem(rel, None, f"a second file for '{path.stem}' (keep .yaml or .yml, not both)")
+                )
+                continue
+            try:
+                found[kind][path.stem] = validate_text(spec, read_text(path, rel), path.stem, rel)
+            except InvalidConfig as exc:
+                problems.extend(exc.problems)
+    servers = found.pop("server")
+    if len(servers) > 1:
+        listed = ", ".join(f"server/{name}" for name in servers)
+        problems.append(Problem("server", None, f"several server files ({listed}); keep one"))
+    if problems:
+        raise_problems(problems)
+    fields = {_FIELDS[kind]: models for kind, models in found.items()}
+    return Config(home=home, server=next(iter(servers.values()), None), **fields)
+
+
+def _files(folder: Path, problems: list[Problem]) -> list[Path]:
+    """The YAML files of one subfolder, in name order; hidden files and editor backups are skipped."""
+    if not folder.exists():
+        return []
+    if not folder.is_dir():
+        problems.append(Problem(folder.name, None, "must be a folder, not a file"))
+        return []
+    return sorted(
+        p for p in folder.iterdir() if p.is_file() and p.suffix in SUFFIXES and not p.name.startswith(".")
+    )
