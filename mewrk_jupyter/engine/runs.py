@@ -20,12 +20,14 @@ from ..providers.base import (
     Exchange,
     ModelInfo,
     StopEvent,
+    StreamEvent,
     TextDelta,
     ThinkingDelta,
     ThinkingDone,
     ToolCallEvent,
     UsageEvent,
 )
+from ..providers.faults import describe_failure
 from ..providers.registry import resolve
 from ..store import history as history_rows
 from ..store import runs as run_rows
@@ -162,7 +164,7 @@ class Run:
         for _ in range(MAX_STEPS):
             if self._cancel.is_set():
                 raise Stopped
-            provider, info = resolve(s.settings.model)
+            provider, info = resolve(s.settings.model, s.workspace.home)
             request = assemble(
                 s._loaded().cards,
                 info,
@@ -170,7 +172,7 @@ class Run:
                 tools=[],
                 reasoning=s.settings.reasoning,
             )
-            exchange = provider.open(request)
+            exchange = provider.open(request)  # nothing is sent before events() is read
             self._exchange = exchange
             if self._cancel.is_set():
                 exchange.close()
@@ -178,18 +180,20 @@ class Run:
                 entry = history_rows.record_request(
                     conn, s.id, self.id, info.name, info.protocol, exchange.body
                 )
-            try:
-                stop, calls, response = self._stream(exchange, info)
-            except Exception as exc:
+            stop, calls, response, failure = self._stream(exchange, info)
+            if failure is not None:
+                message = describe_failure(failure, info.name)
                 with s._db.tx() as conn:
-                    history_rows.record_response(conn, entry, {"interrupted": True}, error=str(exc))
-                if isinstance(exc, MewrkError):
-                    raise
-                raise ProviderError(f"The model stream failed: {type(exc).__name__}: {exc}") from exc
+                    history_rows.record_response(conn, entry, response, error=message)
+                if isinstance(failure, MewrkError):
+                    raise failure
+                raise ProviderError(message) from failure
             with s._db.tx() as conn:
                 history_rows.record_response(conn, entry, response)
             if self._cancel.is_set():
                 raise Stopped
+            if stop == "pause_turn":  # the server paused a long turn: send the content back to go on
+                continue
             if stop != "tool_use" or not calls:
                 return
             for call in calls:
@@ -198,87 +202,32 @@ class Run:
             ModelReply(origin="engine", text=f"(The engine stopped the turn after {MAX_STEPS} model calls.)")
         )
 
-    def _stream(self, exchange: Exchange, info: ModelInfo) -> tuple[str, list[ToolCall], dict[str, Any]]:
-        """Turn the stream into cards as it arrives; returns the stop reason, tool calls and the record."""
-        s = self.session
-        response_id = "resp_" + uuid.uuid4().hex[:12]
-        blocks: dict[int, Card] = {}
-        calls: list[ToolCall] = []
-        usage: Usage | None = None
-        stop = "end_turn"
-        dirty: set[str] = set()
+    def _stream(
+        self, exchange: Exchange, info: ModelInfo
+    ) -> tuple[str, list[ToolCall], dict[str, Any], Exception | None]:
+        """Turn the stream into cards as it arrives; returns the stop reason, tool calls, the record and
+        the failure that cut the stream, if any (the partial reply is kept, marked interrupted)."""
+        response = _Response(self, info)
+        failure: Exception | None = None
         last_flush = time.monotonic()
-
-        def new_card(index: int, card: Card) -> Card:
-            s._append(card)
-            self.card_ids.append(card.id)
-            blocks[index] = card
-            return card
-
-        for event in exchange.events():
-            if self._cancel.is_set():
-                break
-            if isinstance(event, TextDelta):
-                card = blocks.get(event.index) or new_card(
-                    event.index,
-                    ModelReply(origin="model", complete=False, model=info.name, response_id=response_id),
-                )
-                card.text += event.text
-                self._delta(card, event.text, dirty)
-            elif isinstance(event, ThinkingDelta):
-                card = blocks.get(event.index) or new_card(
-                    event.index, Thinking(origin="model", protocol=info.protocol, response_id=response_id)
-                )
-                card.text += event.text
-                self._delta(card, event.text, dirty)
-            elif isinstance(event, ThinkingDone):
-                card = blocks.get(event.index) or new_card(
-                    event.index, Thinking(origin="model", protocol=info.protocol, response_id=response_id)
-                )
-                if event.signature is not None:
-                    card.signature = event.signature
-                    card.signed_text = card.text
-                if event.encrypted is not None:
-                    card.encrypted = event.encrypted
-                s._save(card)
-                dirty.discard(card.id)
-            elif isinstance(event, ToolCallEvent):
-                call = ToolCall(
-                    origin="model",
-                    name=event.name,
-                    params=event.params,
-                    call_id=event.call_id,
-                    status="pending",
-                    response_id=response_id,
-                )
-                new_card(event.index, call)
-                calls.append(call)
-                self._pending_events.append(("tool_call", {"card_id": call.id, "name": call.name}))
-            elif isinstance(event, UsageEvent):
-                usage = event.usage
-            elif isinstance(event, StopEvent):
-                stop = event.reason
-            if time.monotonic() - last_flush > FLUSH_EVERY:
-                self._persist(dirty)
-                last_flush = time.monotonic()
-        interrupted = self._cancel.is_set()
-        replies = [c for c in blocks.values() if isinstance(c, ModelReply)]
-        for card in replies:
-            card.complete = True
-            card.interrupted = interrupted
-            card.stop_reason = "stopped" if interrupted else stop
-        if replies and usage is not None:
-            replies[-1].usage = usage
-        for card in blocks.values():
-            s._save(card)
-        dirty.clear()
+        try:
+            for event in exchange.events():
+                if self._cancel.is_set():
+                    break
+                response.apply(event)
+                if time.monotonic() - last_flush > FLUSH_EVERY:
+                    self._persist(response.dirty)
+                    last_flush = time.monotonic()
+        except Exception as exc:
+            if not self._cancel.is_set():  # closing the stream on Stop raises; that is no failure
+                failure = exc
+        if self._cancel.is_set():
+            response.stop = "stopped"
+        elif failure is not None:
+            response.stop = "interrupted"
+        record = response.finish(interrupted=self._cancel.is_set() or failure is not None)
         self._flush_events()
-        response = {
-            "stop_reason": "stopped" if interrupted else stop,
-            "content": [_card_record(c) for _, c in sorted(blocks.items())],
-            "usage": usage.model_dump() if usage else None,
-        }
-        return stop, calls, response
+        return response.stop, response.calls, record, failure
 
     def _delta(self, card: Card, text: str, dirty: set[str]) -> None:
         dirty.add(card.id)
@@ -328,3 +277,90 @@ def _card_record(card: Card) -> dict[str, Any]:
     if isinstance(card, ToolCall):
         return {"type": "tool_use", "id": card.call_id, "name": card.name, "input": card.params}
     return {"type": "text", "text": getattr(card, "text", "")}
+
+
+class _Response:
+    """The cards of one model response, built from its stream events."""
+
+    def __init__(self, run: Run, info: ModelInfo):
+        self.run = run
+        self.info = info
+        self.response_id = "resp_" + uuid.uuid4().hex[:12]
+        self.blocks: dict[int, Card] = {}
+        self.calls: list[ToolCall] = []
+        self.usage: Usage | None = None
+        self.stop = "end_turn"
+        self.dirty: set[str] = set()
+
+    def _card(self, index: int, make) -> Card:
+        card = self.blocks.get(index)
+        if card is None:
+            card = make()
+            self.run.session._append(card)
+            self.run.card_ids.append(card.id)
+            self.blocks[index] = card
+        return card
+
+    def _thinking(self, index: int) -> Card:
+        return self._card(
+            index, lambda: Thinking(origin="model", protocol=self.info.protocol, response_id=self.response_id)
+        )
+
+    def apply(self, event: StreamEvent) -> None:
+        """Fold one stream event into the cards."""
+        if isinstance(event, TextDelta):
+            card = self._card(
+                event.index,
+                lambda: ModelReply(
+                    origin="model", complete=False, model=self.info.name, response_id=self.response_id
+                ),
+            )
+            card.text += event.text
+            self.run._delta(card, event.text, self.dirty)
+        elif isinstance(event, ThinkingDelta):
+            card = self._thinking(event.index)
+            card.text += event.text
+            self.run._delta(card, event.text, self.dirty)
+        elif isinstance(event, ThinkingDone):
+            card = self._thinking(event.index)
+            if event.signature is not None:
+                card.signature = event.signature
+                card.signed_text = card.text
+            if event.encrypted is not None:
+                card.encrypted = event.encrypted
+            self.run.session._save(card)
+            self.dirty.discard(card.id)
+        elif isinstance(event, ToolCallEvent):
+            call = ToolCall(
+                origin="model",
+                name=event.name,
+                params=event.params,
+                call_id=event.call_id,
+                status="pending",
+                response_id=self.response_id,
+            )
+            self._card(event.index, lambda: call)
+            self.calls.append(call)
+            self.run._pending_events.append(("tool_call", {"card_id": call.id, "name": call.name}))
+        elif isinstance(event, UsageEvent):
+            self.usage = event.usage
+        elif isinstance(event, StopEvent):
+            self.stop = event.reason
+
+    def finish(self, interrupted: bool) -> dict[str, Any]:
+        """Mark the replies complete, store every card, and return the history's record of the response."""
+        replies = [c for c in self.blocks.values() if isinstance(c, ModelReply)]
+        for card in replies:
+            card.complete = True
+            card.interrupted = interrupted
+            card.stop_reason = self.stop
+        if replies and self.usage is not None:
+            replies[-1].usage = self.usage
+        for card in self.blocks.values():
+            self.run.session._save(card)
+        self.dirty.clear()
+        return {
+            "stop_reason": self.stop,
+            "content": [_card_record(c) for _, c in sorted(self.blocks.items())],
+            "usage": self.usage.model_dump() if self.usage else None,
+        }

@@ -14,7 +14,7 @@ from ..cards import rules
 from ..cards.models import Card, ModelReply, ToolCall, UserInput
 from ..cards.undo import UNDO, CardChange, CardState, UndoStep
 from ..errors import CardNotFound, InvalidInput, NothingToUndo, SessionBusy, SessionNotFound
-from ..providers.registry import resolve
+from ..providers.registry import default_model, resolve
 from ..store import cards as card_rows
 from ..store import history as history_rows
 from ..store import runs as run_rows
@@ -75,13 +75,12 @@ class Session:
         """Create a session in the workspace (default: the current directory)."""
         ws = Workspace.at(workspace)
         values = dict(settings)
-        if model is not None:
-            values["model"] = model
+        values["model"] = model if model is not None else default_model(ws.home, values.get("agent", "main"))
         try:
             parsed = SessionSettings(**values)
         except ValueError as exc:
             raise InvalidInput(f"Invalid session settings: {exc}") from None
-        resolve(parsed.model)  # an unknown model is a clear error now, not at the first send
+        resolve(parsed.model, ws.home)  # an unknown model is a clear error now, not at the first send
         return cls._create(ws, title or "untitled", parsed, parent_id=None, cards=[])
 
     @classmethod
@@ -204,7 +203,7 @@ class Session:
     @property
     def context(self) -> ContextInfo:
         """How full the context window is: the most recent request's size, by the vendor's count (D2)."""
-        _, info = resolve(self.settings.model)
+        _, info = resolve(self.settings.model, self.workspace.home)
         usage = history_rows.last_usage(self._db.conn(), self.id) or {}
         used = (
             usage.get("input_tokens", 0)
@@ -405,7 +404,7 @@ class Session:
                 user = UserInput(text=text or "", attachments=list(attachments))
             except ValueError as exc:
                 raise InvalidInput(f"Invalid attachment: {exc}") from None
-        resolve(self.settings.model)
+        resolve(self.settings.model, self.workspace.home)
         run = Run(self, user)
         run.start()
         if wait is None:

@@ -108,6 +108,11 @@ class ModelInfo(BaseModel):
     vision: bool = False
     thinking: Literal["signed", "plain", "none"] = "none"
     max_tokens: int = 4096
+    # Whether a request may end with the model's own message, which it then continues (T12).
+    prefill: bool = True
+    native_compaction: bool = False
+    reasoning_content_roundtrip: Literal["never", "tool_turns", "always"] = "never"
+    prices: dict[str, float | None] | None = None
 
 
 # Stream events: the neutral output of every adapter.
@@ -190,4 +195,4 @@ class Provider(ABC):
 
     @abstractmethod
     def open(self, request: ModelRequest) -> Exchange:
-        """Send a request; return the exchange whose events are the streamed response."""
+        """Prepare the exchange for a request: its body is final, and reading its events sends it."""

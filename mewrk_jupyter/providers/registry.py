@@ -1,23 +1,104 @@
-"""Find the provider that serves a `vendor/model` name."""
+"""Find the provider that serves a `vendor/model` name: the offline models, or a vendor of `llm/`."""
 
 from __future__ import annotations
 
+import threading
+from pathlib import Path
+
+from ..config import Config, ModelConfig, VendorConfig, load_config
 from ..errors import ConfigError
+from .anthropic import AnthropicProvider
 from .base import ModelInfo, Provider
 from .offline import OfflineProvider
 
 DEFAULT_MODEL = "offline/echo"
+CONFIG_FOLDERS = ("llm", "agents", "policy", "tools", "server", "prompts")
 
 _OFFLINE = OfflineProvider()
+_cache: dict[Path, tuple[tuple, Config]] = {}
+_cache_lock = threading.Lock()
 
 
-def resolve(model: str) -> tuple[Provider, ModelInfo]:
+def _signature(home: Path) -> tuple:
+    """What changes when a configuration file is added, removed or saved."""
+    entries = []
+    for folder in CONFIG_FOLDERS:
+        path = home / folder
+        if path.is_dir():
+            for file in sorted(path.iterdir()):
+                stat = file.stat()
+                entries.append((str(file), stat.st_mtime_ns, stat.st_size))
+    return tuple(entries)
+
+
+def config_for(home: Path | None) -> Config | None:
+    """The configuration of a `.mewrk` folder, re-read only when one of its files changed."""
+    if home is None:
+        return None
+    home = Path(home)
+    signature = _signature(home)
+    with _cache_lock:
+        cached = _cache.get(home)
+        if cached is not None and cached[0] == signature:
+            return cached[1]
+    config = load_config(home)
+    with _cache_lock:
+        _cache[home] = (signature, config)
+    return config
+
+
+def model_info(name: str, vendor: VendorConfig, model: ModelConfig) -> ModelInfo:
+    """The engine's view of a configured model."""
+    return ModelInfo(
+        name=name,
+        protocol=vendor.protocol,
+        context_window=model.context_window,
+        vision=model.vision,
+        thinking=model.thinking,
+        max_tokens=model.max_tokens,
+        prefill=model.prefill,
+        native_compaction=model.native_compaction,
+        reasoning_content_roundtrip=model.reasoning_content_roundtrip,
+        prices=model.prices.model_dump() if model.prices else None,
+    )
+
+
+def _provider(vendor_name: str, vendor: VendorConfig) -> Provider:
+    models = {
+        f"{vendor_name}/{m}": model_info(f"{vendor_name}/{m}", vendor, spec)
+        for m, spec in vendor.models.items()
+    }
+    if vendor.protocol == "anthropic-messages":
+        return AnthropicProvider(
+            models,
+            api_key=lambda: vendor.resolve_api_key() or "no-key",
+            base_url=vendor.base_url,
+            headers=vendor.resolve_headers,
+        )
+    raise ConfigError(
+        f"llm/{vendor_name}.yaml: protocol {vendor.protocol} is not supported by this version yet; "
+        f"supported: anthropic-messages, offline."
+    )
+
+
+def resolve(model: str, home: Path | None = None) -> tuple[Provider, ModelInfo]:
     """The provider and model facts for a model name, or a ConfigError that says what to fix."""
     if not isinstance(model, str) or "/" not in model or model.startswith("/") or model.endswith("/"):
         raise ConfigError(f"A model is named `vendor/model`, e.g. `offline/echo`; got {model!r}.")
-    vendor = model.split("/", 1)[0]
-    if vendor == "offline":
+    vendor_name = model.split("/", 1)[0]
+    if vendor_name == "offline":
         return _OFFLINE, _OFFLINE.model_info(model)
-    raise ConfigError(
-        f"The model `{model}` is not configured: there is no `.mewrk/llm/{vendor}.yaml` declaring it."
-    )
+    config = config_for(home)
+    if config is None or vendor_name not in config.vendors:
+        raise ConfigError(f"The model `{model}` is not in `.mewrk/llm/{vendor_name}.yaml`.")
+    vendor, _ = config.model(model)
+    provider = _provider(vendor_name, vendor)
+    return provider, provider.model_info(model)
+
+
+def default_model(home: Path | None, agent: str = "main") -> str:
+    """The model of the agent's configuration (`agents/<agent>.yaml`), else the offline default."""
+    config = config_for(home)
+    if config is not None and agent in config.agents:
+        return config.agents[agent].model
+    return DEFAULT_MODEL

@@ -155,7 +155,7 @@ def test_thinking_is_streamed_into_its_own_card_and_signed_by_the_thinker(worksp
 
 
 def test_an_unknown_model_is_a_clear_error_before_anything_is_sent(workspace):
-    with pytest.raises(mw.ConfigError, match="The model `nowhere/x` is not configured"):
+    with pytest.raises(mw.ConfigError, match=r"The model `nowhere/x` is not in `\.mewrk/llm/nowhere\.yaml`"):
         mw.Session.new(model="nowhere/x")
     with pytest.raises(mw.ConfigError, match="vendor/model"):
         mw.Session.new(model="echo")

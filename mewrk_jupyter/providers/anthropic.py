@@ -1,0 +1,258 @@
+"""Anthropic Messages (P1) over the official `anthropic` SDK: neutral request in, neutral events out."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import anthropic
+
+from ..cards.models import Usage
+from .base import (
+    AttachmentPart,
+    Exchange,
+    Message,
+    ModelInfo,
+    ModelRequest,
+    Provider,
+    StopEvent,
+    StreamEvent,
+    TextDelta,
+    TextPart,
+    ThinkingDelta,
+    ThinkingDone,
+    ThinkingPart,
+    ToolCallEvent,
+    ToolResultPart,
+    ToolUsePart,
+    UsageEvent,
+)
+
+PROTOCOL = "anthropic-messages"
+THINKING_BUDGETS = {"low": 2048, "medium": 8192, "high": 16384}
+CACHE_BREAKPOINTS = 4
+CONTINUE_TEXT = "<system-reminder>\nContinue from where the conversation stands.\n</system-reminder>"
+EPHEMERAL = {"type": "ephemeral"}
+
+
+def _user_block(part: Any) -> dict[str, Any] | None:
+    if isinstance(part, TextPart):
+        return {"type": "text", "text": part.text}
+    if isinstance(part, ToolResultPart):
+        return {
+            "type": "tool_result",
+            "tool_use_id": part.tool_use_id,
+            "content": part.content,
+            "is_error": part.is_error,
+        }
+    if isinstance(part, AttachmentPart):
+        return _attachment_block(part)
+    return None
+
+
+def _attachment_block(part: AttachmentPart) -> dict[str, Any]:
+    source = {"type": "base64", "media_type": part.media_type, "data": part.data}
+    if part.media_type.startswith("image/"):
+        return {"type": "image", "source": source}
+    if part.media_type == "application/pdf" and part.data:
+        return {"type": "document", "source": source, "title": part.name}
+    return {"type": "text", "text": f"[{part.name}]\n{part.text or ''}"}
+
+
+def _assistant_block(part: Any) -> dict[str, Any] | None:
+    """An assistant block; thinking goes back verbatim only when this protocol signed it (T7)."""
+    if isinstance(part, TextPart):
+        return {"type": "text", "text": part.text} if part.text else None
+    if isinstance(part, ToolUsePart):
+        return {"type": "tool_use", "id": part.id, "name": part.name, "input": part.input}
+    if isinstance(part, ThinkingPart):
+        if part.protocol == PROTOCOL and part.encrypted is not None:
+            return {"type": "redacted_thinking", "data": part.encrypted}
+        if part.protocol == PROTOCOL and part.signature is not None:
+            return {"type": "thinking", "thinking": part.signed_text or "", "signature": part.signature}
+        return None  # thinking without this protocol's signature is not sent as thinking
+    return None
+
+
+def _messages(messages: list[Message], prefill: bool) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if message.role == "assistant":
+            role, blocks = "assistant", [b for p in message.parts if (b := _assistant_block(p))]
+        else:
+            role, blocks = "user", [b for p in message.parts if (b := _user_block(p))]
+            if message.role == "system":  # a system prompt placed mid-timeline
+                blocks = [
+                    {"type": "text", "text": f"<system-reminder>\n{b['text']}\n</system-reminder>"}
+                    for b in blocks
+                ]
+        if not blocks:
+            continue
+        if out and out[-1]["role"] == role:
+            out[-1]["content"].extend(blocks)
+        else:
+            out.append({"role": role, "content": blocks})
+    if out and out[-1]["role"] == "assistant":
+        last = out[-1]["content"]
+        if prefill and last[-1]["type"] == "text":
+            last[-1]["text"] = last[-1]["text"].rstrip()  # the API refuses trailing whitespace in prefill
+        elif not prefill or last[-1]["type"] != "text":
+            out.append({"role": "user", "content": [{"type": "text", "text": CONTINUE_TEXT}]})
+    return out
+
+
+def _place_cache_breakpoints(body: dict[str, Any]) -> None:
+    """Mark at most four prefix ends (tools, system, the last two user turns), afresh for every request."""
+    marks = 0
+    if body.get("tools"):
+        body["tools"][-1]["cache_control"] = EPHEMERAL
+        marks += 1
+    if body.get("system"):
+        body["system"][-1]["cache_control"] = EPHEMERAL
+        marks += 1
+    for message in reversed(body["messages"]):
+        if marks >= CACHE_BREAKPOINTS:
+            break
+        if message["role"] == "user":
+            block = message["content"][-1]
+            if block["type"] in ("text", "tool_result", "image", "document"):
+                block["cache_control"] = EPHEMERAL
+                marks += 1
+
+
+def request_body(request: ModelRequest, info: ModelInfo) -> dict[str, Any]:
+    """The Messages API body for a neutral request (without `stream`)."""
+    body: dict[str, Any] = {
+        "model": info.name.split("/", 1)[1],
+        "max_tokens": request.max_tokens,
+        "messages": _messages(request.messages, info.prefill),
+    }
+    if request.system:
+        body["system"] = [{"type": "text", "text": text} for text in request.system]
+    if request.tools:
+        body["tools"] = [
+            {"name": t.name, "description": t.description, "input_schema": t.input_schema}
+            for t in request.tools
+        ]
+    budget = THINKING_BUDGETS.get(request.reasoning)
+    if budget and info.thinking == "signed":
+        body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+        body["max_tokens"] = max(body["max_tokens"], budget + 4096)
+    _place_cache_breakpoints(body)
+    return body
+
+
+class AnthropicExchange(Exchange):
+    """One streamed Messages call; the request goes out when its events are first read."""
+
+    def __init__(self, body: dict[str, Any], client: anthropic.Anthropic):
+        self.body = body
+        self._client = client
+        self._stream: Any = None
+        self._closed = False
+
+    def events(self) -> Iterator[StreamEvent]:
+        if self._closed:
+            return
+        self._stream = self._client.messages.create(**self.body, stream=True)
+        if self._closed:  # Stop arrived while the request was being sent
+            self._stream.close()
+            return
+        kinds: dict[int, str] = {}
+        signatures: dict[int, str] = {}
+        tool_json: dict[int, list[str]] = {}
+        tool_heads: dict[int, Any] = {}
+        usage = Usage()
+        stop = "end_turn"
+        for event in self._stream:
+            kind = event.type
+            if kind == "message_start":
+                usage = _usage(event.message.usage, usage)
+            elif kind == "content_block_start":
+                block = event.content_block
+                kinds[event.index] = block.type
+                if block.type == "redacted_thinking":
+                    yield ThinkingDone(event.index, encrypted=block.data)
+                elif block.type == "tool_use":
+                    tool_heads[event.index] = block
+                    tool_json[event.index] = []
+                elif block.type == "text" and block.text:
+                    yield TextDelta(event.index, block.text)
+            elif kind == "content_block_delta":
+                delta = event.delta
+                if delta.type == "text_delta":
+                    yield TextDelta(event.index, delta.text)
+                elif delta.type == "thinking_delta":
+                    yield ThinkingDelta(event.index, delta.thinking)
+                elif delta.type == "signature_delta":
+                    signatures[event.index] = delta.signature
+                elif delta.type == "input_json_delta":
+                    tool_json[event.index].append(delta.partial_json)
+            elif kind == "content_block_stop":
+                if kinds.get(event.index) == "thinking":
+                    yield ThinkingDone(event.index, signature=signatures.get(event.index))
+                elif kinds.get(event.index) == "tool_use":
+                    head = tool_heads[event.index]
+                    raw = "".join(tool_json[event.index])
+                    params = json.loads(raw) if raw.strip() else dict(head.input or {})
+                    yield ToolCallEvent(event.index, head.id, head.name, params)
+            elif kind == "message_delta":
+                stop = event.delta.stop_reason or stop
+                usage = _usage(event.usage, usage)
+        yield UsageEvent(usage)
+        yield StopEvent(stop)
+
+    def close(self) -> None:
+        self._closed = True
+        if self._stream is not None:
+            self._stream.close()
+
+
+def _usage(raw: Any, before: Usage) -> Usage:
+    """Fold the vendor's (cumulative) usage into ours; fields it leaves out keep their earlier value."""
+
+    def pick(name: str, old: int) -> int:
+        value = getattr(raw, name, None)
+        return old if value is None else int(value)
+
+    return Usage(
+        input_tokens=pick("input_tokens", before.input_tokens),
+        output_tokens=pick("output_tokens", before.output_tokens),
+        cache_read_tokens=pick("cache_read_input_tokens", before.cache_read_tokens),
+        cache_write_tokens=pick("cache_creation_input_tokens", before.cache_write_tokens),
+    )
+
+
+class AnthropicProvider(Provider):
+    """A vendor speaking Anthropic Messages, reached through the official SDK."""
+
+    protocol = PROTOCOL
+
+    def __init__(
+        self,
+        models: dict[str, ModelInfo],
+        api_key: Callable[[], str | None],
+        base_url: str | None = None,
+        headers: Callable[[], dict[str, str]] | None = None,
+        max_retries: int = 2,
+    ):
+        self._models = models
+        self._api_key = api_key
+        self._base_url = base_url
+        self._headers = headers or dict
+        self._max_retries = max_retries
+
+    def model_info(self, model: str) -> ModelInfo:
+        return self._models[model]
+
+    def open(self, request: ModelRequest) -> Exchange:
+        info = self.model_info(request.model)
+        body = request_body(request, info)
+        client = anthropic.Anthropic(
+            api_key=self._api_key(),
+            base_url=self._base_url,
+            default_headers=self._headers(),
+            max_retries=self._max_retries,
+        )
+        return AnthropicExchange(body, client)

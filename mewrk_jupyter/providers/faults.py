@@ -1,0 +1,40 @@
+"""Provider failures in plain words: what happened and what the person can do."""
+
+from __future__ import annotations
+
+import anthropic
+import openai
+
+# The SDKs read streams with httpx (or its successor httpx2); a broken body surfaces as their error.
+_TRANSPORT_MODULES = ("httpx", "httpx2", "httpcore")
+
+
+def describe_failure(exc: BaseException, model: str) -> str:
+    """One sentence for a failed exchange with a model, from the SDK's exception classes."""
+    for sdk in (anthropic, openai):
+        if isinstance(exc, sdk.APITimeoutError):
+            return f"The request to `{model}` timed out; the partial reply is kept — send again to continue."
+        if isinstance(exc, sdk.APIConnectionError):
+            return f"Could not reach `{model}` ({exc}); check the network or base_url, then send again."
+        if isinstance(exc, sdk.RateLimitError):
+            return (
+                f"`{model}` is rate-limited (HTTP 429) and the retries ran out; wait a moment and send again."
+            )
+        if isinstance(exc, sdk.AuthenticationError):
+            return f"`{model}` refused the API key (HTTP 401); check the api_key reference in .mewrk/llm/."
+        if isinstance(exc, sdk.APIStatusError) and exc.status_code != 200:  # 200: an error event mid-stream
+            return f"`{model}` answered HTTP {exc.status_code}: {_message(exc)}"
+        if isinstance(exc, sdk.APIError):
+            return f"`{model}` reported an error mid-reply: {_message(exc)}; the partial reply is kept."
+    if type(exc).__module__.split(".")[0] in _TRANSPORT_MODULES:
+        return f"The stream from `{model}` broke ({type(exc).__name__}); the partial reply is kept."
+    return f"The exchange with `{model}` failed: {type(exc).__name__}: {exc}"
+
+
+def _message(exc: BaseException) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        error = body.get("error")
+        if isinstance(error, dict) and error.get("message"):
+            return str(error["message"])
+    return str(getattr(exc, "message", exc))
