@@ -1,0 +1,141 @@
+// One card's DOM: a small label, the content by kind, a muted footer (model, tokens, time, notes).
+import type { CardData } from "./protocol";
+import { renderMarkdown } from "./markdown";
+
+export const LABELS: Record<string, string> = {
+  system_prompt: "System prompt",
+  user_input: "You",
+  thinking: "Thinking",
+  tool_call: "Tool call",
+  model_reply: "Model",
+  host_message: "Host",
+  summary_divider: "Summary",
+  handoff: "Handoff",
+  native_compaction: "Native compaction",
+  approval: "Approval",
+  subagent: "Subagent",
+  preview: "Preview",
+};
+
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string> = {},
+  ...children: (Node | string)[]
+): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (name === "class") el.className = value;
+    else el.setAttribute(name, value);
+  }
+  for (const child of children) el.append(child);
+  return el;
+}
+
+export function formatTokens(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 10000) return (n / 1000).toFixed(1).replace(/\.0$/, "") + "k";
+  return Math.round(n / 1000) + "k";
+}
+
+function firstLine(text: string): string {
+  const line = text.trim().split("\n")[0] ?? "";
+  return line.length > 100 ? line.slice(0, 100) + "…" : line;
+}
+
+function toolLine(card: CardData): string {
+  const params = Object.entries(card.params ?? {})
+    .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+    .join(", ");
+  return `${card.name ?? "tool"}(${params})`;
+}
+
+/** Disclosure (<details>) whose open state survives re-renders. */
+function disclosure(summary: string, body: Node, open: boolean, onToggle: (open: boolean) => void): HTMLElement {
+  const details = h("details", { class: "mw-disclosure" }, h("summary", {}, summary), body);
+  details.open = open;
+  details.addEventListener("toggle", () => onToggle(details.open));
+  return details;
+}
+
+export interface BodyOptions {
+  open: boolean;
+  onToggle: (open: boolean) => void;
+}
+
+/** The content of a card, by kind. */
+export function cardBody(card: CardData, opts: BodyOptions): HTMLElement {
+  const text = card.text ?? "";
+  switch (card.kind) {
+    case "model_reply": {
+      const body = h("div", { class: "mw-markdown" });
+      body.innerHTML = renderMarkdown(text);
+      return body;
+    }
+    case "thinking": {
+      if (card.encrypted && !text) return h("div", { class: "mw-muted" }, "Encrypted thinking");
+      const full = h("div", { class: "mw-plain" }, text);
+      return disclosure(firstLine(text) || "(empty)", full, opts.open, opts.onToggle);
+    }
+    case "tool_call": {
+      const box = h("div", { class: "mw-tool" }, h("code", { class: "mw-tool-line" }, toolLine(card)));
+      if (card.result != null) {
+        const result = h("pre", { class: "mw-tool-result" + (card.is_error ? " mw-is-error" : "") }, card.result);
+        box.append(disclosure(firstLine(card.result) || "(empty result)", result, opts.open, opts.onToggle));
+      } else {
+        box.append(h("div", { class: "mw-muted" }, card.status === "running" ? "running…" : "no result yet"));
+      }
+      return box;
+    }
+    case "host_message":
+      return h("span", { class: "mw-host-text" }, text);
+    case "summary_divider": {
+      const parts = [];
+      if (card.covered) parts.push(`${card.covered} earlier messages`);
+      parts.push("compacted into a summary");
+      if (card.tokens_saved != null) parts.push(`≈${formatTokens(card.tokens_saved)} tokens saved`);
+      return h("div", { class: "mw-divider-line" }, `──── ${parts.join(" · ")} ────`);
+    }
+    case "approval":
+      return h(
+        "div",
+        {},
+        h("code", {}, toolLine(card)),
+        h("div", { class: "mw-muted" }, `decision: ${card.decision ?? "pending"}${card.reason ? ` — ${card.reason}` : ""}`),
+      );
+    case "user_input": {
+      const body = h("div", { class: "mw-plain" }, text);
+      const files = card.attachments ?? [];
+      if (files.length) {
+        body.append(h("div", { class: "mw-attachments" }, ...files.map((f) => h("span", { class: "mw-tag" }, f.name))));
+      }
+      return body;
+    }
+    default:
+      return h("div", { class: "mw-plain" }, text);
+  }
+}
+
+/** The muted footer: model, tokens, time and what happened to the card. */
+export function cardFooter(card: CardData): HTMLElement {
+  const parts: (Node | string)[] = [];
+  const add = (node: Node | string) => {
+    if (parts.length) parts.push(" · ");
+    parts.push(node);
+  };
+  if (card.kind === "model_reply" && card.complete === false) {
+    add(h("span", { class: "mw-spinner", "aria-hidden": "true" }));
+    parts.push(" writing…");
+  }
+  if (card.model) add(card.model);
+  if (card.usage) add(`${card.usage.estimated ? "~" : ""}${formatTokens(card.usage.output_tokens)} tokens`);
+  if (card.created_at) {
+    const when = new Date(card.created_at * 1000);
+    add(when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }));
+  }
+  if (card.edited) add("edited");
+  if (card.interrupted) add("interrupted");
+  if (card.kind === "thinking" && card.signed && card.edited) add("signed: the model still receives the original");
+  if (card.kind === "thinking" && card.encrypted) add("encrypted: it can only be deleted");
+  if (card.kind === "tool_call" && card.is_error) add("error");
+  return h("div", { class: "mw-card-foot" }, ...parts);
+}

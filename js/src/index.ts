@@ -1,0 +1,10 @@
+// anywidget entry point: one TimelineView per rendered output of a TimelineWidget.
+import "./style.css";
+import { TimelineView, type WidgetModel } from "./view";
+
+export default {
+  render({ model, el }: { model: WidgetModel; el: HTMLElement }) {
+    const view = new TimelineView(model, el);
+    return () => view.dispose();
+  },
+};

@@ -1,0 +1,744 @@
+// One view of a session's timeline: cards (virtualised), context menu, in-place editing, composer,
+// dashboard. The kernel-side session holds the truth; this view asks for a snapshot, then applies
+// patches, and turns every gesture into an action that the session carries out (or refuses).
+import {
+  Virtualizer,
+  elementScroll,
+  measureElement,
+  observeElementOffset,
+  observeElementRect,
+} from "@tanstack/virtual-core";
+
+import { LABELS, cardBody, cardFooter, formatTokens, h } from "./card";
+import { ContextMenu, type MenuEntry } from "./menu";
+import type { Action, CardData, ContextMsg, KernelMsg, ResultMsg, SnapshotMsg } from "./protocol";
+import { TimelineState } from "./state";
+
+/** The part of anywidget's model this view uses. */
+export interface WidgetModel {
+  send(content: unknown): void;
+  on(event: string, callback: (...args: any[]) => void): void;
+  off(event: string, callback?: (...args: any[]) => void): void;
+}
+
+type Where = "before" | "after";
+
+interface Draft {
+  id: string;
+  kind: string;
+  anchor: string | null;
+  where: Where;
+}
+
+interface Editor {
+  node: HTMLElement;
+  fields: () => Record<string, unknown>;
+  focus: () => void;
+}
+
+interface Slot {
+  el: HTMLElement;
+  head: HTMLElement;
+  body: HTMLElement;
+  error: HTMLElement;
+  foot: HTMLElement;
+  dirty: boolean;
+}
+
+const isMac = typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigator.platform);
+const MOD = isMac ? "⌘" : "Ctrl";
+
+function inTextBox(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null;
+  return !!el && (el.tagName === "TEXTAREA" || el.tagName === "INPUT" || el.isContentEditable);
+}
+
+function autosize(area: HTMLTextAreaElement): void {
+  area.style.height = "auto";
+  area.style.height = `${Math.min(area.scrollHeight + 2, 480)}px`;
+}
+
+export class TimelineView {
+  readonly viewId = Math.random().toString(36).slice(2, 10);
+  private readonly state = new TimelineState();
+  private ready = false;
+  private running = false;
+  private kinds: string[] = ["system_prompt", "user_input", "thinking", "model_reply"];
+  private editable: Record<string, string[]> = {};
+  private nextReq = 1;
+  private readonly waiting = new Map<number, (result: ResultMsg) => void>();
+  private readonly slots = new Map<string, Slot>();
+  private readonly editors = new Map<string, Editor>();
+  private readonly errors = new Map<string, string>();
+  private readonly open = new Set<string>();
+  private readonly selected = new Set<string>();
+  private drafts: Draft[] = [];
+  private draftCount = 0;
+  private rows: string[] = [];
+  private selectAnchor: string | null = null;
+  private dragging = false;
+  private stick = true;
+  private frame = 0;
+  private focusAfterRender: string | null = null;
+  private noticeTimer = 0;
+  private readonly menu = new ContextMenu();
+  private readonly virtualizer: Virtualizer<HTMLElement, HTMLElement>;
+  private readonly cleanups: (() => void)[] = [];
+
+  readonly root: HTMLElement;
+  private readonly title: HTMLElement;
+  private readonly stateBadge: HTMLElement;
+  private readonly scroller: HTMLElement;
+  private readonly inner: HTMLElement;
+  private readonly empty: HTMLElement;
+  private readonly notice: HTMLElement;
+  private readonly input: HTMLTextAreaElement;
+  private readonly sendButton: HTMLButtonElement;
+  private readonly stopButton: HTMLButtonElement;
+  private readonly dashboard: HTMLElement;
+  private readonly meterFill: HTMLElement;
+  private readonly dashboardLine: HTMLElement;
+
+  constructor(
+    private readonly model: WidgetModel,
+    host: HTMLElement,
+  ) {
+    this.title = h("span", { class: "mw-title" }, "Loading the timeline…");
+    this.stateBadge = h("span", { class: "mw-state", "data-state": "idle", "data-testid": "mw-state" });
+    this.inner = h("div", { class: "mw-timeline-inner" });
+    this.empty = h("div", { class: "mw-empty" }, "Loading the timeline…");
+    this.scroller = h("div", { class: "mw-timeline", role: "list", "aria-label": "Timeline" }, this.inner);
+    this.notice = h("div", { class: "mw-notice", role: "status", "aria-live": "polite", "data-testid": "mw-notice" });
+    this.input = h("textarea", {
+      class: "mw-input",
+      rows: "2",
+      "data-testid": "mw-input",
+      "aria-label": "Message",
+      placeholder: `Message — ${MOD}+Enter sends. Empty: the model continues from the timeline.`,
+    });
+    this.sendButton = h("button", { class: "mw-button mw-primary", type: "button", "data-testid": "mw-send" }, "Send");
+    this.stopButton = h("button", { class: "mw-button", type: "button", "data-testid": "mw-stop" }, "Stop");
+    this.meterFill = h("span", { class: "mw-meter-fill" });
+    this.dashboardLine = h("span", { class: "mw-dashboard-line" });
+    this.dashboard = h(
+      "div",
+      { class: "mw-dashboard", "data-level": "ok", "data-testid": "mw-dashboard" },
+      h("span", { class: "mw-meter", "aria-hidden": "true" }, this.meterFill),
+      this.dashboardLine,
+    );
+    this.root = h(
+      "div",
+      { class: "mw-root", "data-lm-suppress-shortcuts": "", "data-jp-suppress-context-menu": "" },
+      h("div", { class: "mw-header" }, this.title, this.stateBadge),
+      this.scroller,
+      this.empty,
+      this.notice,
+      h("div", { class: "mw-composer" }, this.input, h("div", { class: "mw-composer-buttons" }, this.sendButton, this.stopButton)),
+      this.dashboard,
+    );
+    host.append(this.root);
+
+    this.virtualizer = new Virtualizer<HTMLElement, HTMLElement>({
+      count: 0,
+      getScrollElement: () => this.scroller,
+      estimateSize: () => 72,
+      getItemKey: (index) => this.rows[index] ?? index,
+      scrollToFn: elementScroll,
+      observeElementRect,
+      observeElementOffset,
+      measureElement,
+      overscan: 8,
+      gap: 6,
+      onChange: () => this.schedule(),
+    });
+    this.cleanups.push(this.virtualizer._didMount());
+
+    this.bind();
+    this.updateComposer();
+    this.model.send({ type: "hello", view: this.viewId });
+  }
+
+  dispose(): void {
+    this.menu.close();
+    cancelAnimationFrame(this.frame);
+    window.clearTimeout(this.noticeTimer);
+    for (const cleanup of this.cleanups) cleanup();
+    this.root.remove();
+  }
+
+  // ---- wiring -----------------------------------------------------------------------------------
+
+  private bind(): void {
+    const onMessage = (msg: KernelMsg) => this.receive(msg);
+    this.model.on("msg:custom", onMessage);
+    this.cleanups.push(() => this.model.off("msg:custom", onMessage));
+
+    this.sendButton.addEventListener("click", () => this.send());
+    this.stopButton.addEventListener("click", () => this.act({ action: "stop" }));
+    this.input.addEventListener("input", () => autosize(this.input));
+    this.input.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        event.stopPropagation();
+        this.send();
+      }
+    });
+    this.root.addEventListener("keydown", (event) => this.key(event));
+    this.inner.addEventListener("click", (event) => this.click(event));
+    this.inner.addEventListener("dblclick", (event) => {
+      const id = this.cardIdOf(event.target);
+      if (id && !inTextBox(event.target) && !this.editors.has(id)) this.startEdit(id);
+    });
+    this.inner.addEventListener("mousedown", (event) => this.mouseDown(event));
+    this.inner.addEventListener("mouseover", (event) => this.mouseOver(event));
+    this.inner.addEventListener("mousemove", (event) => this.hoverHalf(event));
+    this.inner.addEventListener("mouseleave", () => this.clearHover());
+    const up = () => (this.dragging = false);
+    window.addEventListener("mouseup", up);
+    this.cleanups.push(() => window.removeEventListener("mouseup", up));
+    this.scroller.addEventListener("contextmenu", (event) => this.contextMenu(event));
+    this.empty.addEventListener("contextmenu", (event) => this.contextMenu(event));
+    this.scroller.addEventListener("scroll", () => {
+      const s = this.scroller;
+      this.stick = s.scrollTop + s.clientHeight >= s.scrollHeight - 24;
+      if (this.menu.isOpen) this.menu.close();
+    });
+  }
+
+  private act(action: Action, done?: (result: ResultMsg) => void): void {
+    const req = this.nextReq++;
+    if (done) this.waiting.set(req, done);
+    this.model.send({ type: "action", view: this.viewId, req, ...action });
+  }
+
+  // ---- kernel messages --------------------------------------------------------------------------
+
+  private receive(msg: KernelMsg): void {
+    if (msg.type === "snapshot") return this.applySnapshot(msg);
+    if (msg.type === "result") {
+      if (msg.for !== this.viewId) return;
+      const done = this.waiting.get(msg.req);
+      this.waiting.delete(msg.req);
+      if (done) done(msg);
+      else if (!msg.ok) this.showNotice("error", msg.message ?? "That did not work.");
+      else if (msg.message) this.showNotice("info", msg.message);
+      return;
+    }
+    if (!this.ready) return; // patches before our snapshot are already in it
+    switch (msg.type) {
+      case "card_added":
+      case "card_changed":
+        this.state.upsert(msg.card, msg.order_key);
+        this.dirty(msg.card.id);
+        break;
+      case "card_removed":
+        this.state.remove(msg.card_id);
+        this.forget(msg.card_id);
+        break;
+      case "text_delta":
+        if (!this.state.delta(msg.card_id, msg.offset, msg.text)) {
+          this.ready = false;
+          this.model.send({ type: "hello", view: this.viewId });
+          return;
+        }
+        this.dirty(msg.card_id);
+        break;
+      case "state":
+        this.running = msg.state === "running";
+        this.updateComposer();
+        return;
+      case "notice":
+        this.showNotice(msg.level === "error" ? "error" : "info", msg.text);
+        return;
+      case "context":
+        this.updateDashboard(msg);
+        return;
+    }
+    this.schedule();
+  }
+
+  private applySnapshot(msg: SnapshotMsg): void {
+    if (msg.for && msg.for !== this.viewId) return;
+    this.state.reset(msg.cards);
+    this.ready = true;
+    this.kinds = msg.kinds ?? this.kinds;
+    this.editable = msg.editable ?? {};
+    this.running = msg.state === "running";
+    this.title.textContent = `${msg.session.title} · ${msg.session.id} · ${msg.session.model}`;
+    for (const id of [...this.slots.keys()]) {
+      if (!this.state.get(id) && !id.startsWith("draft-")) this.forget(id);
+      else this.dirty(id);
+    }
+    this.updateComposer();
+    this.updateDashboard(msg.context);
+    this.schedule();
+  }
+
+  private forget(id: string): void {
+    this.slots.get(id)?.el.remove();
+    this.slots.delete(id);
+    this.editors.delete(id);
+    this.errors.delete(id);
+    this.selected.delete(id);
+    this.open.delete(id);
+    this.drafts = this.drafts.filter((d) => d.anchor !== id || d.id === id);
+  }
+
+  // ---- rendering --------------------------------------------------------------------------------
+
+  private dirty(id: string): void {
+    const slot = this.slots.get(id);
+    if (slot) slot.dirty = true;
+  }
+
+  private schedule(): void {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.render();
+    });
+  }
+
+  private computeRows(): string[] {
+    const rows = [...this.state.order];
+    for (const draft of this.drafts) {
+      const at = draft.anchor === null ? -1 : rows.indexOf(draft.anchor);
+      if (at < 0) rows.push(draft.id);
+      else rows.splice(draft.where === "before" ? at : at + 1, 0, draft.id);
+    }
+    return rows;
+  }
+
+  private render(): void {
+    this.rows = this.computeRows();
+    const empty = this.ready && this.rows.length === 0;
+    this.empty.hidden = this.ready && !empty;
+    if (this.ready) {
+      this.empty.textContent = "The timeline is empty. Write below and Send, or right-click here to insert a card.";
+    }
+    this.scroller.hidden = this.rows.length === 0;
+    this.virtualizer.setOptions({ ...this.virtualizer.options, count: this.rows.length });
+    this.virtualizer._willUpdate();
+    const items = this.virtualizer.getVirtualItems();
+    this.inner.style.height = `${this.virtualizer.getTotalSize()}px`;
+    const shown = new Set<HTMLElement>();
+    for (const item of items) {
+      const id = this.rows[item.index];
+      const slot = this.slot(id);
+      if (slot.dirty) this.fill(id, slot);
+      slot.el.dataset.index = String(item.index);
+      slot.el.style.transform = `translateY(${item.start}px)`;
+      if (slot.el.parentElement !== this.inner) this.inner.append(slot.el);
+      shown.add(slot.el);
+    }
+    for (const child of [...this.inner.children]) {
+      const el = child as HTMLElement;
+      if (!shown.has(el) && !el.contains(document.activeElement)) el.remove();
+    }
+    for (const el of shown) this.virtualizer.measureElement(el);
+    if (this.stick) this.scroller.scrollTop = this.scroller.scrollHeight;
+    if (this.focusAfterRender) {
+      const id = this.focusAfterRender;
+      this.focusAfterRender = null;
+      const editor = this.editors.get(id);
+      if (editor) editor.focus();
+      else this.slots.get(id)?.el.focus({ preventScroll: true });
+    }
+  }
+
+  private slot(id: string): Slot {
+    let slot = this.slots.get(id);
+    if (!slot) {
+      const head = h("div", { class: "mw-card-head" });
+      const body = h("div", { class: "mw-card-body" });
+      const error = h("div", { class: "mw-card-error", role: "alert" });
+      const foot = h("div", { class: "mw-card-foot" });
+      const el = h("div", { class: "mw-card", role: "listitem", tabindex: "0", "data-card-id": id }, head, body, error, foot);
+      slot = { el, head, body, error, foot, dirty: true };
+      this.slots.set(id, slot);
+    }
+    return slot;
+  }
+
+  /** (Re)build a card's parts; an open editor node is kept as it is, so focus and draft survive. */
+  private fill(id: string, slot: Slot): void {
+    slot.dirty = false;
+    const draft = this.drafts.find((d) => d.id === id);
+    const card = this.state.get(id);
+    const kind = draft?.kind ?? card?.kind ?? "preview";
+    const editor = this.editors.get(id);
+    const el = slot.el;
+    el.className = `mw-card mw-kind-${kind}`;
+    el.classList.toggle("mw-draft", !!draft);
+    el.classList.toggle("mw-editing", !!editor);
+    el.classList.toggle("mw-selected", this.selected.has(id));
+    el.classList.toggle("mw-running", !!card && card.kind === "model_reply" && card.complete === false);
+    el.dataset.kind = kind;
+    el.setAttribute("aria-label", LABELS[kind] ?? kind);
+
+    const label = h("span", { class: "mw-label" }, draft ? `New ${(LABELS[kind] ?? kind).toLowerCase()}` : LABELS[kind] ?? kind);
+    const tools = h("span", { class: "mw-card-tools" });
+    if (card && !editor) {
+      if (this.canEdit(card)) tools.append(h("button", { class: "mw-icon", type: "button", "data-act": "edit", title: "Edit", "aria-label": "Edit" }, "✎"));
+      tools.append(h("button", { class: "mw-icon", type: "button", "data-act": "delete", title: "Delete", "aria-label": "Delete" }, "🗑"));
+    }
+    slot.head.replaceChildren(label, tools);
+
+    if (editor) {
+      if (slot.body.firstChild !== editor.node) slot.body.replaceChildren(editor.node);
+    } else if (card) {
+      slot.body.replaceChildren(
+        cardBody(card, {
+          open: this.open.has(id),
+          onToggle: (open) => {
+            if (open) this.open.add(id);
+            else this.open.delete(id);
+          },
+        }),
+      );
+    }
+    const error = this.errors.get(id);
+    slot.error.textContent = error ?? "";
+    slot.error.hidden = !error;
+    const foot = card ? cardFooter(card) : h("div", { class: "mw-card-foot" });
+    slot.foot.replaceWith(foot);
+    slot.foot = foot;
+  }
+
+  private canEdit(card: CardData): boolean {
+    if (!(card.kind in this.editable)) return false;
+    if (card.kind === "model_reply" && card.complete === false) return false;
+    return !(card.kind === "thinking" && card.encrypted);
+  }
+
+  // ---- editing ----------------------------------------------------------------------------------
+
+  private makeEditor(id: string, card: CardData | undefined): Editor {
+    const areas: HTMLTextAreaElement[] = [];
+    const area = (value: string, label: string) => {
+      const ta = h("textarea", { class: "mw-edit-area", "aria-label": label });
+      ta.value = value;
+      areas.push(ta);
+      ta.addEventListener("input", () => autosize(ta));
+      return ta;
+    };
+    const node = h("div", { class: "mw-editor" });
+    let fields: () => Record<string, unknown>;
+    if (card?.kind === "tool_call") {
+      const params = area(JSON.stringify(card.params ?? {}, null, 2), "Parameters (JSON)");
+      const result = area(card.result ?? "", "Result");
+      node.append(h("label", { class: "mw-muted" }, "Parameters (JSON)"), params, h("label", { class: "mw-muted" }, "Result"), result);
+      fields = () => {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(params.value || "{}");
+        } catch {
+          throw new Error("The parameters are not valid JSON.");
+        }
+        return { params: parsed, result: result.value };
+      };
+    } else {
+      const text = area(card?.text ?? "", "Card text");
+      node.append(text);
+      fields = () => ({ text: text.value });
+    }
+    const save = h("button", { class: "mw-button mw-primary", type: "button" }, "Save");
+    const cancel = h("button", { class: "mw-button", type: "button" }, "Cancel");
+    save.addEventListener("click", () => this.save(id));
+    cancel.addEventListener("click", () => this.cancelEdit(id));
+    node.append(h("div", { class: "mw-editor-bar" }, h("span", { class: "mw-muted" }, `${MOD}+Enter saves · Esc cancels`), save, cancel));
+    node.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) this.save(id);
+      else if (event.key === "Escape") this.cancelEdit(id);
+      else return;
+      event.preventDefault();
+      event.stopPropagation();
+    });
+    const focus = () => {
+      const first = areas[0];
+      for (const ta of areas) autosize(ta);
+      first.focus({ preventScroll: true });
+      first.setSelectionRange(first.value.length, first.value.length);
+    };
+    return { node, fields, focus };
+  }
+
+  private startEdit(id: string): void {
+    const card = this.state.get(id);
+    if (!card) return;
+    if (!this.canEdit(card)) {
+      this.errors.set(id, "This card cannot be edited.");
+      this.dirty(id);
+      this.schedule();
+      return;
+    }
+    this.editors.set(id, this.makeEditor(id, card));
+    this.errors.delete(id);
+    this.dirty(id);
+    this.focusAfterRender = id;
+    this.schedule();
+  }
+
+  private startDraft(kind: string, anchor: string | null, where: Where): void {
+    const draft: Draft = { id: `draft-${++this.draftCount}`, kind, anchor, where };
+    this.drafts.push(draft);
+    this.editors.set(draft.id, this.makeEditor(draft.id, undefined));
+    this.focusAfterRender = draft.id;
+    this.schedule();
+  }
+
+  private cancelEdit(id: string): void {
+    this.editors.delete(id);
+    this.errors.delete(id);
+    if (id.startsWith("draft-")) {
+      const draft = this.drafts.find((d) => d.id === id);
+      this.drafts = this.drafts.filter((d) => d.id !== id);
+      this.slots.get(id)?.el.remove();
+      this.slots.delete(id);
+      this.focusAfterRender = draft?.anchor ?? null;
+    } else {
+      this.dirty(id);
+      this.focusAfterRender = id;
+    }
+    this.schedule();
+  }
+
+  private save(id: string): void {
+    const editor = this.editors.get(id);
+    if (!editor) return;
+    let fields: Record<string, unknown>;
+    try {
+      fields = editor.fields();
+    } catch (exc) {
+      this.errors.set(id, (exc as Error).message);
+      this.dirty(id);
+      this.schedule();
+      return;
+    }
+    const draft = this.drafts.find((d) => d.id === id);
+    const done = (result: ResultMsg) => {
+      if (!result.ok) {
+        this.errors.set(id, result.message ?? "That did not work.");
+        this.dirty(id);
+        this.schedule();
+        return;
+      }
+      const newId = result.data?.card_id as string | undefined;
+      this.cancelEdit(id);
+      if (newId) this.focusAfterRender = newId;
+    };
+    if (draft) this.act({ action: "insert", kind: draft.kind, fields, anchor: draft.anchor, where: draft.where }, done);
+    else this.act({ action: "edit", card_id: id, fields }, done);
+  }
+
+  // ---- gestures ---------------------------------------------------------------------------------
+
+  private cardIdOf(target: EventTarget | null): string | null {
+    const el = (target as HTMLElement | null)?.closest?.(".mw-card") as HTMLElement | null;
+    return el?.dataset.cardId ?? null;
+  }
+
+  private click(event: MouseEvent): void {
+    const button = (event.target as HTMLElement).closest("[data-act]") as HTMLElement | null;
+    const id = this.cardIdOf(event.target);
+    if (!id) return;
+    if (button?.dataset.act === "edit") this.startEdit(id);
+    else if (button?.dataset.act === "delete") this.remove(this.selected.has(id) ? [...this.selected] : [id]);
+    else if (!(event.ctrlKey || event.metaKey || event.shiftKey) && this.selected.size && !inTextBox(event.target)) {
+      this.setSelection([]);
+    }
+  }
+
+  private mouseDown(event: MouseEvent): void {
+    const id = this.cardIdOf(event.target);
+    if (!id || id.startsWith("draft-") || event.button !== 0 || inTextBox(event.target)) return;
+    if (event.ctrlKey || event.metaKey) {
+      // Ctrl/Cmd+drag selects a range of cards (T10).
+      event.preventDefault();
+      this.dragging = true;
+      this.selectAnchor = id;
+      this.setSelection([id]);
+    } else if (event.shiftKey && this.selectAnchor) {
+      event.preventDefault();
+      this.setSelection(this.state.range(this.selectAnchor, id));
+    }
+  }
+
+  private mouseOver(event: MouseEvent): void {
+    if (!this.dragging || !this.selectAnchor) return;
+    const id = this.cardIdOf(event.target);
+    if (id && !id.startsWith("draft-")) this.setSelection(this.state.range(this.selectAnchor, id));
+  }
+
+  private setSelection(ids: string[]): void {
+    for (const id of this.selected) this.dirty(id);
+    this.selected.clear();
+    for (const id of ids) {
+      this.selected.add(id);
+      this.dirty(id);
+    }
+    this.schedule();
+  }
+
+  /** The line that shows where a new card would go follows the mouse: upper half before, lower after. */
+  private hoverHalf(event: MouseEvent): void {
+    if (this.menu.isOpen) return;
+    const el = (event.target as HTMLElement).closest(".mw-card") as HTMLElement | null;
+    this.clearHover(el);
+    if (!el || el.classList.contains("mw-editing")) return;
+    const rect = el.getBoundingClientRect();
+    const where = event.clientY < rect.top + rect.height / 2 ? "before" : "after";
+    el.dataset.hover = where;
+  }
+
+  private clearHover(keep: HTMLElement | null = null): void {
+    if (this.menu.isOpen) return;
+    for (const el of this.inner.querySelectorAll<HTMLElement>("[data-hover]")) {
+      if (el !== keep) delete el.dataset.hover;
+    }
+  }
+
+  private contextMenu(event: MouseEvent): void {
+    if (inTextBox(event.target) || event.shiftKey) return; // text boxes keep the browser's own menu
+    event.preventDefault();
+    event.stopPropagation();
+    if (!this.ready) return;
+    const id = this.cardIdOf(event.target);
+    if (id && id.startsWith("draft-")) return;
+    if (!id) {
+      const last = this.state.order[this.state.order.length - 1] ?? null;
+      this.openMenu(last, "after", event.clientX, event.clientY);
+      return;
+    }
+    const rect = this.slots.get(id)!.el.getBoundingClientRect();
+    const where: Where = event.clientY < rect.top + rect.height / 2 ? "before" : "after";
+    this.openMenu(id, where, event.clientX, event.clientY);
+  }
+
+  private openMenu(id: string | null, where: Where, x: number, y: number): void {
+    const card = id ? this.state.get(id) : undefined;
+    const el = id ? this.slots.get(id)?.el : undefined;
+    if (el) el.dataset.hover = where;
+    const entries: MenuEntry[] = [{ heading: !card ? "Insert" : where === "before" ? "Insert above" : "Insert below" }];
+    for (const kind of this.kinds) {
+      entries.push({ label: LABELS[kind] ?? kind, testid: `insert-${kind}`, run: () => this.startDraft(kind, id, where) });
+    }
+    if (card && id) {
+      const many = this.selected.has(id) && this.selected.size > 1;
+      entries.push({ separator: true });
+      if (this.canEdit(card)) entries.push({ label: "Edit", testid: "edit", run: () => this.startEdit(id) });
+      entries.push({
+        label: many ? `Delete ${this.selected.size} cards` : "Delete",
+        testid: "delete",
+        run: () => this.remove(many ? [...this.selected] : [id]),
+      });
+      entries.push({ separator: true });
+      entries.push({ label: "Fork from here (the cards above)", testid: "fork", run: () => this.copy("fork", id) });
+      entries.push({ label: "Branch here (up to this card)", testid: "branch", run: () => this.copy("branch", id) });
+    }
+    this.menu.open(entries, x, y, () => {
+      if (el) delete el.dataset.hover;
+      if (!this.focusAfterRender && el && !this.root.contains(document.activeElement)) el.focus({ preventScroll: true });
+    });
+  }
+
+  private remove(ids: string[]): void {
+    this.act({ action: "delete", card_ids: ids }, (result) => {
+      if (!result.ok) this.cardOrComposerError(ids[0], result.message);
+      else this.setSelection([]);
+    });
+  }
+
+  private copy(how: "fork" | "branch", id: string): void {
+    this.act({ action: how, card_id: id }, (result) => {
+      if (!result.ok) this.cardOrComposerError(id, result.message);
+      else this.showNotice("info", result.message ?? "");
+    });
+  }
+
+  private cardOrComposerError(id: string | undefined, message?: string): void {
+    const text = message ?? "That did not work.";
+    if (id && this.slots.has(id)) {
+      this.errors.set(id, text);
+      this.dirty(id);
+      this.schedule();
+    } else this.showNotice("error", text);
+  }
+
+  private key(event: KeyboardEvent): void {
+    if (inTextBox(event.target) || this.menu.isOpen) return;
+    const mod = event.ctrlKey || event.metaKey;
+    const key = event.key.toLowerCase();
+    const id = this.cardIdOf(document.activeElement);
+    if (mod && !event.shiftKey && !event.altKey && key === "z") {
+      this.act({ action: "undo" }, (r) => this.showNotice(r.ok ? "info" : "error", r.message ?? ""));
+    } else if (mod && !event.altKey && key === "x") {
+      this.act({ action: "redo" }, (r) => this.showNotice(r.ok ? "info" : "error", r.message ?? ""));
+    } else if (((event.shiftKey && event.key === "F10") || event.key === "ContextMenu") && id) {
+      const rect = this.slots.get(id)!.el.getBoundingClientRect();
+      this.openMenu(id, "after", rect.left + 24, rect.bottom - 4);
+    } else if ((event.key === "Enter" || event.key === "F2") && id && !mod) {
+      this.startEdit(id);
+    } else if ((event.key === "Delete" || event.key === "Backspace") && id) {
+      this.remove(this.selected.has(id) ? [...this.selected] : [id]);
+    } else if ((event.key === "ArrowDown" || event.key === "ArrowUp") && id) {
+      const at = this.rows.indexOf(id) + (event.key === "ArrowDown" ? 1 : -1);
+      if (at < 0 || at >= this.rows.length) return;
+      this.virtualizer.scrollToIndex(at, { align: "auto" });
+      this.focusAfterRender = this.rows[at];
+      this.schedule();
+    } else if (event.key === "Escape" && this.selected.size) {
+      this.setSelection([]);
+    } else return;
+    event.preventDefault();
+    event.stopPropagation();
+  }
+
+  // ---- composer and dashboard -------------------------------------------------------------------
+
+  private send(): void {
+    const text = this.input.value;
+    this.act({ action: "send", text }, (result) => {
+      if (!result.ok) {
+        this.showNotice("error", result.message ?? "The message was not sent.");
+        return;
+      }
+      if (this.input.value === text) {
+        this.input.value = "";
+        autosize(this.input);
+      }
+      this.clearNotice();
+      this.stick = true;
+    });
+  }
+
+  private updateComposer(): void {
+    this.sendButton.disabled = !this.ready || this.running;
+    this.stopButton.disabled = !this.running;
+    this.stateBadge.dataset.state = this.running ? "running" : "idle";
+    this.stateBadge.replaceChildren(...(this.running ? [h("span", { class: "mw-spinner" }), " running"] : ["idle"]));
+  }
+
+  private updateDashboard(ctx: ContextMsg): void {
+    this.dashboard.dataset.level = ctx.level;
+    this.dashboardLine.textContent = ctx.line;
+    this.meterFill.style.width = `${Math.min(100, ctx.percent ?? 0)}%`;
+    const rows = Object.entries(ctx.by_kind)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([kind, n]) => `${LABELS[kind] ?? kind}: ~${formatTokens(n)}`);
+    this.dashboard.title = rows.length ? `Timeline by card kind (estimates)\n${rows.join("\n")}` : "";
+  }
+
+  private showNotice(level: "info" | "error", text: string): void {
+    window.clearTimeout(this.noticeTimer);
+    this.notice.dataset.level = level;
+    this.notice.textContent = text;
+    this.notice.setAttribute("role", level === "error" ? "alert" : "status");
+    if (level === "info" && text) this.noticeTimer = window.setTimeout(() => this.clearNotice(), 8000);
+  }
+
+  private clearNotice(): void {
+    this.notice.textContent = "";
+    delete this.notice.dataset.level;
+  }
+}

@@ -1,0 +1,287 @@
+"""The widget's wire protocol, kernel side, without a browser: snapshots, patches, actions, errors."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import mewrk_jupyter as mw
+from mewrk_jupyter.errors import R1_SENTENCE
+from mewrk_jupyter.widget import TimelineWidget, attach_to_session
+
+
+class RecordingWidget(TimelineWidget):
+    """A widget whose messages land in a list, as JSON would carry them."""
+
+    def __init__(self, session: Any) -> None:
+        self.sent: list[dict[str, Any]] = []
+        super().__init__(session)
+
+    def _post(self, message: dict[str, Any]) -> None:
+        self.sent.append(json.loads(json.dumps(message)))
+
+    def of(self, kind: str) -> list[dict[str, Any]]:
+        return [m for m in self.sent if m["type"] == kind]
+
+    def hello(self, view: str = "v1") -> dict[str, Any]:
+        self._on_message(self, {"type": "hello", "view": view})
+        return self.sent[-1]
+
+    def do(self, action: str, view: str = "v1", **arguments: Any) -> dict[str, Any]:
+        self._on_message(
+            self, {"type": "action", "view": view, "req": len(self.sent), "action": action, **arguments}
+        )
+        return [m for m in self.sent if m["type"] == "result"][-1]
+
+
+class Client:
+    """What a view does with the messages (js/src/state.ts), to check that patches rebuild the truth."""
+
+    def __init__(self, view: str = "v1") -> None:
+        self.view = view
+        self.cards: dict[str, dict[str, Any]] = {}
+        self.keys: dict[str, str] = {}
+        self.ready = False
+        self.state = "idle"
+
+    def apply(self, msg: dict[str, Any]) -> None:
+        kind = msg["type"]
+        if kind == "snapshot":
+            if msg["for"] not in (None, self.view):
+                return
+            self.cards = {row["card"]["id"]: row["card"] for row in msg["cards"]}
+            self.keys = {row["card"]["id"]: row["order_key"] for row in msg["cards"]}
+            self.state = msg["state"]
+            self.ready = True
+        elif not self.ready:
+            return
+        elif kind in ("card_added", "card_changed"):
+            self.cards[msg["card"]["id"]] = msg["card"]
+            self.keys[msg["card"]["id"]] = msg["order_key"]
+        elif kind == "card_removed":
+            self.cards.pop(msg["card_id"], None)
+            self.keys.pop(msg["card_id"], None)
+        elif kind == "text_delta":
+            card = self.cards[msg["card_id"]]
+            text = card.get("text") or ""
+            if len(text) >= msg["offset"] + len(msg["text"]):
+                return
+            assert len(text) >= msg["offset"], "a text delta left a gap"
+            card["text"] = text[: msg["offset"]] + msg["text"]
+        elif kind == "state":
+            self.state = msg["state"]
+
+    def apply_all(self, messages: list[dict[str, Any]]) -> Client:
+        for msg in messages:
+            self.apply(msg)
+        return self
+
+    def timeline(self) -> list[tuple[str, str, str]]:
+        ids = sorted(self.cards, key=lambda cid: self.keys[cid])
+        return [(cid, self.cards[cid]["kind"], self.cards[cid].get("text") or "") for cid in ids]
+
+
+def truth(session: mw.Session) -> list[tuple[str, str, str]]:
+    return [(c.id, c.kind, getattr(c, "text", "") or "") for c in session.cards]
+
+
+@pytest.fixture
+def session(tmp_path, monkeypatch) -> mw.Session:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    s = mw.Session.new(workspace=tmp_path, title="widget test")
+    s.send("hello", wait=True)
+    return s
+
+
+@pytest.fixture
+def widget(session):
+    w = RecordingWidget(session)
+    yield w
+    w.close()
+
+
+def test_snapshot_carries_the_whole_timeline_for_the_view_that_asked(session, widget):
+    snap = widget.hello("v1")
+    assert snap["type"] == "snapshot" and snap["for"] == "v1"
+    assert [(row["card"]["id"], row["card"]["kind"]) for row in snap["cards"]] == [
+        (c.id, c.kind) for c in session.cards
+    ]
+    assert snap["cards"][1]["card"]["text"] == session.cards[1].text
+    assert snap["session"] == {"id": session.id, "title": "widget test", "model": "offline/echo"}
+    assert snap["state"] == "idle"
+    assert snap["context"]["line"] == session.context.line()
+    assert snap["context"]["level"] == "ok"
+    assert set(snap["kinds"]) == {"system_prompt", "user_input", "thinking", "model_reply"}
+    assert snap["editable"]["model_reply"] == ["text"]
+    assert Client("v2").apply_all([snap]).ready is False  # another view ignores it
+
+
+def test_edit_from_the_widget_changes_the_session_and_patches_every_view(session, widget):
+    other = RecordingWidget(session)  # a second widget of the same session
+    reply = session.cards[-1]
+    result = widget.do("edit", card_id=reply.id, fields={"text": "edited in the widget"})
+    assert result["ok"] and result["for"] == "v1"
+    assert session.cards[-1].text == "edited in the widget" and session.cards[-1].edited
+    for w in (widget, other):
+        changed = w.of("card_changed")[-1]
+        assert changed["card"]["id"] == reply.id and changed["card"]["text"] == "edited in the widget"
+    undo = widget.do("undo")
+    assert undo["ok"] and undo["message"] == "Undid edit model_reply."
+    assert session.cards[-1].text == reply.text
+    assert other.of("card_changed")[-1]["card"]["text"] == reply.text
+    other.close()
+
+
+def test_insert_before_and_after_places_cards_where_the_menu_said(session, widget):
+    snap = widget.hello()
+    first, last = session.cards[0].id, session.cards[-1].id
+    before = widget.do(
+        "insert", kind="system_prompt", fields={"text": "Be brief."}, anchor=first, where="before"
+    )
+    after = widget.do("insert", kind="user_input", fields={"text": "and more"}, anchor=first, where="after")
+    assert before["ok"] and after["ok"]
+    kinds = [c.kind for c in session.cards]
+    assert kinds == ["system_prompt", "user_input", "user_input", "model_reply"]
+    assert session.cards[2].id == after["data"]["card_id"] and session.cards[-1].id == last
+    added = widget.of("card_added")
+    assert [m["card"]["kind"] for m in added] == ["system_prompt", "user_input"]
+    client = Client().apply_all([snap, *widget.sent[widget.sent.index(snap) + 1 :]])
+    assert client.timeline() == truth(session)
+
+
+def test_insert_at_the_end_of_an_empty_timeline(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    s = mw.Session.new(workspace=tmp_path)
+    w = RecordingWidget(s)
+    assert w.hello()["cards"] == []
+    assert w.do("insert", kind="user_input", fields={"text": "first"}, anchor=None, where="after")["ok"]
+    assert [c.text for c in s.cards] == ["first"]
+    w.close()
+
+
+def test_delete_many_then_one_undo_restores_them_all(session, widget):
+    snap = widget.hello()
+    ids = [c.id for c in session.cards]
+    result = widget.do("delete", card_ids=ids)
+    assert result["ok"] and result["message"] == "Deleted 2 cards."
+    assert session.cards == []
+    assert sorted(m["card_id"] for m in widget.of("card_removed")) == sorted(ids)
+    assert widget.do("undo")["ok"]
+    assert [c.id for c in session.cards] == ids
+    assert Client().apply_all(widget.sent[widget.sent.index(snap) :]).timeline() == truth(session)
+    assert widget.do("redo")["message"] == "Redid delete 2 cards."
+    assert session.cards == []
+
+
+def test_send_and_continue_report_state_and_the_new_cards(session, widget):
+    snap = widget.hello()
+    result = widget.do("send", text="again")
+    assert result["ok"] and result["data"]["run_id"]
+    session.last_run.wait()
+    widget.flush()
+    states = [m["state"] for m in widget.of("state")]
+    assert states == ["running", "idle"]
+    assert widget.do("send", text="")["ok"]  # empty: the model continues from the timeline (T12)
+    session.last_run.wait()
+    assert [c.kind for c in session.cards][-3:] == ["user_input", "model_reply", "model_reply"]
+    client = Client().apply_all(widget.sent[widget.sent.index(snap) :])
+    assert client.timeline() == truth(session) and client.state == "idle"
+    assert widget.of("context")[-1]["line"] == session.context.line()
+
+
+def test_a_long_streamed_reply_travels_as_few_coalesced_deltas(session, widget):
+    engine_deltas: list[str] = []
+    session.subscribe(lambda e: engine_deltas.append(e.text) if e.kind == "text_delta" else None)
+    snap = widget.hello()
+    session.send("tell me more\nlong: 2000", wait=True)
+    widget.flush()
+    assert len(engine_deltas) >= 1500  # the offline model streams ~2000 tokens
+    deltas = widget.of("text_delta")
+    assert len(deltas) <= len(engine_deltas) // 20  # never one message per token
+    client = Client().apply_all(widget.sent[widget.sent.index(snap) :])
+    assert client.timeline() == truth(session)
+    assert len(session.cards[-1].text) > 5000
+
+
+def test_deltas_carry_offsets_so_a_view_joining_mid_stream_stays_exact(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    s = mw.Session.new(model="offline/slow", workspace=tmp_path)
+    w = RecordingWidget(s)
+    first = w.hello("v1")
+    engine_deltas: list[str] = []
+    joined: list[dict[str, Any]] = []
+
+    def join_after_some_text(event):
+        if event.kind == "text_delta":
+            engine_deltas.append(event.text)
+            if len(engine_deltas) == 10:
+                joined.append(w.hello("v2"))  # a second view opens mid-turn
+
+    s.subscribe(join_after_some_text)
+    s.send("go\nlong: 40", wait=True)
+    w.flush()
+    assert joined and joined[0]["state"] == "running"
+    deltas = w.of("text_delta")
+    assert 1 <= len(deltas) < len(engine_deltas)
+    assert all(isinstance(d["offset"], int) for d in deltas)
+    one = Client("v1").apply_all(w.sent[w.sent.index(first) :])
+    two = Client("v2").apply_all(w.sent[w.sent.index(joined[0]) :])
+    assert one.timeline() == two.timeline() == truth(s)
+    w.close()
+
+
+def test_refusals_come_back_as_plain_sentences(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    s = mw.Session.new(model="offline/slow", workspace=tmp_path)
+    w = RecordingWidget(s)
+    w.hello()
+    nothing = w.do("undo")
+    assert not nothing["ok"] and nothing["message"] == "Nothing to undo in this session."
+    missing = w.do("edit", card_id="zzzz", fields={"text": "x"})
+    assert not missing["ok"] and missing["message"].startswith("No card `zzzz`")
+    assert missing["card_id"] == "zzzz"  # the view shows it on that card
+    unknown = w.do("teleport")
+    assert not unknown["ok"] and "unknown action" in unknown["message"]
+    assert w.do("send", text="go\nlong: 200")["ok"]
+    try:
+        busy = w.do("send", text="second window")
+        assert not busy["ok"] and busy["message"] == R1_SENTENCE
+        question = s.cards[0]  # the turn's own user input is on the timeline before send() returns
+        still = w.do("edit", card_id=question.id, fields={"text": "x"})
+        assert not still["ok"] and "running" in still["message"]
+    finally:
+        assert w.do("stop")["ok"]
+        s.last_run.wait()
+    assert s.state == "idle"
+    for result in w.of("result"):
+        assert "Traceback" not in (result.get("message") or "")
+    w.close()
+
+
+def test_branch_and_fork_answer_with_the_new_session(session, widget):
+    reply = session.cards[-1]
+    fork = widget.do("fork", card_id=reply.id)
+    branch = widget.do("branch", card_id=reply.id)
+    assert fork["ok"] and branch["ok"]
+    forked = mw.Session.open(fork["data"]["session_id"], workspace=session.workspace.root)
+    branched = mw.Session.open(branch["data"]["session_id"], workspace=session.workspace.root)
+    assert [c.kind for c in forked.cards] == ["user_input"]
+    assert [c.kind for c in branched.cards] == ["user_input", "model_reply"]
+    assert fork["data"]["session_id"] in fork["message"]
+
+
+def test_attach_gives_a_session_class_its_widget_and_display(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+
+    class Attached(mw.Session):
+        pass
+
+    attach_to_session(Attached)
+    s = Attached.new(workspace=tmp_path)
+    w = s.widget()
+    assert isinstance(w, TimelineWidget) and w.session_id == s.id
+    data, _ = s._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in data and "text/markdown" in data
+    w.close()
