@@ -95,6 +95,9 @@ class Thinking(Card):
     # Redacted or encrypted thinking: opaque data sent back verbatim; such a card can only be deleted.
     encrypted: str | None = None
     protocol: str | None = None
+    # Digest of everything the block was signed after (tools, system, earlier messages); a change
+    # above it invalidates the signature, and the block is then no longer sent as thinking (T7).
+    bound_to: str | None = None
 
     @property
     def is_signed(self) -> bool:

@@ -7,6 +7,10 @@ model cannot tell an edited card from one it wrote (T6). Cards of one model resp
 
 from __future__ import annotations
 
+import hashlib
+import json
+from collections.abc import Iterable
+
 from ..cards.models import (
     Card,
     Handoff,
@@ -35,6 +39,50 @@ from .prefix import PrefixSection
 NOT_SENT = ("approval", "preview", "subagent", "summary_divider", "native_compaction")
 
 NO_RESULT = "(no result was recorded for this call)"
+
+
+def thinking_part(card: Thinking) -> ThinkingPart:
+    """The neutral form of a thinking card, signature and all; the adapter decides what it may send."""
+    return ThinkingPart(
+        text=card.text,
+        signature=card.signature,
+        signed_text=card.signed_text,
+        encrypted=card.encrypted,
+        protocol=card.protocol,
+    )
+
+
+def _sent_form(part: Part) -> list:
+    """What of a part a provider receives: signed thinking by its signed content, never the shown text."""
+    if isinstance(part, ThinkingPart):
+        if part.encrypted is not None:
+            return ["encrypted", part.encrypted]
+        if part.signature is not None:
+            return ["signed", part.signed_text, part.signature]
+        return ["thinking", part.text]
+    if isinstance(part, AttachmentPart):
+        return [
+            "attachment",
+            part.name,
+            part.media_type,
+            hashlib.sha256(part.data.encode()).hexdigest(),
+            part.text,
+        ]
+    return [part.type, part.model_dump(mode="json")]
+
+
+def prefix_digest(
+    system: list[str], tools: list[ToolSpec], messages: list[Message], tail: Iterable[Part] = ()
+) -> str:
+    """A digest of what a signed thinking block follows: tools, system, then every part in order."""
+    digest = hashlib.sha256()
+    digest.update(json.dumps([[t.model_dump(mode="json") for t in tools], system]).encode())
+    for message in messages:
+        for part in message.parts:
+            digest.update(json.dumps([message.role, _sent_form(part)]).encode())
+    for part in tail:
+        digest.update(json.dumps(["assistant", _sent_form(part)]).encode())
+    return digest.hexdigest()
 
 
 def host_text(card: HostMessage) -> str:
@@ -112,18 +160,13 @@ def assemble(
         elif isinstance(card, Handoff):
             builder.add("user", [TextPart(text=card.text)])
         elif isinstance(card, Thinking):
-            builder.add_assistant(
-                card,
-                [
-                    ThinkingPart(
-                        text=card.text,
-                        signature=card.signature,
-                        signed_text=card.signed_text,
-                        encrypted=card.encrypted,
-                        protocol=card.protocol,
-                    )
-                ],
-            )
+            builder.add_assistant(card, [])
+            part = thinking_part(card)
+            if card.bound_to is not None and card.bound_to != prefix_digest(
+                system, tools or [], builder.messages[:-1], builder.messages[-1].parts
+            ):
+                part = ThinkingPart(text=card.text)  # something above changed: the signature no longer holds
+            builder.messages[-1].parts.append(part)
         elif isinstance(card, ModelReply):
             if card.text:
                 builder.add_assistant(card, [TextPart(text=card.text)])

@@ -19,19 +19,22 @@ from ..errors import MewrkError, ProviderError, SessionBusy
 from ..providers.base import (
     Exchange,
     ModelInfo,
+    ModelRequest,
     StopEvent,
     StreamEvent,
     TextDelta,
+    TextPart,
     ThinkingDelta,
     ThinkingDone,
     ToolCallEvent,
+    ToolUsePart,
     UsageEvent,
 )
 from ..providers.faults import describe_failure
 from ..providers.registry import resolve
 from ..store import history as history_rows
 from ..store import runs as run_rows
-from .assemble import assemble
+from .assemble import assemble, prefix_digest, thinking_part
 from .events import SessionEvent
 from .prefix import hidden_prefix
 
@@ -180,7 +183,7 @@ class Run:
                 entry = history_rows.record_request(
                     conn, s.id, self.id, info.name, info.protocol, exchange.body
                 )
-            stop, calls, response, failure = self._stream(exchange, info)
+            stop, calls, response, failure = self._stream(exchange, info, request)
             if failure is not None:
                 message = describe_failure(failure, info.name)
                 with s._db.tx() as conn:
@@ -203,11 +206,11 @@ class Run:
         )
 
     def _stream(
-        self, exchange: Exchange, info: ModelInfo
+        self, exchange: Exchange, info: ModelInfo, request: ModelRequest
     ) -> tuple[str, list[ToolCall], dict[str, Any], Exception | None]:
         """Turn the stream into cards as it arrives; returns the stop reason, tool calls, the record and
         the failure that cut the stream, if any (the partial reply is kept, marked interrupted)."""
-        response = _Response(self, info)
+        response = _Response(self, info, request)
         failure: Exception | None = None
         last_flush = time.monotonic()
         try:
@@ -282,9 +285,10 @@ def _card_record(card: Card) -> dict[str, Any]:
 class _Response:
     """The cards of one model response, built from its stream events."""
 
-    def __init__(self, run: Run, info: ModelInfo):
+    def __init__(self, run: Run, info: ModelInfo, request: ModelRequest):
         self.run = run
         self.info = info
+        self.request = request
         self.response_id = "resp_" + uuid.uuid4().hex[:12]
         self.blocks: dict[int, Card] = {}
         self.calls: list[ToolCall] = []
@@ -328,6 +332,8 @@ class _Response:
                 card.signed_text = card.text
             if event.encrypted is not None:
                 card.encrypted = event.encrypted
+            if card.is_signed:
+                card.bound_to = self._prefix_before(event.index)
             self.run.session._save(card)
             self.dirty.discard(card.id)
         elif isinstance(event, ToolCallEvent):
@@ -346,6 +352,21 @@ class _Response:
             self.usage = event.usage
         elif isinstance(event, StopEvent):
             self.stop = event.reason
+
+    def _prefix_before(self, index: int) -> str:
+        """The digest of what the block at `index` follows: the request, then this response's earlier blocks."""
+        earlier = []
+        for i, card in sorted(self.blocks.items()):
+            if i >= index:
+                break
+            if isinstance(card, Thinking):
+                earlier.append(thinking_part(card))
+            elif isinstance(card, ModelReply) and card.text:
+                earlier.append(TextPart(text=card.text))
+            elif isinstance(card, ToolCall):
+                earlier.append(ToolUsePart(id=card.call_id, name=card.name, input=card.params))
+        r = self.request
+        return prefix_digest(r.system, r.tools, r.messages, earlier)
 
     def finish(self, interrupted: bool) -> dict[str, Any]:
         """Mark the replies complete, store every card, and return the history's record of the response."""

@@ -210,3 +210,25 @@ def test_a_socket_cut_mid_stream_keeps_the_partial_reply(claude):
     with pytest.raises(mw.ProviderError, match="broke|reach"):
         s.send("go")
     assert s.cards[-1].kind == "model_reply" and s.cards[-1].interrupted
+
+
+def test_an_edit_above_a_signed_block_drops_it_instead_of_sending_an_invalid_signature(claude):
+    claude.enqueue(anthropic_reply(anthropic_thinking("bound to the question", "SIG-B"), "Answer."))
+    claude.enqueue(anthropic_reply("ok"), anthropic_reply("ok"), anthropic_reply("ok"))
+    s = mw.Session.new(model="anthropic/claude-test")
+    s.send("the question")
+    thinking = s.cards[1]
+    assert thinking.bound_to
+    # A change below the block keeps it valid: it is still sent.
+    s.edit(s.cards[2].id, text="An answer edited below the thinking.")
+    s.send("next")
+    assert claude.last_json()["messages"][1]["content"][0]["signature"] == "SIG-B"
+    # A change above it (the question it followed) would make the signature invalid: it is dropped.
+    s.edit(s.cards[0].id, text="a different question")
+    s.send("again")
+    assistant = claude.last_json()["messages"][1]["content"]
+    assert [b["type"] for b in assistant] == ["text"]
+    # Undoing the edit restores the prefix, and with it the block.
+    s.undo()
+    s.send()
+    assert claude.last_json()["messages"][1]["content"][0]["signature"] == "SIG-B"
