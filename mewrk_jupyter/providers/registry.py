@@ -75,6 +75,15 @@ def _provider(vendor_name: str, vendor: VendorConfig) -> Provider:
             base_url=vendor.base_url,
             headers=vendor.resolve_headers,
         )
+    if vendor.protocol == "openai-chat":
+        from .openai_chat import OpenAIChatProvider
+
+        return OpenAIChatProvider(
+            models,
+            api_key=lambda: vendor.resolve_api_key() or "no-key",
+            base_url=vendor.base_url,
+            headers=vendor.resolve_headers,
+        )
     raise ConfigError(
         f"llm/{vendor_name}.yaml: protocol {vendor.protocol} is not supported by this version yet; "
         f"supported: anthropic-messages, offline."

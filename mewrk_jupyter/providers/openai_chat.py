@@ -1,0 +1,243 @@
+"""OpenAI Chat Completions and compatible vendors (P2) over the official `openai` SDK."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import openai
+
+from ..cards.models import Usage
+from .base import (
+    AttachmentPart,
+    Exchange,
+    Message,
+    ModelInfo,
+    ModelRequest,
+    Provider,
+    StopEvent,
+    StreamEvent,
+    TextDelta,
+    TextPart,
+    ThinkingDelta,
+    ThinkingDone,
+    ThinkingPart,
+    ToolCallEvent,
+    ToolResultPart,
+    ToolUsePart,
+    UsageEvent,
+)
+
+PROTOCOL = "openai-chat"
+CONTINUE_TEXT = "<system-reminder>\nContinue from where the conversation stands.\n</system-reminder>"
+STOP_REASONS = {
+    "stop": "end_turn",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "length": "max_tokens",
+    "content_filter": "refusal",
+}
+REASONING_FIELDS = ("reasoning_content", "reasoning")  # DeepSeek and most vendors; vLLM
+
+
+def _user_content(parts: list[Any]) -> str | list[dict[str, Any]]:
+    """A user message's content: a plain string, or content parts when an image is attached."""
+    blocks: list[dict[str, Any]] = []
+    for part in parts:
+        if isinstance(part, TextPart):
+            blocks.append({"type": "text", "text": part.text})
+        elif isinstance(part, AttachmentPart) and part.media_type.startswith("image/") and part.data:
+            url = f"data:{part.media_type};base64,{part.data}"
+            blocks.append({"type": "image_url", "image_url": {"url": url}})
+        elif isinstance(part, AttachmentPart):
+            blocks.append({"type": "text", "text": f"[{part.name}]\n{part.text or ''}"})
+    if all(b["type"] == "text" for b in blocks):
+        return "\n\n".join(b["text"] for b in blocks)
+    return blocks
+
+
+def _assistant(message: Message, roundtrip: str) -> dict[str, Any] | None:
+    """An assistant message; thinking cards' text goes back as `reasoning_content` per the model (T7)."""
+    text = "".join(p.text for p in message.parts if isinstance(p, TextPart))
+    calls = [
+        {
+            "id": p.id,
+            "type": "function",
+            "function": {"name": p.name, "arguments": json.dumps(p.input, ensure_ascii=False)},
+        }
+        for p in message.parts
+        if isinstance(p, ToolUsePart)
+    ]
+    out: dict[str, Any] = {"role": "assistant", "content": text or None}
+    if calls:
+        out["tool_calls"] = calls
+    thinking = "".join(p.text for p in message.parts if isinstance(p, ThinkingPart))
+    if thinking and (roundtrip == "always" or (roundtrip == "tool_turns" and calls)):
+        out["reasoning_content"] = thinking
+    if not text and not calls:
+        return None
+    return out
+
+
+def _messages(request: ModelRequest, info: ModelInfo) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = [{"role": "system", "content": text} for text in request.system]
+    for message in request.messages:
+        if message.role == "assistant":
+            if (built := _assistant(message, info.reasoning_content_roundtrip)) is not None:
+                out.append(built)
+            continue
+        if message.role == "system":  # a system prompt placed mid-timeline stays in place
+            text = "\n\n".join(p.text for p in message.parts if isinstance(p, TextPart))
+            out.append({"role": "system", "content": text})
+            continue
+        for part in message.parts:  # tool results come first, right after the calls they answer
+            if isinstance(part, ToolResultPart):
+                out.append({"role": "tool", "tool_call_id": part.tool_use_id, "content": part.content})
+        rest = [p for p in message.parts if not isinstance(p, ToolResultPart)]
+        if rest:
+            out.append({"role": "user", "content": _user_content(rest)})
+    if out and out[-1]["role"] == "assistant" and not info.prefill:
+        out.append({"role": "user", "content": CONTINUE_TEXT})
+    return out
+
+
+def request_body(request: ModelRequest, info: ModelInfo, official: bool = True) -> dict[str, Any]:
+    """The Chat Completions body for a neutral request (without `stream`)."""
+    body: dict[str, Any] = {
+        "model": info.name.split("/", 1)[1],
+        "messages": _messages(request, info),
+        "stream_options": {"include_usage": True},
+    }
+    # OpenAI wants max_completion_tokens (o-series refuse max_tokens); compatible vendors know max_tokens.
+    body["max_completion_tokens" if official else "max_tokens"] = request.max_tokens
+    if request.tools:
+        body["tools"] = [
+            {
+                "type": "function",
+                "function": {"name": t.name, "description": t.description, "parameters": t.input_schema},
+            }
+            for t in request.tools
+        ]
+    return body
+
+
+def _params(raw: str) -> dict[str, Any]:
+    """Tool arguments as a dict; text that is not a JSON object is kept under `raw`."""
+    if not raw.strip():
+        return {}
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        return {"raw": raw}
+    return value if isinstance(value, dict) else {"raw": raw}
+
+
+def _usage(raw: Any) -> Usage:
+    cached = getattr(getattr(raw, "prompt_tokens_details", None), "cached_tokens", None) or 0
+    return Usage(
+        input_tokens=max(0, (raw.prompt_tokens or 0) - cached),
+        output_tokens=raw.completion_tokens or 0,
+        cache_read_tokens=cached,
+    )
+
+
+class OpenAIChatExchange(Exchange):
+    """One streamed Chat Completions call; the request goes out when its events are first read."""
+
+    def __init__(self, body: dict[str, Any], client: openai.OpenAI):
+        self.body = body
+        self._client = client
+        self._stream: Any = None
+        self._closed = False
+
+    def events(self) -> Iterator[StreamEvent]:
+        if self._closed:
+            return
+        self._stream = self._client.chat.completions.create(**self.body, stream=True)
+        if self._closed:  # Stop arrived while the request was being sent
+            self._stream.close()
+            return
+        blocks = 0  # the next content-block index; thinking, text and each tool call get their own
+        thinking: int | None = None
+        text: int | None = None
+        calls: dict[int, dict[str, Any]] = {}  # by the vendor's tool-call index
+        stop = "end_turn"
+        usage: Usage | None = None
+        for chunk in self._stream:
+            if chunk.usage is not None:
+                usage = _usage(chunk.usage)
+            for choice in chunk.choices or []:
+                delta = choice.delta
+                reasoning = next(
+                    (v for f in REASONING_FIELDS if isinstance(v := getattr(delta, f, None), str)), None
+                )
+                if reasoning:
+                    if thinking is None:
+                        thinking, blocks = blocks, blocks + 1
+                    yield ThinkingDelta(thinking, reasoning)
+                if delta.content:
+                    if text is None:
+                        text, blocks = blocks, blocks + 1
+                    yield TextDelta(text, delta.content)
+                for call in delta.tool_calls or []:
+                    slot = calls.get(call.index)
+                    if slot is None:
+                        slot = calls[call.index] = {"block": blocks, "id": "", "name": "", "args": []}
+                        blocks += 1
+                    slot["id"] = call.id or slot["id"]
+                    if call.function is not None:
+                        slot["name"] = call.function.name or slot["name"]
+                        slot["args"].append(call.function.arguments or "")
+                if (delta.content or delta.tool_calls) and thinking is not None:
+                    yield ThinkingDone(thinking)
+                    thinking = None
+                if choice.finish_reason:
+                    stop = STOP_REASONS.get(choice.finish_reason, choice.finish_reason)
+        if thinking is not None:
+            yield ThinkingDone(thinking)
+        for slot in calls.values():
+            yield ToolCallEvent(slot["block"], slot["id"], slot["name"], _params("".join(slot["args"])))
+        if usage is not None:
+            yield UsageEvent(usage)
+        yield StopEvent(stop)
+
+    def close(self) -> None:
+        self._closed = True
+        if self._stream is not None:
+            self._stream.close()
+
+
+class OpenAIChatProvider(Provider):
+    """A vendor speaking OpenAI Chat Completions (OpenAI, DeepSeek, Ollama, vLLM …), via the official SDK."""
+
+    protocol = PROTOCOL
+
+    def __init__(
+        self,
+        models: dict[str, ModelInfo],
+        api_key: Callable[[], str | None],
+        base_url: str | None = None,
+        headers: Callable[[], dict[str, str]] | None = None,
+        max_retries: int = 2,
+    ):
+        self._models = models
+        self._api_key = api_key
+        self._base_url = base_url
+        self._headers = headers or dict
+        self._max_retries = max_retries
+
+    def model_info(self, model: str) -> ModelInfo:
+        return self._models[model]
+
+    def open(self, request: ModelRequest) -> Exchange:
+        info = self.model_info(request.model)
+        official = self._base_url is None or "api.openai.com" in self._base_url
+        body = request_body(request, info, official=official)
+        client = openai.OpenAI(
+            api_key=self._api_key(),
+            base_url=self._base_url,
+            default_headers=self._headers(),
+            max_retries=self._max_retries,
+        )
+        return OpenAIChatExchange(body, client)
