@@ -84,6 +84,18 @@ def _provider(vendor_name: str, vendor: VendorConfig) -> Provider:
             base_url=vendor.base_url,
             headers=vendor.resolve_headers,
         )
+    if vendor.protocol in ("openai-responses", "azure-openai"):
+        from .openai_responses import OpenAIResponsesProvider
+
+        return OpenAIResponsesProvider(
+            models,
+            api_key=lambda: vendor.resolve_api_key() or "no-key",
+            base_url=vendor.base_url,
+            headers=vendor.resolve_headers,
+            protocol=vendor.protocol,
+            api_version=vendor.api_version,
+            deployments=vendor.deployments,
+        )
     raise ConfigError(
         f"llm/{vendor_name}.yaml: protocol {vendor.protocol} is not supported by this version yet; "
         f"supported: anthropic-messages, offline."

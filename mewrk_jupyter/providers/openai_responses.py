@@ -1,0 +1,270 @@
+"""OpenAI Responses and Azure OpenAI (P3) over the official `openai` SDK: neutral request in, events out."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import openai
+
+from ..cards.models import Usage
+from ..errors import ProviderError
+from .base import (
+    AttachmentPart,
+    Exchange,
+    Message,
+    ModelInfo,
+    ModelRequest,
+    Provider,
+    StopEvent,
+    StreamEvent,
+    TextDelta,
+    TextPart,
+    ThinkingDelta,
+    ThinkingDone,
+    ThinkingPart,
+    ToolCallEvent,
+    ToolResultPart,
+    ToolUsePart,
+    UsageEvent,
+)
+
+EFFORTS = ("low", "medium", "high")
+DEFAULT_AZURE_API_VERSION = "2025-04-01-preview"
+CONTINUE_TEXT = "<system-reminder>\nContinue from where the conversation stands.\n</system-reminder>"
+FOLLOWERS = ("message", "function_call")  # what may follow a reasoning item
+
+
+def reasoning_blob(item: dict[str, Any]) -> str:
+    """The reasoning item as the thinking card keeps it: id, summary and encrypted content, as JSON."""
+    return json.dumps({k: item.get(k) for k in ("id", "summary", "encrypted_content")})
+
+
+def _reasoning_item(part: ThinkingPart, protocol: str) -> dict[str, Any] | None:
+    """The original reasoning item, verbatim; None for thinking this protocol did not sign (T7)."""
+    if part.protocol != protocol or not part.signature:
+        return None
+    try:
+        kept = json.loads(part.signature)
+    except ValueError:
+        return None
+    if not isinstance(kept, dict) or not kept.get("id") or not kept.get("encrypted_content"):
+        return None  # without its encrypted content a reasoning item cannot be replayed (store=false)
+    return {"type": "reasoning", **kept}
+
+
+def _user_content(part: Any) -> dict[str, Any] | None:
+    if isinstance(part, TextPart):
+        return {"type": "input_text", "text": part.text}
+    if isinstance(part, AttachmentPart):
+        url = f"data:{part.media_type};base64,{part.data}"
+        if part.media_type.startswith("image/") and part.data:
+            return {"type": "input_image", "image_url": url}
+        if part.media_type == "application/pdf" and part.data:
+            return {"type": "input_file", "filename": part.name, "file_data": url}
+        return {"type": "input_text", "text": f"[{part.name}]\n{part.text or ''}"}
+    return None
+
+
+def _assistant_items(message: Message, protocol: str) -> list[dict[str, Any]]:
+    """Output items of one assistant message; a reasoning item goes only with the item that followed it."""
+    items: list[dict[str, Any]] = []
+    for part in message.parts:
+        if isinstance(part, TextPart) and part.text:
+            content = [{"type": "output_text", "text": part.text}]
+            items.append({"type": "message", "role": "assistant", "content": content})
+        elif isinstance(part, ToolUsePart):
+            args = json.dumps(part.input, ensure_ascii=False)
+            items.append({"type": "function_call", "call_id": part.id, "name": part.name, "arguments": args})
+        elif isinstance(part, ThinkingPart) and (item := _reasoning_item(part, protocol)):
+            items.append(item)
+    return [
+        item
+        for i, item in enumerate(items)
+        if item["type"] != "reasoning" or (i + 1 < len(items) and items[i + 1]["type"] in FOLLOWERS)
+    ]
+
+
+def _input(messages: list[Message], protocol: str) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if message.role == "assistant":
+            out.extend(_assistant_items(message, protocol))
+            continue
+        role = "developer" if message.role == "system" else "user"  # system: a prompt placed mid-timeline
+        content: list[dict[str, Any]] = []
+        for part in message.parts:
+            if isinstance(part, ToolResultPart):
+                out.append(
+                    {"type": "function_call_output", "call_id": part.tool_use_id, "output": part.content}
+                )
+            elif (block := _user_content(part)) is not None:
+                content.append(block)
+        if content:
+            out.append({"role": role, "content": content})
+    if out and (out[-1].get("role") == "assistant" or out[-1].get("type") == "reasoning"):
+        # The Responses API has no prefill: ask the model to go on from its last reply (T12).
+        out.append({"role": "user", "content": [{"type": "input_text", "text": CONTINUE_TEXT}]})
+    return out
+
+
+def request_body(request: ModelRequest, info: ModelInfo, model: str) -> dict[str, Any]:
+    """The Responses API body for a neutral request (without `stream`); `model` is the wire name."""
+    body: dict[str, Any] = {
+        "model": model,
+        "input": _input(request.messages, info.protocol),
+        "store": False,
+        "include": ["reasoning.encrypted_content"],
+        "max_output_tokens": request.max_tokens,
+    }
+    if request.system:
+        body["instructions"] = "\n\n".join(request.system)
+    if request.tools:
+        body["tools"] = [
+            {"type": "function", "name": t.name, "description": t.description, "parameters": t.input_schema}
+            for t in request.tools
+        ]
+    if request.reasoning in EFFORTS and info.thinking != "none":
+        body["reasoning"] = {"effort": request.reasoning, "summary": "auto"}
+    return body
+
+
+def _usage(raw: Any) -> Usage:
+    """Our usage from the Responses usage: cached input counts as a cache read, not as fresh input."""
+    if raw is None:
+        return Usage()
+    details = getattr(raw, "input_tokens_details", None)
+    cached = int(getattr(details, "cached_tokens", 0) or 0)
+    return Usage(
+        input_tokens=max(int(raw.input_tokens or 0) - cached, 0),
+        output_tokens=int(raw.output_tokens or 0),
+        cache_read_tokens=cached,
+    )
+
+
+class ResponsesExchange(Exchange):
+    """One streamed Responses call; the request goes out when its events are first read."""
+
+    def __init__(self, body: dict[str, Any], client: openai.OpenAI, model: str):
+        self.body = body
+        self._client = client
+        self._model = model
+        self._stream: Any = None
+        self._closed = False
+
+    def _fail(self, message: str) -> ProviderError:
+        return ProviderError(
+            f"`{self._model}` reported an error mid-reply: {message}; the partial reply is kept."
+        )
+
+    def events(self) -> Iterator[StreamEvent]:
+        if self._closed:
+            return
+        self._stream = self._client.responses.create(**self.body, stream=True)
+        if self._closed:  # Stop arrived while the request was being sent
+            self._stream.close()
+            return
+        part_seen: dict[int, int] = {}  # output index → summary part last streamed
+        called = False
+        for event in self._stream:
+            kind = event.type
+            if kind in ("response.output_text.delta", "response.refusal.delta"):
+                yield TextDelta(event.output_index, event.delta)
+            elif kind == "response.reasoning_summary_text.delta":
+                index = event.output_index
+                if index in part_seen and part_seen[index] != event.summary_index:
+                    yield ThinkingDelta(index, "\n\n")  # a new summary part
+                part_seen[index] = event.summary_index
+                yield ThinkingDelta(index, event.delta)
+            elif kind == "response.output_item.done":
+                item, index = event.item, event.output_index
+                if item.type == "reasoning":
+                    raw = item.to_dict()
+                    text = "\n\n".join(s.get("text", "") for s in raw.get("summary") or [])
+                    if index not in part_seen and text:
+                        yield ThinkingDelta(index, text)
+                    yield ThinkingDone(index, signature=reasoning_blob(raw))
+                elif item.type == "function_call":
+                    called = True
+                    yield ToolCallEvent(index, item.call_id, item.name, _arguments(item.arguments))
+            elif kind in ("response.completed", "response.incomplete", "response.failed"):
+                response = event.response
+                yield UsageEvent(_usage(response.usage))
+                if kind == "response.failed":
+                    error = response.error
+                    raise self._fail(getattr(error, "message", None) or "the response failed")
+                reason = getattr(response.incomplete_details, "reason", None) or "max_output_tokens"
+                if kind == "response.incomplete":  # the partial reply is complete as far as it goes
+                    yield StopEvent("max_tokens" if reason == "max_output_tokens" else str(reason))
+                else:
+                    yield StopEvent("tool_use" if called else "end_turn")
+                return
+            elif kind == "error":
+                raise self._fail(getattr(event, "message", None) or "an error event")
+        if not self._closed:
+            raise self._fail("the stream ended before the response completed")
+
+    def close(self) -> None:
+        self._closed = True
+        if self._stream is not None:
+            self._stream.close()
+
+
+def _arguments(raw: str | None) -> dict[str, Any]:
+    """A function call's arguments; text that is not a JSON object is kept under `arguments`."""
+    try:
+        params = json.loads(raw or "{}")
+    except ValueError:
+        return {"arguments": raw}
+    return params if isinstance(params, dict) else {"arguments": params}
+
+
+class OpenAIResponsesProvider(Provider):
+    """A vendor speaking OpenAI Responses (protocol openai-responses) or Azure OpenAI (azure-openai)."""
+
+    def __init__(
+        self,
+        models: dict[str, ModelInfo],
+        api_key: Callable[[], str | None],
+        base_url: str | None = None,
+        headers: Callable[[], dict[str, str]] | None = None,
+        max_retries: int = 2,
+        protocol: str = "openai-responses",
+        api_version: str | None = None,
+        deployments: dict[str, str] | None = None,
+    ):
+        self.protocol = protocol
+        self._models = models
+        self._api_key = api_key
+        self._base_url = base_url
+        self._headers = headers or dict
+        self._max_retries = max_retries
+        self._api_version = api_version or DEFAULT_AZURE_API_VERSION
+        self._deployments = deployments or {}
+
+    def model_info(self, model: str) -> ModelInfo:
+        return self._models[model]
+
+    def _client(self) -> openai.OpenAI:
+        common = {
+            "api_key": self._api_key(),
+            "default_headers": self._headers(),
+            "max_retries": self._max_retries,
+        }
+        if self.protocol == "azure-openai":
+            return openai.AzureOpenAI(azure_endpoint=self._base_url, api_version=self._api_version, **common)
+        return openai.OpenAI(base_url=self._base_url, **common)
+
+    def open(self, request: ModelRequest) -> Exchange:
+        info = self.model_info(request.model)
+        name = info.name.split("/", 1)[1]
+        wire_model = self._deployments.get(name, name) if self.protocol == "azure-openai" else name
+        return ResponsesExchange(request_body(request, info, wire_model), self._client(), info.name)
+
+    def compact(self, request: ModelRequest) -> Any:
+        """Hook for native compaction (C4): `client.responses.compact(model, input, instructions)`."""
+        # A later issue implements this: call compact with this body's model/input/instructions, keep the
+        # returned `{"type": "compaction", "encrypted_content"}` item on a native_compaction card, and
+        # replay that item verbatim in `_input` in place of the messages it summarises.
+        raise NotImplementedError("native compaction for OpenAI Responses comes in a later issue")
