@@ -224,3 +224,49 @@ def test_an_azure_vendor_sends_the_deployment_with_its_api_version(workspace, wi
     assert request.json["model"] == "my-gpt-deployment"
     assert _items(request.json, "reasoning")[0]["encrypted_content"] == "AZ"
     assert s.cards[-1].text == "Again."
+
+
+def test_images_go_as_data_urls_and_a_mid_timeline_system_prompt_is_a_developer_message(gpt):
+    gpt.enqueue(responses_reply("Seen."), responses_reply("ok"))
+    s = mw.Session.new(model="openai/gpt-test")
+    png = mw.Attachment(name="dot.png", media_type="image/png", data="iVBORw0KGgo=")
+    notes = mw.Attachment(name="notes.md", media_type="text/markdown", data="IyBoaQ==", text="# hi")
+    s.send("look", attachments=[png, notes])
+    assert gpt.last_json()["input"][-1]["content"] == [
+        {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo="},
+        {"type": "input_text", "text": "[notes.md]\n# hi"},
+        {"type": "input_text", "text": "look"},
+    ]
+    s.insert(mw.SystemPrompt(text="Be brief."), before=s.cards[-1].id)
+    s.send("again")
+    roles = [item.get("role") for item in gpt.last_json()["input"][1:]]
+    assert roles == ["developer", "assistant", "user"]
+    assert gpt.last_json()["input"][1]["content"] == [{"type": "input_text", "text": "Be brief."}]
+
+
+def test_continue_ends_the_input_with_a_user_message(gpt):
+    gpt.enqueue(responses_reply("Part one."), responses_reply("Part two."))
+    s = mw.Session.new(model="openai/gpt-test")
+    s.send("write")
+    s.send()
+    last = gpt.last_json()["input"][-1]
+    assert last["role"] == "user" and "Continue from where" in last["content"][0]["text"]
+    assert s.cards[-1].text == "Part two."
+
+
+def test_a_socket_cut_mid_stream_keeps_the_partial_reply(gpt):
+    message = responses_message("A long reply that the network cuts.", chunks=6)
+    gpt.enqueue(responses_reply(message, cut_after=7))
+    s = mw.Session.new(model="openai/gpt-test")
+    with pytest.raises(mw.ProviderError, match="broke|reach"):
+        s.send("go")
+    assert s.cards[-1].kind == "model_reply" and s.cards[-1].interrupted and s.cards[-1].text
+
+
+def test_a_stream_that_ends_without_a_final_event_is_an_error(gpt):
+    message = responses_message("A reply that stops short.", chunks=6)
+    gpt.enqueue(responses_reply(message, cut_after=7, cut_cleanly=True))
+    s = mw.Session.new(model="openai/gpt-test")
+    with pytest.raises(mw.ProviderError, match="ended before the response completed"):
+        s.send("go")
+    assert s.cards[-1].interrupted and s.cards[-1].text
