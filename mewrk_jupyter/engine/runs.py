@@ -185,7 +185,7 @@ class Run:
                 )
             stop, calls, response, failure = self._stream(exchange, info, request)
             if failure is not None:
-                message = describe_failure(failure, info.name)
+                message = describe_failure(failure, info.name, mid_stream=bool(response["content"]))
                 with s._db.tx() as conn:
                     history_rows.record_response(conn, entry, response, error=message)
                 if isinstance(failure, MewrkError):

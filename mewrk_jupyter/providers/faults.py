@@ -9,8 +9,11 @@ import openai
 _TRANSPORT_MODULES = ("httpx", "httpx2", "httpcore")
 
 
-def describe_failure(exc: BaseException, model: str) -> str:
+def describe_failure(exc: BaseException, model: str, mid_stream: bool = False) -> str:
     """One sentence for a failed exchange with a model, from the SDK's exception classes."""
+    broken = f"The stream from `{model}` broke mid-reply ({type(exc).__name__}); the partial reply is kept."
+    if mid_stream and isinstance(exc, anthropic.APIConnectionError | openai.APIConnectionError):
+        return broken
     for sdk in (anthropic, openai):
         if isinstance(exc, sdk.APITimeoutError):
             return f"The request to `{model}` timed out; the partial reply is kept — send again to continue."
@@ -27,7 +30,7 @@ def describe_failure(exc: BaseException, model: str) -> str:
         if isinstance(exc, sdk.APIError):
             return f"`{model}` reported an error mid-reply: {_message(exc)}; the partial reply is kept."
     if type(exc).__module__.split(".")[0] in _TRANSPORT_MODULES:
-        return f"The stream from `{model}` broke ({type(exc).__name__}); the partial reply is kept."
+        return broken
     return f"The exchange with `{model}` failed: {type(exc).__name__}: {exc}"
 
 

@@ -261,10 +261,3 @@ class OpenAIResponsesProvider(Provider):
         name = info.name.split("/", 1)[1]
         wire_model = self._deployments.get(name, name) if self.protocol == "azure-openai" else name
         return ResponsesExchange(request_body(request, info, wire_model), self._client(), info.name)
-
-    def compact(self, request: ModelRequest) -> Any:
-        """Hook for native compaction (C4): `client.responses.compact(model, input, instructions)`."""
-        # A later issue implements this: call compact with this body's model/input/instructions, keep the
-        # returned `{"type": "compaction", "encrypted_content"}` item on a native_compaction card, and
-        # replay that item verbatim in `_input` in place of the messages it summarises.
-        raise NotImplementedError("native compaction for OpenAI Responses comes in a later issue")

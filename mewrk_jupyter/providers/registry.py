@@ -10,6 +10,8 @@ from ..errors import ConfigError
 from .anthropic import AnthropicProvider
 from .base import ModelInfo, Provider
 from .offline import OfflineProvider
+from .openai_chat import OpenAIChatProvider
+from .openai_responses import OpenAIResponsesProvider
 
 DEFAULT_MODEL = "offline/echo"
 CONFIG_FOLDERS = ("llm", "agents", "policy", "tools", "server", "prompts")
@@ -76,8 +78,6 @@ def _provider(vendor_name: str, vendor: VendorConfig) -> Provider:
             headers=vendor.resolve_headers,
         )
     if vendor.protocol == "openai-chat":
-        from .openai_chat import OpenAIChatProvider
-
         return OpenAIChatProvider(
             models,
             api_key=lambda: vendor.resolve_api_key() or "no-key",
@@ -85,8 +85,6 @@ def _provider(vendor_name: str, vendor: VendorConfig) -> Provider:
             headers=vendor.resolve_headers,
         )
     if vendor.protocol in ("openai-responses", "azure-openai"):
-        from .openai_responses import OpenAIResponsesProvider
-
         return OpenAIResponsesProvider(
             models,
             api_key=lambda: vendor.resolve_api_key() or "no-key",
@@ -97,8 +95,8 @@ def _provider(vendor_name: str, vendor: VendorConfig) -> Provider:
             deployments=vendor.deployments,
         )
     raise ConfigError(
-        f"llm/{vendor_name}.yaml: protocol {vendor.protocol} is not supported by this version yet; "
-        f"supported: anthropic-messages, offline."
+        f"llm/{vendor_name}.yaml: the offline models are built in and need no file; "
+        f"name them offline/echo, offline/thinker, offline/slow or offline/tiny."
     )
 
 
