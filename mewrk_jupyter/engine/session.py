@@ -20,6 +20,7 @@ from ..store import history as history_rows
 from ..store import runs as run_rows
 from ..store import sessions as session_rows
 from ..store.db import Database, database
+from .attachments import attachments_for_message, check_vision
 from .context import ContextInfo, tokens_by_kind
 from .events import EventHub, Listener, SessionEvent
 from .settings import SessionSettings
@@ -396,15 +397,13 @@ class Session:
 
         if text is not None and not isinstance(text, str):
             raise InvalidInput(f"send() takes text (a string) or nothing; got {type(text).__name__}.")
+        attachments = list(attachments)
         if text is not None and not text.strip() and not attachments:
             text = None
-        user = None
-        if text is not None or attachments:
-            try:
-                user = UserInput(text=text or "", attachments=list(attachments))
-            except ValueError as exc:
-                raise InvalidInput(f"Invalid attachment: {exc}") from None
-        resolve(self.settings.model, self.workspace.home)
+        files = attachments_for_message(attachments)
+        user = UserInput(text=text or "", attachments=files) if text is not None or files else None
+        _, info = resolve(self.settings.model, self.workspace.home)
+        check_vision([*self._loaded().cards, *([user] if user else [])], info.name, info.vision)
         run = Run(self, user)
         run.start()
         if wait is None:

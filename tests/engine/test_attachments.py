@@ -1,0 +1,51 @@
+"""Attachments (T18) and the vision gate (T19)."""
+
+import base64
+
+import pytest
+
+import mewrk_jupyter as mw
+
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+)
+
+
+def test_a_file_path_becomes_an_attachment_that_is_sent(workspace):
+    (workspace / "notes.txt").write_text("line one\nline two")
+    s = mw.Session.new()
+    s.send("read this", attachments=["notes.txt"])
+    attachment = s.cards[0].attachments[0]
+    assert (attachment.name, attachment.media_type, attachment.text) == (
+        "notes.txt",
+        "text/plain",
+        "line one\nline two",
+    )
+    part = s.history[-1].request["messages"][0]["parts"][0]
+    assert part["type"] == "attachment" and part["name"] == "notes.txt"
+
+
+def test_more_than_32_mb_in_one_message_is_refused_and_nothing_is_sent(workspace):
+    big = workspace / "big.bin"
+    big.write_bytes(b"\0" * (20 * 1024 * 1024))
+    (workspace / "big2.bin").write_bytes(b"\0" * (13 * 1024 * 1024))
+    s = mw.Session.new()
+    with pytest.raises(mw.InvalidInput, match="33.0 MB; a message takes at most 32 MB"):
+        s.send("two files", attachments=[big, workspace / "big2.bin"])
+    assert s.cards == [] and s.history == []
+
+
+def test_a_missing_file_is_a_clear_error(workspace):
+    s = mw.Session.new()
+    with pytest.raises(mw.InvalidInput, match="no such file"):
+        s.send("x", attachments=["nope.png"])
+
+
+def test_images_are_not_sent_to_a_model_without_vision(workspace):
+    (workspace / "dot.png").write_bytes(PNG)
+    s = mw.Session.new()  # offline/echo has no vision input
+    with pytest.raises(
+        mw.InvalidInput, match=r"holds images \(dot.png\) and `offline/echo` has no vision input"
+    ):
+        s.send("what is this?", attachments=["dot.png"])
+    assert s.cards == []
