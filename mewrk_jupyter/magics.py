@@ -1,0 +1,383 @@
+"""The `%mewrk` line magic and `%%mewrk` cell magic (N1): thin commands over the session's methods.
+
+Each subcommand is one entry of `COMMANDS`, added with the `@command` decorator; the magic parses
+the line with shlex, finds the entry and calls it. Nothing here holds a rule of its own: every
+change goes through `Session`, and refusals (`MewrkError`) come back as one readable line.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import re
+import shlex
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
+from IPython.display import DisplayHandle, display
+
+from .engine.events import SessionEvent
+from .engine.render import cards_markdown, timeline_markdown
+from .engine.session import Session, list_sessions
+from .errors import CardNotFound, MewrkError
+
+NO_SESSION = "No current session — `%mewrk new` starts one, `%mewrk use ID` picks one."
+UPDATE_EVERY = 0.25  # seconds between updates of a streaming turn: a few per second, not one per token
+CARD_HELP = "CARD is a card id, an unambiguous id prefix, or a position from the end (`-1`: the last card)."
+
+
+class UsageProblem(Exception):
+    """The arguments do not fit the command; the magic answers with its usage line."""
+
+
+def _refuse(why: str) -> Any:
+    raise UsageProblem(why)
+
+
+@dataclass
+class MagicState:
+    """What the magics remember in this process: the current session and the newest turn view."""
+
+    session: Session | None = None
+    turn_view: TurnView | None = None
+
+
+STATE = MagicState()
+
+
+def current_session() -> Session | None:
+    """The session `%mewrk` commands act on, or None before `%mewrk new` / `%mewrk use`."""
+    return STATE.session
+
+
+@dataclass(frozen=True)
+class Call:
+    """One invocation: the shell, the current session, the shlex-split arguments and the free text."""
+
+    name: str
+    shell: Any
+    session: Session
+    args: list[str]
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class Command:
+    """A `%mewrk` subcommand. Its synopsis says what it takes: `[X]` is optional, `…` repeats, and a
+    final `TEXT` / `[TEXT]` is free text — the rest of the line as typed, or the `%%mewrk` cell body."""
+
+    run: Callable[[Call], None]
+    synopsis: str
+    summary: str
+    needs_session: bool = True
+
+    def shape(self) -> tuple[int, int | None, str]:
+        """Fewest and most arguments (None: any number), and the free text: "TEXT", "[TEXT]" or ""."""
+        words = re.findall(r"\[[^\]]*\]|\S+", self.synopsis)
+        text = words.pop() if words and words[-1] in ("TEXT", "[TEXT]") else ""
+        most = None if any("…" in w for w in words) else len(words)
+        return sum(not w.startswith("[") for w in words), most, text
+
+
+COMMANDS: dict[str, Command] = {}
+
+
+def command(name: str, synopsis: str, summary: str, needs_session: bool = True) -> Callable:
+    """Add a handler to the dispatch table under `name` (stacked decorators register bottom-up)."""
+
+    def register_handler(handler: Callable[[Call], None]) -> Callable[[Call], None]:
+        COMMANDS[name] = Command(handler, synopsis, summary, needs_session)
+        return handler
+
+    return register_handler
+
+
+# ---- output --------------------------------------------------------------------------------------
+
+
+def _bundle(markdown: str) -> dict[str, str]:
+    return {"text/markdown": markdown, "text/plain": markdown}
+
+
+def say(markdown: str) -> None:
+    """Show Markdown in the cell's output (its plain text in a terminal)."""
+    display(_bundle(markdown), raw=True)
+
+
+def _form(name: str) -> str:
+    return "`" + f"%mewrk {name} {COMMANDS[name].synopsis}".strip() + "`"
+
+
+def usage(name: str) -> str:
+    """The usage line of one command."""
+    return f"Usage: {_form(name)} — {COMMANDS[name].summary}"
+
+
+def help_markdown() -> str:
+    """Every command in a table."""
+    rows = [f"| {_form(name)} | {cmd.summary} |" for name, cmd in COMMANDS.items()]
+    rows.append("| `%%mewrk` + cell body | send the body (an empty body continues) |")
+    return "\n".join(["| command | what it does |", "|---|---|", *rows, "", CARD_HELP])
+
+
+# ---- parsing -------------------------------------------------------------------------------------
+
+
+def _unquote(text: str) -> str:
+    """Free text as typed; one quoted string loses its quotes."""
+    text = text.strip()
+    if len(text) > 1 and text[0] == text[-1] and text[0] in "'\"":
+        try:
+            words = shlex.split(text)
+        except ValueError:
+            return text
+        if len(words) == 1:
+            return words[0]
+    return text
+
+
+def parse(cmd: Command, rest: str, body: str | None) -> tuple[list[str], str]:
+    """Split a command line into arguments (shlex) and free text; raise UsageProblem if it does not fit."""
+    fewest, most, free = cmd.shape()
+    text = ""
+    try:
+        if not free:
+            if body is not None and body.strip():
+                raise UsageProblem("this command takes no cell body")
+            args = shlex.split(rest)
+        else:
+            # shlex reads the leading arguments; the rest stays verbatim: "What's up" is not a shell line.
+            lexer = shlex.shlex(rest, posix=True)
+            lexer.whitespace_split, lexer.commenters = True, ""
+            args = [t for t in (lexer.get_token() for _ in range(most or 0)) if t is not None]
+            remainder = lexer.instream.read()
+            if body is not None and remainder.strip():
+                raise UsageProblem("give the text on the line or in the cell body, not both")
+            text = body if body is not None else _unquote(remainder)
+    except ValueError as exc:  # shlex: unbalanced quotes
+        raise UsageProblem(str(exc)) from None
+    if len(args) < fewest or (most is not None and len(args) > most) or (free == "TEXT" and not text.strip()):
+        raise UsageProblem("wrong arguments")
+    return args, text
+
+
+def card_id(session: Session, ref: str) -> str:
+    """A card id from an id, an id prefix, or a position from the end such as `-1`."""
+    if re.fullmatch(r"-\d+", ref):
+        cards = session.cards
+        if not 1 <= -int(ref) <= len(cards):
+            raise CardNotFound(f"No card at position {ref}: the timeline has {len(cards)} cards.")
+        return cards[int(ref)].id
+    return ref
+
+
+# ---- the magic -----------------------------------------------------------------------------------
+
+
+def _in_kernel(shell: Any) -> bool:
+    return getattr(shell, "kernel", None) is not None
+
+
+def run_command(shell: Any, line: str, body: str | None = None) -> None:
+    """Parse and run one `%mewrk` line (with the `%%mewrk` cell body, if any)."""
+    name, rest = (line.split(None, 1) + ["", ""])[:2]
+    name = name or ("send" if body is not None else "help")
+    cmd = COMMANDS.get(name)
+    if cmd is None:
+        say(f"**mewrk:** unknown command `{name}`.\n\n{help_markdown()}")
+        return
+    try:
+        args, text = parse(cmd, rest, body)
+    except UsageProblem:
+        say(usage(name))
+        return
+    if cmd.needs_session and STATE.session is None:
+        say(f"**mewrk:** {NO_SESSION}")
+        return
+    try:
+        cmd.run(Call(name, shell, STATE.session, args, text))  # type: ignore[arg-type]
+    except UsageProblem:
+        say(usage(name))
+    except MewrkError as exc:
+        say(f"**mewrk:** {exc}")
+
+
+@magics_class
+class MewrkMagics(Magics):
+    """`%mewrk COMMAND …` and `%%mewrk` (sends the cell body)."""
+
+    @no_var_expand  # a message is sent as typed: `{x}` and `$y` stay text
+    @line_cell_magic
+    def mewrk(self, line: str, cell: str | None = None) -> None:
+        """Run a `%mewrk` command; `%%mewrk` sends the cell body and an empty body continues (T12)."""
+        run_command(self.shell, line, cell)
+
+
+def register(ipython: Any) -> None:
+    """Register `%mewrk` and `%%mewrk` in an IPython shell (called by `%load_ext mewrk_jupyter`)."""
+    ipython.register_magics(MewrkMagics)
+
+
+# ---- a turn in the cell that started it ----------------------------------------------------------
+
+
+def turn_markdown(run: Any) -> str:
+    """The cards a turn added so far, and how it stands."""
+    cards = run.cards
+    body = cards_markdown(cards) if cards else "_Starting the turn…_"
+    if run.error is not None:
+        return f"{body}\n\n**mewrk:** {run.error}"
+    if run.state == "stopped":
+        return f"{body}\n\n_Stopped._"
+    if not run.done:
+        return f"{body}\n\n_Running… `%mewrk stop` stops it._"
+    return body
+
+
+class TurnView:
+    """The output of the cell that started a turn, updated from session events a few times a second."""
+
+    def __init__(self, run: Any):
+        self.run = run
+        self._dirty, self._ended = threading.Event(), threading.Event()
+        self._unsubscribe = run.session.subscribe(self._on_event)
+        # The engine puts the question on the timeline before send() returns: it shows at once.
+        self._handle: DisplayHandle = display(_bundle(turn_markdown(run)), raw=True, display_id=True)
+        # The copied context carries the cell's parent header, so updates go to this cell's output.
+        context = contextvars.copy_context()
+        self._thread = threading.Thread(
+            target=context.run, args=(self._follow,), name=f"mewrk-view-{run.id}", daemon=True
+        )
+        self._thread.start()
+
+    def _on_event(self, event: SessionEvent) -> None:
+        if event.kind == "state" and event.state == "idle" and event.data.get("run_id") == self.run.id:
+            self._ended.set()
+        elif event.kind != "state":
+            self._dirty.set()
+
+    def _follow(self) -> None:
+        try:
+            while not (self._ended.wait(UPDATE_EVERY) or self.run.done):
+                if self._dirty.is_set():
+                    self._dirty.clear()
+                    self._handle.update(_bundle(turn_markdown(self.run)), raw=True)
+            self._handle.update(_bundle(turn_markdown(self.run)), raw=True)
+        finally:
+            self._unsubscribe()
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait until the turn ended and its final update was shown; False on timeout."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+
+# ---- commands ------------------------------------------------------------------------------------
+
+
+@command("new", "[--model vendor/model] [TITLE…]", "start a session here and make it current", False)
+def _new(call: Call) -> None:
+    model, words, args = None, [], iter(call.args)
+    for arg in args:
+        if arg == "--model":
+            model = next(args, None) or _refuse("--model needs vendor/model")
+        elif arg.startswith("--model="):
+            model = arg.removeprefix("--model=")
+        elif arg.startswith("--"):
+            _refuse(f"unknown option {arg}")
+        else:
+            words.append(arg)
+    session = STATE.session = Session.new(model=model, title=" ".join(words) or None)
+    say(f"New session `{session.id}` · `{session.settings.model}` · stored in `{session.workspace.db_path}`")
+    if hasattr(session, "widget") and _in_kernel(call.shell):
+        display(session.widget())
+
+
+@command("use", "ID", "make a session current (an id prefix is enough)", False)
+def _use(call: Call) -> None:
+    session = STATE.session = Session.open(call.args[0])
+    size = len(session.cards)
+    say(f"Using session `{session.id}` · {session.title} · `{session.settings.model}` · {size} cards")
+
+
+@command("sessions", "", "list the sessions of this workspace", False)
+def _sessions(call: Call) -> None:
+    current = f"\n\nCurrent: `{STATE.session.id}`" if STATE.session is not None else ""
+    say(list_sessions()._repr_markdown_() + current)
+
+
+@command("continue", "", "run the model on the timeline as it stands (T12)")
+@command("send", "[TEXT]", "send a message (no text: continue)")
+def _send(call: Call) -> None:
+    run = call.session.send(call.text if call.name == "send" else None, wait=False)
+    if _in_kernel(call.shell):
+        STATE.turn_view = TurnView(run)
+        return
+    run.wait()
+    say(turn_markdown(run))
+
+
+@command("fork", "CARD", "new session with everything above CARD")
+@command("branch", "CARD", "new session with the timeline up to and including CARD")
+def _copy(call: Call) -> None:
+    at = card_id(call.session, call.args[0])
+    new = STATE.session = call.session.branch(at) if call.name == "branch" else call.session.fork(at)
+    verb = "Branched" if call.name == "branch" else "Forked"
+    say(f"{verb} `{call.session.id}` at `{at}` into session `{new.id}` · {new.title} — now current")
+
+
+@command("redo", "", "redo what was undone last")
+@command("undo", "", "undo this session's last change")
+def _undo_redo(call: Call) -> None:
+    done = call.session.undo() if call.name == "undo" else call.session.redo()
+    say(done[:1].upper() + done[1:] + ".")
+
+
+@command("cards", "", "the timeline as a table of cards")
+def _cards(call: Call) -> None:
+    rows = [
+        f"| {i} | `{c.id}` | {c.kind} | {'✎' if c.edited else ''} | {c.title_line().replace('|', '&#124;')} |"
+        for i, c in enumerate(call.session.cards)
+    ]
+    head = ["| # | id | kind | edited | text |", "|---|---|---|---|---|"]
+    say("\n".join(head + rows) if rows else "_The timeline is empty._")
+
+
+@command("show", "", "the whole timeline (in a notebook: the session's live view)")
+def _show(call: Call) -> None:
+    if _in_kernel(call.shell):
+        display(call.session)  # the session's own rich display, which stays in step with every view
+    else:
+        say(timeline_markdown(call.session))
+
+
+@command("context", "", "how full the context window is, by card kind")
+@command("history", "", "what was really sent and received, request by request (T17)")
+def _report(call: Call) -> None:
+    report = call.session.history if call.name == "history" else call.session.context
+    say(report._repr_markdown_())
+
+
+@command("stop", "", "stop the running turn, whichever window owns it")
+def _stop(call: Call) -> None:
+    say("Stopping the turn." if call.session.stop() else "Nothing is running.")
+
+
+@command("delete", "CARD [CARD…]", "delete cards (one undo restores them)")
+def _delete(call: Call) -> None:
+    removed = call.session.delete(*(card_id(call.session, ref) for ref in call.args))
+    what = f"{removed[0].kind} `{removed[0].id}`" if len(removed) == 1 else f"{len(removed)} cards"
+    say(f"Deleted {what} — `%mewrk undo` brings {'it' if len(removed) == 1 else 'them'} back.")
+
+
+@command("edit", "CARD TEXT", "replace a card's text")
+def _edit(call: Call) -> None:
+    card = call.session.edit(card_id(call.session, call.args[0]), text=call.text)
+    say(f"Edited {card.kind} `{card.id}` — `%mewrk undo` brings the old text back.")
+
+
+@command("help", "", "this table", False)
+def _help(call: Call) -> None:
+    say(help_markdown())
