@@ -24,6 +24,7 @@ def deepseek(workspace, wire_server, monkeypatch):
         "models:\n"
         "  deepseek-reasoner: {context_window: 128000, thinking: plain, reasoning_content_roundtrip: tool_turns}\n"
         "  deepseek-chat: {context_window: 64000, reasoning_content_roundtrip: always}\n"
+        "  deepseek-vl: {context_window: 64000, vision: true}\n"
     )
     return wire_server
 
@@ -174,7 +175,7 @@ def test_no_secret_is_stored(deepseek, workspace):
 
 def test_images_go_as_data_urls_other_files_as_text_and_a_mid_timeline_system_prompt_stays_in_place(deepseek):
     deepseek.enqueue(chat_reply("Seen."), chat_reply("ok"))
-    s = mw.Session.new(model="deepseek/deepseek-chat")
+    s = mw.Session.new(model="deepseek/deepseek-vl")  # images need a model with vision input (T19)
     png = mw.Attachment(name="dot.png", media_type="image/png", data="iVBORw0KGgo=")
     notes = mw.Attachment(name="notes.md", media_type="text/markdown", data="IyBoaQ==", text="# hi")
     s.send("look", attachments=[png, notes])
