@@ -31,6 +31,18 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   return el;
 }
 
+const ICONS: Record<string, string> = {
+  edit: '<path d="M3 17.25V21h3.75L17.8 9.94l-3.75-3.75L3 17.25zm17.7-10.2a1 1 0 0 0 0-1.42l-2.33-2.33a1 1 0 0 0-1.42 0l-1.83 1.83 3.75 3.75 1.83-1.83z"/>',
+  delete: '<path d="M6 19a2 2 0 0 0 2 2h8a2 2 0 0 0 2-2V7H6v12zM19 4h-3.5l-1-1h-5l-1 1H5v2h14V4z"/>',
+};
+
+/** A small icon button of a card's toolbar (pencil, trash); the SVG is our own constant markup. */
+export function iconButton(act: "edit" | "delete", title: string): HTMLButtonElement {
+  const button = h("button", { class: "mw-icon", type: "button", "data-act": act, title, "aria-label": title });
+  button.innerHTML = `<svg viewBox="0 0 24 24" width="14" height="14" aria-hidden="true" fill="currentColor">${ICONS[act]}</svg>`;
+  return button;
+}
+
 export function formatTokens(n: number): string {
   if (n < 1000) return String(n);
   if (n < 10000) return (n / 1000).toFixed(1).replace(/\.0$/, "") + "k";

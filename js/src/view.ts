@@ -9,7 +9,7 @@ import {
   observeElementRect,
 } from "@tanstack/virtual-core";
 
-import { LABELS, cardBody, cardFooter, formatTokens, h } from "./card";
+import { LABELS, cardBody, cardFooter, formatTokens, h, iconButton } from "./card";
 import { ContextMenu, type MenuEntry } from "./menu";
 import type { Action, CardData, ContextMsg, KernelMsg, ResultMsg, SnapshotMsg } from "./protocol";
 import { TimelineState } from "./state";
@@ -322,13 +322,17 @@ export class TimelineView {
     const items = this.virtualizer.getVirtualItems();
     this.inner.style.height = `${this.virtualizer.getTotalSize()}px`;
     const shown = new Set<HTMLElement>();
+    let previous: HTMLElement | null = null;
     for (const item of items) {
       const id = this.rows[item.index];
       const slot = this.slot(id);
       if (slot.dirty) this.fill(id, slot);
       slot.el.dataset.index = String(item.index);
       slot.el.style.transform = `translateY(${item.start}px)`;
-      if (slot.el.parentElement !== this.inner) this.inner.append(slot.el);
+      // DOM order follows the timeline, for screen readers and Tab.
+      const next: ChildNode | null = previous ? previous.nextSibling : this.inner.firstChild;
+      if (next !== slot.el) this.inner.insertBefore(slot.el, next);
+      previous = slot.el;
       shown.add(slot.el);
     }
     for (const child of [...this.inner.children]) {
@@ -379,8 +383,8 @@ export class TimelineView {
     const label = h("span", { class: "mw-label" }, draft ? `New ${(LABELS[kind] ?? kind).toLowerCase()}` : LABELS[kind] ?? kind);
     const tools = h("span", { class: "mw-card-tools" });
     if (card && !editor) {
-      if (this.canEdit(card)) tools.append(h("button", { class: "mw-icon", type: "button", "data-act": "edit", title: "Edit", "aria-label": "Edit" }, "✎"));
-      tools.append(h("button", { class: "mw-icon", type: "button", "data-act": "delete", title: "Delete", "aria-label": "Delete" }, "🗑"));
+      if (this.canEdit(card)) tools.append(iconButton("edit", "Edit (Enter)"));
+      tools.append(iconButton("delete", "Delete (Del)"));
     }
     slot.head.replaceChildren(label, tools);
 

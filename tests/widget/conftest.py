@@ -1,0 +1,205 @@
+"""Real-browser fixtures: JupyterLab on localhost and Debian's Chromium driven by Playwright.
+
+One JupyterLab server and one browser serve the whole module (the machine is small); each test
+opens its own notebook. Browser tests are marked `browser` and skipped when Chromium or the
+playwright package is missing (set MEWRK_REQUIRE_BROWSER=1 to make that an error instead, as CI does).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+START_TIMEOUT = 90  # seconds for JupyterLab to answer; a bound, not an assertion about speed
+
+
+def _browser_missing() -> str | None:
+    if not Path(CHROMIUM).exists():
+        return f"{CHROMIUM} is missing (apt-get install -y chromium)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the playwright package is missing (pip install playwright)"
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    reason = _browser_missing()
+    for item in items:
+        if "lab" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
+            if reason and os.environ.get("MEWRK_REQUIRE_BROWSER") != "1":
+                item.add_marker(pytest.mark.skip(reason=reason))
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "browser: drives JupyterLab in a real Chromium")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class Lab:
+    """A running JupyterLab: where it serves, its token and its root folder."""
+
+    url: str
+    token: str
+    root: Path
+
+    def api(self, method: str, path: str, body: dict | None = None) -> dict:
+        """Call the Jupyter server's REST API."""
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(
+            f"{self.url}{path}",
+            data=data,
+            method=method,
+            headers={"Authorization": f"token {self.token}", "Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=30) as response:
+            raw = response.read()
+        return json.loads(raw) if raw else {}
+
+    def new_notebook(self, name: str | None = None) -> str:
+        """Create an empty Python notebook in the root folder; returns its path."""
+        path = name or f"test-{uuid.uuid4().hex[:8]}.ipynb"
+        content = {
+            "cells": [
+                {"cell_type": "code", "source": "", "metadata": {}, "outputs": [], "execution_count": None}
+            ],
+            "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        }
+        self.api("PUT", f"/api/contents/{path}", {"type": "notebook", "format": "json", "content": content})
+        return path
+
+    def shutdown_kernels(self) -> None:
+        """Stop every kernel, so that the next test starts clean and the machine stays quiet."""
+        for kernel in self.api("GET", "/api/kernels") or []:
+            self.api("DELETE", f"/api/kernels/{kernel['id']}")
+
+
+@pytest.fixture(scope="session")
+def lab(tmp_path_factory) -> Iterator[Lab]:
+    """JupyterLab on a free localhost port, rooted in a temporary folder with its own HOME."""
+    root = tmp_path_factory.mktemp("lab")
+    home = root / ".home"
+    config = home / ".jupyter"
+    (config / "labconfig").mkdir(parents=True)
+    # No news prompt or update check popping over the notebook.
+    (config / "labconfig" / "page_config.json").write_text(
+        json.dumps({"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}})
+    )
+    port, token = _free_port(), uuid.uuid4().hex
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "JUPYTER_CONFIG_DIR": str(config),
+        "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
+        "PYTHONUNBUFFERED": "1",
+    }
+    env.pop("JUPYTER_TOKEN", None)
+    log = open(root / "jupyterlab.log", "w")  # noqa: SIM115 - closed in the finally below
+    command = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--ServerApp.root_dir={root}",
+        f"--IdentityProvider.token={token}",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.extension_manager=readonly",
+    ]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        command.append("--allow-root")  # CI and these machines run as root
+    server = subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            if server.poll() is not None:
+                raise RuntimeError(f"JupyterLab exited: {(root / 'jupyterlab.log').read_text()[-2000:]}")
+            try:
+                urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=2).read()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("JupyterLab did not answer") from None
+                time.sleep(0.5)
+        yield Lab(url=url, token=token, root=root)
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def browser(lab):
+    """Debian's Chromium under Playwright (no browser download)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(lab, browser, request):
+    """A fresh browser page; on failure a screenshot is left next to the JupyterLab log."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    yield page
+    failed = getattr(request.node, "rep_call", None)
+    if failed is not None and failed.failed:
+        shot = lab.root / f"{request.node.name}.png"
+        page.screenshot(path=str(shot), full_page=True)
+        print(f"screenshot: {shot}")
+    context.close()
+    lab.shutdown_kernels()
+
+
+@pytest.hookimpl(tryfirst=True, hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call":
+        item.rep_call = report
+
+
+def chromium_available() -> bool:
+    """True when the browser tests can run here."""
+    return _browser_missing() is None and shutil.which("jupyter") is not None

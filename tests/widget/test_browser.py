@@ -1,0 +1,128 @@
+"""The timeline widget in a real JupyterLab and Chromium: what a person does and sees, checked kernel-side."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import expect
+
+from .notebook import ATTACH, Notebook
+
+
+def _widget_cell(nb: Notebook, code: str):
+    cell = nb.run(code)
+    root = cell.locator(".mw-root")
+    expect(root).to_be_visible()
+    return cell, root
+
+
+def test_edit_in_the_widget_then_undo_changes_the_kernel_session(lab, page):
+    nb = Notebook.open(page, lab)
+    _, root = _widget_cell(nb, ATTACH + "s = mw.Session.new()\ns.send('hello', wait=True)\ns.widget()")
+    reply = root.locator(".mw-card[data-kind='model_reply']")
+    expect(reply).to_contain_text("hello")
+    original = nb.print_value("s.cards[-1].text")
+    assert "hello" in original
+
+    reply.hover()
+    reply.locator("[data-act='edit']").click()
+    area = reply.locator("textarea")
+    expect(area).to_be_focused()
+    area.fill("Edited **in the browser**")
+    area.press("Control+Enter")
+    expect(reply.locator("textarea")).to_have_count(0)
+    expect(reply.locator(".mw-card-body strong")).to_have_text("in the browser")
+    expect(reply.locator(".mw-card-foot")).to_contain_text("edited")
+    assert nb.print_value("s.cards[-1].text") == "Edited **in the browser**"
+
+    cells_before = nb.cells.count()
+    reply.locator(".mw-card-body").click()
+    expect(reply).to_be_focused()
+    page.keyboard.press("Control+z")
+    expect(reply).not_to_contain_text("in the browser")
+    expect(reply).to_contain_text("hello")
+    assert nb.print_value("s.cards[-1].text") == original
+
+    reply.locator(".mw-card-body").click()
+    page.keyboard.press("Control+x")  # redo, not "cut cell": JupyterLab's shortcuts stay out of the widget
+    expect(reply.locator(".mw-card-body strong")).to_have_text("in the browser")
+    assert nb.cells.count() == cells_before + 1  # only the print cell was added; none was cut
+    assert nb.print_value("s.cards[-1].text") == "Edited **in the browser**"
+
+
+def test_context_menu_inserts_above_by_the_upper_half_and_escape_cancels(lab, page):
+    nb = Notebook.open(page, lab)
+    _, root = _widget_cell(
+        nb, ATTACH + "s = mw.Session.new()\ns.send('first question', wait=True)\ns.widget()"
+    )
+    reply = root.locator(".mw-card[data-kind='model_reply']")
+    expect(reply).to_be_visible()
+    box = reply.bounding_box()
+    page.mouse.click(box["x"] + 40, box["y"] + 4, button="right")  # upper half: insert before
+    menu = page.locator(".mw-menu")
+    expect(menu).to_be_visible()
+    expect(menu).to_have_attribute("data-jp-suppress-context-menu", "")
+    expect(menu.locator(".mw-menu-heading")).to_have_text("Insert above")
+    expect(page.locator(".lm-Menu")).to_have_count(0)  # JupyterLab's own menu stayed away
+    menu.locator("[data-testid='insert-system_prompt']").click()
+    draft = root.locator(".mw-card.mw-draft")
+    draft.locator("textarea").fill("Answer in one line.")
+    draft.locator("textarea").press("Control+Enter")
+    expect(root.locator(".mw-card.mw-draft")).to_have_count(0)
+    expect(root.locator(".mw-card").nth(1)).to_contain_text("Answer in one line.")
+    assert nb.print_value("[c.kind for c in s.cards]") == "['user_input', 'system_prompt', 'model_reply']"
+
+    # Keyboard: Shift+F10 on a focused card opens the menu and inserts after it; Esc cancels the draft.
+    reply.locator(".mw-card-body").click()
+    page.keyboard.press("Shift+F10")
+    expect(menu.locator(".mw-menu-heading")).to_have_text("Insert below")
+    page.keyboard.press("ArrowDown")  # the first entry is focused on open; move to "You"
+    expect(menu.locator("[data-testid='insert-user_input']")).to_be_focused()
+    page.keyboard.press("Enter")
+    draft = root.locator(".mw-card.mw-draft")
+    expect(draft.locator("textarea")).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(root.locator(".mw-card.mw-draft")).to_have_count(0)
+    assert nb.print_value("len(s.cards)") == "3"
+
+
+def test_markdown_of_a_reply_is_sanitised(lab, page):
+    nb = Notebook.open(page, lab)
+    payload = '<img src=x onerror="window.__mewrk_pwned=1"><script>window.__mewrk_pwned=2</script> *ok*'
+    _, root = _widget_cell(nb, ATTACH + f"s = mw.Session.new()\ns.send({payload!r}, wait=True)\ns.widget()")
+    reply = root.locator(".mw-card[data-kind='model_reply']")
+    expect(reply.locator("em")).to_have_text("ok")
+    assert page.evaluate("window.__mewrk_pwned") is None
+    assert reply.locator("script").count() == 0
+    assert reply.locator("[onerror]").count() == 0
+
+
+def test_every_view_disables_send_while_a_turn_runs_and_stop_ends_it(lab, page):
+    nb = Notebook.open(page, lab)
+    nb.run(ATTACH + "s = mw.Session.new(model='offline/slow')\ns.widget()")
+    nb.run("s.widget()")  # a second view of the same session
+    roots = page.locator(".mw-root")
+    expect(roots).to_have_count(2)
+    first, second = roots.nth(0), roots.nth(1)
+    dashboard = first.locator("[data-testid='mw-dashboard']")
+    expect(dashboard).to_have_text(
+        re.compile(r"Agent: main · offline/slow · Reasoning: off · Context: ≈0 / 32k \(0 %\)")
+    )
+    expect(dashboard).to_have_attribute("data-level", "ok")
+
+    first.locator("[data-testid='mw-input']").fill("talk\nlong: 400")
+    first.locator("[data-testid='mw-send']").click()
+    for root in (first, second):
+        expect(root.locator("[data-testid='mw-send']")).to_be_disabled()
+        expect(root.locator("[data-testid='mw-stop']")).to_be_enabled()
+    expect(second.locator(".mw-card[data-kind='model_reply']")).to_contain_text("the timeline")
+    expect(first.locator("[data-testid='mw-input']")).to_have_value("")
+
+    second.locator("[data-testid='mw-stop']").click()  # any view stops the turn (R3)
+    for root in (first, second):
+        expect(root.locator("[data-testid='mw-send']")).to_be_enabled()
+        expect(root.locator(".mw-card[data-kind='model_reply'] .mw-card-foot")).to_contain_text("interrupted")
+    assert nb.print_value("(s.state, s.cards[-1].interrupted)") == "('idle', True)"
+    text = nb.print_value("len(s.cards[-1].text)")
+    shown = first.locator(".mw-card[data-kind='model_reply'] .mw-card-body").inner_text()
+    assert int(text) >= len(shown.strip()) > 0
