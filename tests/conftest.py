@@ -63,3 +63,12 @@ def wait_for(predicate, timeout: float = 30.0, every: float = 0.01):
             return value
         time.sleep(every)
     raise AssertionError(f"condition not met within {timeout} s: {predicate}")
+
+
+def pytest_configure(config) -> None:
+    """Give browser assertions room on a loaded two-core CI machine (a wait, not a timing assertion)."""
+    try:
+        from playwright.sync_api import expect
+    except ImportError:
+        return
+    expect.set_options(timeout=30_000)
