@@ -23,6 +23,8 @@ Wire messages (all JSON objects with a `type`):
                          {type: "result", for, req, ok, message, card_id, data}
 
 `for` names the view that asked; other views ignore the message. Patches go to every view.
+Changes made by other processes (another kernel, a script) are found by looking at the store every
+WATCH_EVERY seconds once a view is open, and sent as the same patches.
 """
 
 from __future__ import annotations
@@ -48,6 +50,9 @@ STYLES = STATIC / "widget.css"
 
 # Seconds between two text_delta messages for the streaming cards: a few per second, never one per token.
 DELTA_EVERY = 0.25
+
+# Seconds between two looks at the store for what other processes did (their edits, their turns: R4).
+WATCH_EVERY = 1.0
 
 # Kinds the widget's insert menu offers; tool calls get their own form later (T5).
 MENU_KINDS = tuple(kind for kind in INSERTABLE if kind != "tool_call")
@@ -104,12 +109,17 @@ class TimelineWidget(anywidget.AnyWidget):
         self._pending: dict[str, list[Any]] = {}  # card id -> [offset, [text, …]] not yet sent
         self._lengths: dict[str, int] = {}  # card id -> length of its text as the views know it
         self._timer: threading.Timer | None = None
+        self._known: dict[str, tuple[str, dict[str, Any]]] = {}  # what the views hold: id -> (key, card)
+        self._state = "idle"  # the session state the views were last told
+        self._closed = threading.Event()
+        self._watcher: threading.Thread | None = None
         self._unsubscribe = session.subscribe(self._on_event)
         self.on_msg(self._on_message)
 
     def close(self) -> None:
         """Stop following the session and close the views."""
         self._unsubscribe()
+        self._closed.set()
         with self._lock:
             if self._timer is not None:
                 self._timer.cancel()
@@ -128,10 +138,13 @@ class TimelineWidget(anywidget.AnyWidget):
             self._flush_locked()  # views that already follow need that text; the new one ignores it
             timeline = self.session._loaded()
             cards = []
+            self._known.clear()
             for key, card in zip(list(timeline.keys), list(timeline.cards), strict=True):
                 payload = card_payload(card)
                 self._lengths[card.id] = len(payload.get("text") or "")
+                self._known[card.id] = (key, payload)
                 cards.append({"card": payload, "order_key": key})
+            self._state = self.session.state
             message = {
                 "type": "snapshot",
                 "for": view,
@@ -141,7 +154,7 @@ class TimelineWidget(anywidget.AnyWidget):
                     "model": self.session.settings.model,
                 },
                 "cards": cards,
-                "state": self.session.state,
+                "state": self._state,
                 "context": context_payload(self.session),
                 "kinds": list(MENU_KINDS),
                 "editable": {kind: list(names) for kind, names in EDITABLE_FIELDS.items()},
@@ -153,7 +166,7 @@ class TimelineWidget(anywidget.AnyWidget):
         if event.kind == "reloaded":
             # Emitted while the session holds its own lock: answer from another thread so that the
             # lock order (widget, then session) is never reversed.
-            threading.Thread(target=self.snapshot, name="mewrk-widget-reload", daemon=True).start()
+            threading.Thread(target=self.resync, name="mewrk-widget-reload", daemon=True).start()
             return
         if event.kind == "text_delta":
             self._queue_delta(event)
@@ -164,15 +177,18 @@ class TimelineWidget(anywidget.AnyWidget):
                 payload = card_payload(event.card)
                 self._lengths[event.card.id] = len(payload.get("text") or "")
                 self._flush_locked()
+                self._known[event.card.id] = (event.order_key or "", payload)
                 self._post({"type": event.kind, "card": payload, "order_key": event.order_key})
             elif event.kind == "card_removed":
                 self._pending.pop(event.card_id or "", None)
                 self._lengths.pop(event.card_id or "", None)
+                self._known.pop(event.card_id or "", None)
                 self._flush_locked()
                 self._post({"type": "card_removed", "card_id": event.card_id})
             elif event.kind == "state":
                 self._flush_locked()
-                self._post({"type": "state", "state": event.state or "idle"})
+                self._state = event.state or "idle"
+                self._post({"type": "state", "state": self._state})
                 if event.state != "running":
                     self._post(context_payload(self.session))
             elif event.kind == "notice":
@@ -212,6 +228,44 @@ class TimelineWidget(anywidget.AnyWidget):
         for card_id, (offset, parts) in pending.items():
             self._post({"type": "text_delta", "card_id": card_id, "offset": offset, "text": "".join(parts)})
 
+    def resync(self) -> None:
+        """Patch the views up to the store after another process changed the session (no snapshot)."""
+        with self._lock:
+            self._flush_locked()
+            timeline = self.session._loaded()
+            now = {}
+            for key, card in zip(list(timeline.keys), list(timeline.cards), strict=True):
+                now[card.id] = (key, card_payload(card))
+            for card_id in [cid for cid in self._known if cid not in now]:
+                self._known.pop(card_id)
+                self._lengths.pop(card_id, None)
+                self._post({"type": "card_removed", "card_id": card_id})
+            for card_id, (key, payload) in now.items():
+                known = self._known.get(card_id)
+                if known == (key, payload):
+                    continue
+                self._known[card_id] = (key, payload)
+                self._lengths[card_id] = len(payload.get("text") or "")
+                kind = "card_changed" if known is not None else "card_added"
+                self._post({"type": kind, "card": payload, "order_key": key})
+            self._post(context_payload(self.session))
+
+    def _watch(self) -> None:
+        """Look at the store now and then: another kernel, a script or the HTTP API may change the session."""
+        while not self._closed.wait(WATCH_EVERY):
+            try:
+                self.session._loaded()  # announces "reloaded" when another process wrote
+                with self._lock:
+                    state = self.session.state
+                    if state != self._state:
+                        self._state = state
+                        self._flush_locked()
+                        self._post({"type": "state", "state": state})
+                        if state != "running":
+                            self._post(context_payload(self.session))
+            except Exception:  # a damaged store must not kill the thread silently in a loop
+                log.exception("the widget could not read session %s", self.session.id)
+
     # ---- front end → kernel --------------------------------------------------------------------
 
     def _on_message(self, _widget: Any, content: Any, _buffers: Any = None) -> None:
@@ -220,6 +274,11 @@ class TimelineWidget(anywidget.AnyWidget):
         view = content.get("view")
         if content.get("type") == "hello":
             self.snapshot(view)
+            if self._watcher is None and not self._closed.is_set():
+                self._watcher = threading.Thread(
+                    target=self._watch, name=f"mewrk-widget-watch-{self.session.id}", daemon=True
+                )
+                self._watcher.start()
         elif content.get("type") == "action":
             self.act(content, view)
 

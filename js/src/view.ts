@@ -128,7 +128,8 @@ export class TimelineView {
     );
     this.root = h(
       "div",
-      { class: "mw-root", "data-lm-suppress-shortcuts": "", "data-jp-suppress-context-menu": "" },
+      // Focusable, so that a click anywhere in the widget brings its keys (undo, redo) here.
+      { class: "mw-root", tabindex: "-1", "data-lm-suppress-shortcuts": "", "data-jp-suppress-context-menu": "" },
       h("div", { class: "mw-header" }, this.title, this.stateBadge),
       this.scroller,
       this.empty,

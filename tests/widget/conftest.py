@@ -100,7 +100,9 @@ class Lab:
         return path
 
     def shutdown_kernels(self) -> None:
-        """Stop every kernel, so that the next test starts clean and the machine stays quiet."""
+        """Close every notebook session and its kernel, so that the next test starts clean."""
+        for session in self.api("GET", "/api/sessions") or []:
+            self.api("DELETE", f"/api/sessions/{session['id']}")
         for kernel in self.api("GET", "/api/kernels") or []:
             self.api("DELETE", f"/api/kernels/{kernel['id']}")
 
@@ -179,6 +181,10 @@ def browser(lab):
 @pytest.fixture
 def page(lab, browser, request):
     """A fresh browser page; on failure a screenshot is left next to the JupyterLab log."""
+    from playwright.sync_api import expect
+
+    # Generous bounds: the machine is shared and small. They only stop a broken test from hanging.
+    expect.set_options(timeout=60_000)
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.set_default_timeout(60_000)
@@ -188,7 +194,7 @@ def page(lab, browser, request):
         shot = lab.root / f"{request.node.name}.png"
         page.screenshot(path=str(shot), full_page=True)
         print(f"screenshot: {shot}")
-    context.close()
+    context.close()  # the page goes first, so that it does not restart the kernels stopped next
     lab.shutdown_kernels()
 
 

@@ -29,7 +29,8 @@ class Notebook:
     def open(cls, page: Page, lab: Lab, path: str | None = None) -> Notebook:
         """Create (if needed) and open a notebook; returns once its kernel is idle."""
         path = path or lab.new_notebook()
-        page.goto(f"{lab.url}/lab/tree/{path}?token={lab.token}")
+        # `reset`: start from a clean layout, not with the tabs an earlier test left open.
+        page.goto(f"{lab.url}/lab/tree/{path}?reset&token={lab.token}")
         notebook = cls(page, lab, path)
         expect(notebook.cells.first).to_be_visible()
         expect(page.get_by_text(re.compile(r"Python 3 \(ipykernel\) \| Idle"))).to_be_visible()

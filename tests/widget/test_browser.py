@@ -126,3 +126,90 @@ def test_every_view_disables_send_while_a_turn_runs_and_stop_ends_it(lab, page):
     text = nb.print_value("len(s.cards[-1].text)")
     shown = first.locator(".mw-card[data-kind='model_reply'] .mw-card-body").inner_text()
     assert int(text) >= len(shown.strip()) > 0
+
+
+def test_box_select_deletes_many_and_one_undo_restores_them(lab, page):
+    nb = Notebook.open(page, lab)
+    code = ATTACH + "s = mw.Session.new()\ns.send('one', wait=True)\ns.send('two', wait=True)\ns.widget()"
+    _, root = _widget_cell(nb, code)
+    cards = root.locator(".mw-card")
+    expect(cards).to_have_count(4)
+    before = nb.print_value("[c.id for c in s.cards]")
+
+    start, end = cards.nth(0).bounding_box(), cards.nth(1).bounding_box()
+    page.keyboard.down("Control")  # Ctrl+drag selects a range (T10)
+    page.mouse.move(start["x"] + 60, start["y"] + start["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(end["x"] + 60, end["y"] + end["height"] / 2, steps=5)
+    page.mouse.up()
+    page.keyboard.up("Control")
+    expect(root.locator(".mw-card.mw-selected")).to_have_count(2)
+
+    cards.nth(1).click(button="right")
+    page.locator(".mw-menu [data-testid='delete']").click()
+    expect(cards).to_have_count(2)
+    assert nb.print_value("len(s.cards)") == "2"
+
+    cards.nth(0).locator(".mw-card-body").click()
+    page.keyboard.press("Control+z")
+    expect(cards).to_have_count(4)
+    assert nb.print_value("[c.id for c in s.cards]") == before
+
+
+def test_refusals_show_in_plain_words_on_the_card_or_the_composer(lab, page):
+    nb = Notebook.open(page, lab)
+    _, root = _widget_cell(nb, ATTACH + "s = mw.Session.new(model='offline/slow')\ns.widget()")
+    expect(root.locator(".mw-empty")).to_contain_text("The timeline is empty")
+    root.locator(".mw-empty").click()
+    expect(root).to_be_focused()
+    page.keyboard.press("Control+z")  # nothing to undo yet: the composer says so
+    notice = root.locator("[data-testid='mw-notice']")
+    expect(notice).to_have_text("Nothing to undo in this session.")
+    expect(notice).to_have_attribute("data-level", "error")
+
+    nb.run("run = s.send('go\\nlong: 600')")  # in a kernel the turn runs in the background
+    question = root.locator(".mw-card[data-kind='user_input']")
+    expect(question).to_be_visible()
+    expect(root.locator("[data-testid='mw-send']")).to_be_disabled()
+    question.click(button="right")
+    page.locator(".mw-menu [data-testid='fork']").click()
+    error = question.locator(".mw-card-error")
+    expect(error).to_contain_text("The model is running")
+    assert "Traceback" not in root.inner_text()
+    root.locator("[data-testid='mw-stop']").click()
+    expect(root.locator("[data-testid='mw-send']")).to_be_enabled()
+    assert nb.print_value("[x.id for x in mw.list_sessions() if x.parent_id == s.id]") == "[]"  # no fork
+
+
+def test_the_dashboard_turns_amber_then_red(lab, page):
+    nb = Notebook.open(page, lab)
+    code = ATTACH + "s = mw.Session.new(model='offline/tiny')\ns.send('x' * 6000, wait=True)\ns.widget()"
+    _, root = _widget_cell(nb, code)
+    dashboard = root.locator("[data-testid='mw-dashboard']")
+    expect(dashboard).to_have_text(re.compile(r"Context: ≈1\.\dk / 2k \((8\d|9[0-4]) %\)"))
+    expect(dashboard).to_have_attribute("data-level", "amber")
+    assert dashboard.inner_text().strip() == nb.print_value("s.context.line()")
+    fill = dashboard.locator(".mw-meter-fill")
+    amber = fill.evaluate("el => getComputedStyle(el).backgroundColor")
+
+    root.locator("[data-testid='mw-input']").fill("more")
+    root.locator("[data-testid='mw-input']").press("Control+Enter")
+    expect(dashboard).to_have_attribute("data-level", "red")
+    red = fill.evaluate("el => getComputedStyle(el).backgroundColor")
+    assert amber != red
+
+
+def test_thousands_of_cards_render_through_a_virtualised_list(lab, page):
+    nb = Notebook.open(page, lab)
+    code = ATTACH + (
+        "s = mw.Session.new()\n"
+        "for i in range(1500):\n"
+        "    s.insert(mw.UserInput(text=f'card number {i}'))\n"
+        "s.widget()"
+    )
+    _, root = _widget_cell(nb, code)
+    expect(root.locator(".mw-card").last).to_contain_text("card number 1499")  # opens at the newest card
+    assert root.locator(".mw-card").count() < 80
+    root.locator(".mw-timeline").evaluate("el => { el.scrollTop = 0; }")
+    expect(root.locator(".mw-card[data-index='0']")).to_contain_text("card number 0")
+    assert root.locator(".mw-card").count() < 80

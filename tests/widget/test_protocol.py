@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import time
 from typing import Any
 
 import pytest
@@ -284,4 +288,54 @@ def test_attach_gives_a_session_class_its_widget_and_display(tmp_path, monkeypat
     assert isinstance(w, TimelineWidget) and w.session_id == s.id
     data, _ = s._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in data and "text/markdown" in data
+    w.close()
+
+
+def _elsewhere(tmp_path, code: str) -> subprocess.Popen:
+    """Run Python in another process on the same workspace, as another kernel would."""
+    env = {**os.environ, "HOME": str(tmp_path / "home")}
+    return subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, env=env)
+
+
+def _until(condition, what: str, bound: float = 60.0) -> None:
+    """Wait for something another process does; the bound only keeps a broken test from hanging."""
+    deadline = time.monotonic() + bound
+    while not condition():
+        assert time.monotonic() < deadline, f"never saw {what}"
+        time.sleep(0.1)
+
+
+def test_changes_made_by_another_process_reach_the_views_as_patches(session, widget, tmp_path):
+    snap = widget.hello()
+    reply = session.cards[-1]
+    code = (
+        "import mewrk_jupyter as mw\n"
+        f"s = mw.Session.open({session.id!r})\n"
+        f"s.edit({reply.id!r}, text='changed in another process')\n"
+        "s.insert(mw.UserInput(text='added elsewhere'))\n"
+    )
+    assert _elsewhere(tmp_path, code).wait(timeout=60) == 0
+    _until(lambda: len(widget.of("card_added")) >= 1, "the other process's card")
+    assert not widget.of("snapshot")[1:]  # patches, not the whole timeline again
+    changed = [m for m in widget.of("card_changed") if m["card"]["id"] == reply.id]
+    assert changed[-1]["card"]["text"] == "changed in another process"
+    client = Client().apply_all(widget.sent[widget.sent.index(snap) :])
+    assert client.timeline() == truth(session)
+
+
+def test_a_turn_in_another_process_shows_as_running_in_every_view(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    s = mw.Session.new(model="offline/slow", workspace=tmp_path)
+    w = RecordingWidget(s)
+    w.hello()
+    other = _elsewhere(
+        tmp_path, f"import mewrk_jupyter as mw\nmw.Session.open({s.id!r}).send('go\\nlong: 60', wait=True)\n"
+    )
+    try:
+        _until(lambda: [m["state"] for m in w.of("state")][-1:] == ["running"], "the turn start")
+        assert w.do("send", text="me too")["message"] == R1_SENTENCE
+    finally:
+        assert other.wait(timeout=120) == 0
+    _until(lambda: [m["state"] for m in w.of("state")][-1:] == ["idle"], "the turn end")
+    _until(lambda: Client().apply_all(w.sent).timeline() == truth(s), "the reply")
     w.close()
