@@ -50,6 +50,8 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "lab" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.browser)
+            # The first one also starts JupyterLab; on two shared cores that alone can take a minute.
+            item.add_marker(pytest.mark.timeout(300))
             if reason and os.environ.get("MEWRK_REQUIRE_BROWSER") != "1":
                 item.add_marker(pytest.mark.skip(reason=reason))
 
