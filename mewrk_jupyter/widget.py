@@ -10,7 +10,7 @@ back as a plain sentence for the card or the composer, never a traceback.
 
 Wire messages (all JSON objects with a `type`):
 
-    front end → kernel   {type: "hello", view}
+    front end → kernel   {type: "hello", view}        {type: "bye", view}   (the view was removed)
                          {type: "action", view, req, action, ...arguments}
     kernel → front end   {type: "snapshot", for, session, cards: [{card, order_key}], state, context,
                           kinds (insertable from the menu), editable ({kind: fields})}
@@ -113,6 +113,7 @@ class TimelineWidget(anywidget.AnyWidget):
         self._state = "idle"  # the session state the views were last told
         self._closed = threading.Event()
         self._watcher: threading.Thread | None = None
+        self._views: set[str] = set()  # views that said hello and not yet bye
         self._unsubscribe = session.subscribe(self._on_event)
         self.on_msg(self._on_message)
 
@@ -253,6 +254,10 @@ class TimelineWidget(anywidget.AnyWidget):
     def _watch(self) -> None:
         """Look at the store now and then: another kernel, a script or the HTTP API may change the session."""
         while not self._closed.wait(WATCH_EVERY):
+            with self._lock:
+                if not self._views:  # every view is gone: stop looking until one says hello again
+                    self._watcher = None
+                    return
             try:
                 self.session._loaded()  # announces "reloaded" when another process wrote
                 with self._lock:
@@ -274,11 +279,16 @@ class TimelineWidget(anywidget.AnyWidget):
         view = content.get("view")
         if content.get("type") == "hello":
             self.snapshot(view)
-            if self._watcher is None and not self._closed.is_set():
-                self._watcher = threading.Thread(
-                    target=self._watch, name=f"mewrk-widget-watch-{self.session.id}", daemon=True
-                )
-                self._watcher.start()
+            with self._lock:
+                self._views.add(str(view))
+                if self._watcher is None and not self._closed.is_set():
+                    self._watcher = threading.Thread(
+                        target=self._watch, name=f"mewrk-widget-watch-{self.session.id}", daemon=True
+                    )
+                    self._watcher.start()
+        elif content.get("type") == "bye":
+            with self._lock:
+                self._views.discard(str(view))
         elif content.get("type") == "action":
             self.act(content, view)
 

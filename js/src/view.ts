@@ -160,6 +160,11 @@ export class TimelineView {
   }
 
   dispose(): void {
+    try {
+      this.model.send({ type: "bye", view: this.viewId });
+    } catch {
+      // The kernel is gone already; nothing to tell it.
+    }
     this.menu.close();
     cancelAnimationFrame(this.frame);
     window.clearTimeout(this.noticeTimer);
