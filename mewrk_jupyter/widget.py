@@ -13,7 +13,7 @@ Wire messages (all JSON objects with a `type`):
     front end → kernel   {type: "hello", view}        {type: "bye", view}   (the view was removed)
                          {type: "action", view, req, action, ...arguments}
     kernel → front end   {type: "snapshot", for, session, cards: [{card, order_key}], state, context,
-                          kinds (insertable from the menu), editable ({kind: fields})}
+                          kinds (insertable from the menu), editable ({kind: fields}), confirm_delete}
                          {type: "card_added" | "card_changed", card, order_key}
                          {type: "card_removed", card_id}
                          {type: "text_delta", card_id, offset, text}   text replaces card.text[offset:]
@@ -159,6 +159,7 @@ class TimelineWidget(anywidget.AnyWidget):
                 "context": context_payload(self.session),
                 "kinds": list(MENU_KINDS),
                 "editable": {kind: list(names) for kind, names in EDITABLE_FIELDS.items()},
+                "confirm_delete": bool(getattr(self.session.settings, "confirm_delete", False)),
             }
             self._post(message)
             return message

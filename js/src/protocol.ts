@@ -56,6 +56,7 @@ export interface SnapshotMsg {
   context: ContextMsg;
   kinds: string[];
   editable: Record<string, string[]>;
+  confirm_delete: boolean;
 }
 
 export interface ResultMsg {

@@ -65,6 +65,7 @@ export class TimelineView {
   private running = false;
   private kinds: string[] = ["system_prompt", "user_input", "thinking", "model_reply"];
   private editable: Record<string, string[]> = {};
+  private confirmDelete = false;
   private nextReq = 1;
   private readonly waiting = new Map<number, (result: ResultMsg) => void>();
   private readonly slots = new Map<string, Slot>();
@@ -269,6 +270,7 @@ export class TimelineView {
     this.ready = true;
     this.kinds = msg.kinds ?? this.kinds;
     this.editable = msg.editable ?? {};
+    this.confirmDelete = !!msg.confirm_delete;
     this.running = msg.state === "running";
     this.title.textContent = `${msg.session.title} · ${msg.session.id} · ${msg.session.model}`;
     for (const id of [...this.slots.keys()]) {
@@ -653,6 +655,8 @@ export class TimelineView {
   }
 
   private remove(ids: string[]): void {
+    // "Confirm before delete" is a session setting, off by default (T8); a delete is undoable anyway.
+    if (this.confirmDelete && !window.confirm(ids.length > 1 ? `Delete ${ids.length} cards?` : "Delete this card?")) return;
     this.act({ action: "delete", card_ids: ids }, (result) => {
       if (!result.ok) this.cardOrComposerError(ids[0], result.message);
       else this.setSelection([]);

@@ -353,3 +353,15 @@ def test_the_store_watch_runs_only_while_a_view_is_open(session, widget):
     assert not watcher.is_alive()
     widget.hello("v3")
     assert widget._watcher is not None and widget._watcher.is_alive()
+
+
+def test_a_tool_call_is_edited_through_its_parameters_and_result(session, widget):
+    call = session.insert(mw.ToolCall(name="ls", params={"path": "."}, result="a.py"))
+    snap = widget.hello()
+    assert snap["confirm_delete"] is False
+    result = widget.do("edit", card_id=call.id, fields={"params": {"path": "src"}, "result": "b.py"})
+    assert result["ok"]
+    edited = session.card(call.id)
+    assert edited.params == {"path": "src"} and edited.result == "b.py" and edited.edited
+    wrong = widget.do("edit", card_id=call.id, fields={"text": "no such field"})
+    assert not wrong["ok"] and "no editable field 'text'" in wrong["message"]
