@@ -403,7 +403,7 @@ def session_mimebundle(
     from .engine.render import timeline_markdown
 
     data, metadata = session_widget(session)._repr_mimebundle_()
-    return {**data, "text/markdown": timeline_markdown(session)}, metadata
+    return {**data, "text/plain": repr(session), "text/markdown": timeline_markdown(session)}, metadata
 
 
 def attach_to_session(session_cls: type) -> None:

@@ -288,6 +288,7 @@ def test_attach_gives_a_session_class_its_widget_and_display(tmp_path, monkeypat
     assert isinstance(w, TimelineWidget) and w.session_id == s.id
     data, _ = s._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in data and "text/markdown" in data
+    assert data["text/plain"] == repr(s)
     w.close()
 
 
