@@ -500,6 +500,17 @@ class Session:
     def __repr__(self) -> str:
         return f"<Session {self.id} {self.title!r} {self.settings.model} {len(self._loaded())} cards>"
 
+    def widget(self):
+        """The anywidget timeline of this session (N3); every view of it stays in step."""
+        from ..widget import session_widget
+
+        return session_widget(self)
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        from ..widget import session_mimebundle
+
+        return session_mimebundle(self, include, exclude)
+
     def _repr_markdown_(self) -> str:
         from .render import timeline_markdown
 
