@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import anthropic
@@ -15,7 +15,8 @@ from .base import (
     Message,
     ModelInfo,
     ModelRequest,
-    Provider,
+    SDKExchange,
+    SDKProvider,
     StopEvent,
     StreamEvent,
     TextDelta,
@@ -143,21 +144,15 @@ def request_body(request: ModelRequest, info: ModelInfo) -> dict[str, Any]:
     return body
 
 
-class AnthropicExchange(Exchange):
+class AnthropicExchange(SDKExchange):
     """One streamed Messages call; the request goes out when its events are first read."""
 
-    def __init__(self, body: dict[str, Any], client: anthropic.Anthropic):
-        self.body = body
-        self._client = client
-        self._stream: Any = None
-        self._closed = False
+    def _create(self) -> Any:
+        return self._client.messages.create(**self.body, stream=True)
 
     def events(self) -> Iterator[StreamEvent]:
-        if self._closed:
-            return
-        self._stream = self._client.messages.create(**self.body, stream=True)
-        if self._closed:  # Stop arrived while the request was being sent
-            self._stream.close()
+        stream = self._open_stream()
+        if stream is None:
             return
         kinds: dict[int, str] = {}
         signatures: dict[int, str] = {}
@@ -165,7 +160,7 @@ class AnthropicExchange(Exchange):
         tool_heads: dict[int, Any] = {}
         usage = Usage()
         stop = "end_turn"
-        for event in self._stream:
+        for event in stream:
             kind = event.type
             if kind == "message_start":
                 usage = _usage(event.message.usage, usage)
@@ -203,11 +198,6 @@ class AnthropicExchange(Exchange):
         yield UsageEvent(usage)
         yield StopEvent(stop)
 
-    def close(self) -> None:
-        self._closed = True
-        if self._stream is not None:
-            self._stream.close()
-
 
 def _usage(raw: Any, before: Usage) -> Usage:
     """Fold the vendor's (cumulative) usage into ours; fields it leaves out keep their earlier value."""
@@ -224,27 +214,10 @@ def _usage(raw: Any, before: Usage) -> Usage:
     )
 
 
-class AnthropicProvider(Provider):
+class AnthropicProvider(SDKProvider):
     """A vendor speaking Anthropic Messages, reached through the official SDK."""
 
     protocol = PROTOCOL
-
-    def __init__(
-        self,
-        models: dict[str, ModelInfo],
-        api_key: Callable[[], str | None],
-        base_url: str | None = None,
-        headers: Callable[[], dict[str, str]] | None = None,
-        max_retries: int = 2,
-    ):
-        self._models = models
-        self._api_key = api_key
-        self._base_url = base_url
-        self._headers = headers or dict
-        self._max_retries = max_retries
-
-    def model_info(self, model: str) -> ModelInfo:
-        return self._models[model]
 
     def open(self, request: ModelRequest) -> Exchange:
         info = self.model_info(request.model)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -196,3 +196,56 @@ class Provider(ABC):
     @abstractmethod
     def open(self, request: ModelRequest) -> Exchange:
         """Prepare the exchange for a request: its body is final, and reading its events sends it."""
+
+
+class SDKExchange(Exchange):
+    """An exchange over an official SDK's stream: sent on the first read of events(), closable from any thread."""
+
+    def __init__(self, body: dict[str, Any], client: Any):
+        self.body = body
+        self._client = client
+        self._stream: Any = None
+        self._closed = False
+
+    @abstractmethod
+    def _create(self) -> Any:
+        """Send the request with the SDK and return its stream."""
+
+    def _open_stream(self) -> Any | None:
+        """The SDK's stream, or None when Stop came before or while the request was sent."""
+        if self._closed:
+            return None
+        self._stream = self._create()
+        if self._closed:
+            self._stream.close()
+            return None
+        return self._stream
+
+    def close(self) -> None:
+        self._closed = True
+        if self._stream is not None:
+            self._stream.close()
+
+
+class SDKProvider(Provider):
+    """A configured vendor reached through an official SDK: its models, key, address and headers.
+
+    The key and headers are callables, so secrets are read at each request and never kept.
+    """
+
+    def __init__(
+        self,
+        models: dict[str, ModelInfo],
+        api_key: Callable[[], str | None],
+        base_url: str | None = None,
+        headers: Callable[[], dict[str, str]] | None = None,
+        max_retries: int = 2,
+    ):
+        self._models = models
+        self._api_key = api_key
+        self._base_url = base_url
+        self._headers = headers or dict
+        self._max_retries = max_retries
+
+    def model_info(self, model: str) -> ModelInfo:
+        return self._models[model]

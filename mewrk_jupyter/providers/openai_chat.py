@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import openai
@@ -15,7 +15,8 @@ from .base import (
     Message,
     ModelInfo,
     ModelRequest,
-    Provider,
+    SDKExchange,
+    SDKProvider,
     StopEvent,
     StreamEvent,
     TextDelta,
@@ -142,21 +143,15 @@ def _usage(raw: Any) -> Usage:
     )
 
 
-class OpenAIChatExchange(Exchange):
+class OpenAIChatExchange(SDKExchange):
     """One streamed Chat Completions call; the request goes out when its events are first read."""
 
-    def __init__(self, body: dict[str, Any], client: openai.OpenAI):
-        self.body = body
-        self._client = client
-        self._stream: Any = None
-        self._closed = False
+    def _create(self) -> Any:
+        return self._client.chat.completions.create(**self.body, stream=True)
 
     def events(self) -> Iterator[StreamEvent]:
-        if self._closed:
-            return
-        self._stream = self._client.chat.completions.create(**self.body, stream=True)
-        if self._closed:  # Stop arrived while the request was being sent
-            self._stream.close()
+        stream = self._open_stream()
+        if stream is None:
             return
         blocks = 0  # the next content-block index; thinking, text and each tool call get their own
         thinking: int | None = None
@@ -164,7 +159,7 @@ class OpenAIChatExchange(Exchange):
         calls: dict[int, dict[str, Any]] = {}  # by the vendor's tool-call index
         stop = "end_turn"
         usage: Usage | None = None
-        for chunk in self._stream:
+        for chunk in stream:
             if chunk.usage is not None:
                 usage = _usage(chunk.usage)
             for choice in chunk.choices or []:
@@ -202,33 +197,11 @@ class OpenAIChatExchange(Exchange):
             yield UsageEvent(usage)
         yield StopEvent(stop)
 
-    def close(self) -> None:
-        self._closed = True
-        if self._stream is not None:
-            self._stream.close()
 
-
-class OpenAIChatProvider(Provider):
+class OpenAIChatProvider(SDKProvider):
     """A vendor speaking OpenAI Chat Completions (OpenAI, DeepSeek, Ollama, vLLM …), via the official SDK."""
 
     protocol = PROTOCOL
-
-    def __init__(
-        self,
-        models: dict[str, ModelInfo],
-        api_key: Callable[[], str | None],
-        base_url: str | None = None,
-        headers: Callable[[], dict[str, str]] | None = None,
-        max_retries: int = 2,
-    ):
-        self._models = models
-        self._api_key = api_key
-        self._base_url = base_url
-        self._headers = headers or dict
-        self._max_retries = max_retries
-
-    def model_info(self, model: str) -> ModelInfo:
-        return self._models[model]
 
     def open(self, request: ModelRequest) -> Exchange:
         info = self.model_info(request.model)

@@ -16,7 +16,8 @@ from .base import (
     Message,
     ModelInfo,
     ModelRequest,
-    Provider,
+    SDKExchange,
+    SDKProvider,
     StopEvent,
     StreamEvent,
     TextDelta,
@@ -143,15 +144,15 @@ def _usage(raw: Any) -> Usage:
     )
 
 
-class ResponsesExchange(Exchange):
+class ResponsesExchange(SDKExchange):
     """One streamed Responses call; the request goes out when its events are first read."""
 
     def __init__(self, body: dict[str, Any], client: openai.OpenAI, model: str):
-        self.body = body
-        self._client = client
+        super().__init__(body, client)
         self._model = model
-        self._stream: Any = None
-        self._closed = False
+
+    def _create(self) -> Any:
+        return self._client.responses.create(**self.body, stream=True)
 
     def _fail(self, message: str) -> ProviderError:
         return ProviderError(
@@ -159,15 +160,12 @@ class ResponsesExchange(Exchange):
         )
 
     def events(self) -> Iterator[StreamEvent]:
-        if self._closed:
-            return
-        self._stream = self._client.responses.create(**self.body, stream=True)
-        if self._closed:  # Stop arrived while the request was being sent
-            self._stream.close()
+        stream = self._open_stream()
+        if stream is None:
             return
         part_seen: dict[int, int] = {}  # output index → summary part last streamed
         called = False
-        for event in self._stream:
+        for event in stream:
             kind = event.type
             if kind in ("response.output_text.delta", "response.refusal.delta"):
                 yield TextDelta(event.output_index, event.delta)
@@ -205,11 +203,6 @@ class ResponsesExchange(Exchange):
         if not self._closed:
             raise self._fail("the stream ended before the response completed")
 
-    def close(self) -> None:
-        self._closed = True
-        if self._stream is not None:
-            self._stream.close()
-
 
 def _arguments(raw: str | None) -> dict[str, Any]:
     """A function call's arguments; text that is not a JSON object is kept under `arguments`."""
@@ -220,7 +213,7 @@ def _arguments(raw: str | None) -> dict[str, Any]:
     return params if isinstance(params, dict) else {"arguments": params}
 
 
-class OpenAIResponsesProvider(Provider):
+class OpenAIResponsesProvider(SDKProvider):
     """A vendor speaking OpenAI Responses (protocol openai-responses) or Azure OpenAI (azure-openai)."""
 
     def __init__(
@@ -234,17 +227,10 @@ class OpenAIResponsesProvider(Provider):
         api_version: str | None = None,
         deployments: dict[str, str] | None = None,
     ):
+        super().__init__(models, api_key, base_url, headers, max_retries)
         self.protocol = protocol
-        self._models = models
-        self._api_key = api_key
-        self._base_url = base_url
-        self._headers = headers or dict
-        self._max_retries = max_retries
         self._api_version = api_version or DEFAULT_AZURE_API_VERSION
         self._deployments = deployments or {}
-
-    def model_info(self, model: str) -> ModelInfo:
-        return self._models[model]
 
     def _client(self) -> openai.OpenAI:
         common = {
