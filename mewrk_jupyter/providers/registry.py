@@ -70,26 +70,20 @@ def _provider(vendor_name: str, vendor: VendorConfig) -> Provider:
         f"{vendor_name}/{m}": model_info(f"{vendor_name}/{m}", vendor, spec)
         for m, spec in vendor.models.items()
     }
+    # The key and headers are read from their references at each request, never kept (S3).
+    reach = {
+        "api_key": lambda: vendor.resolve_api_key() or "no-key",
+        "base_url": vendor.base_url,
+        "headers": vendor.resolve_headers,
+    }
     if vendor.protocol == "anthropic-messages":
-        return AnthropicProvider(
-            models,
-            api_key=lambda: vendor.resolve_api_key() or "no-key",
-            base_url=vendor.base_url,
-            headers=vendor.resolve_headers,
-        )
+        return AnthropicProvider(models, **reach)
     if vendor.protocol == "openai-chat":
-        return OpenAIChatProvider(
-            models,
-            api_key=lambda: vendor.resolve_api_key() or "no-key",
-            base_url=vendor.base_url,
-            headers=vendor.resolve_headers,
-        )
+        return OpenAIChatProvider(models, **reach)
     if vendor.protocol in ("openai-responses", "azure-openai"):
         return OpenAIResponsesProvider(
             models,
-            api_key=lambda: vendor.resolve_api_key() or "no-key",
-            base_url=vendor.base_url,
-            headers=vendor.resolve_headers,
+            **reach,
             protocol=vendor.protocol,
             api_version=vendor.api_version,
             deployments=vendor.deployments,
