@@ -50,8 +50,3 @@ class Timeline:
         i = bisect_left(self.keys, key)
         del self.keys[i]
         del self.cards[i]
-
-    def previous_id(self, card_id: str) -> str | None:
-        """The id of the card just above, or None at the top."""
-        i = self.index(card_id)
-        return self.cards[i - 1].id if i > 0 else None

@@ -9,8 +9,6 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..cards.models import Card
-
 
 def _cell(text: str) -> str:
     return html.escape(text).replace("|", "&#124;")
@@ -29,13 +27,6 @@ class CardList(list):
             "<table><thead><tr><th>#</th><th>id</th><th>kind</th><th>edited</th><th>text</th></tr></thead>"
             f"<tbody>{rows}</tbody></table>"
         )
-
-    def by_id(self, card_id: str) -> Card:
-        """The card with this id."""
-        for card in self:
-            if card.id == card_id:
-                return card
-        raise KeyError(card_id)
 
 
 class HistoryEntry(BaseModel):

@@ -16,11 +16,6 @@ def load_cards(conn: sqlite3.Connection, session_id: str) -> list[tuple[str, Car
     return [(row[0], card_from_json(row[1])) for row in rows]
 
 
-def count_cards(conn: sqlite3.Connection, session_id: str) -> int:
-    """How many cards a session has."""
-    return conn.execute("SELECT count(*) FROM cards WHERE session_id = ?", (session_id,)).fetchone()[0]
-
-
 def order_key_of(conn: sqlite3.Connection, session_id: str, card_id: str) -> str | None:
     """The order key of one card, or None if it does not exist."""
     row = conn.execute(
@@ -92,13 +87,3 @@ def get_card(conn: sqlite3.Connection, session_id: str, card_id: str) -> tuple[s
         "SELECT order_key, data FROM cards WHERE session_id = ? AND id = ?", (session_id, card_id)
     ).fetchone()
     return (row[0], card_from_json(row[1])) if row else None
-
-
-def find_ids(conn: sqlite3.Connection, session_id: str, prefix: str) -> list[str]:
-    """Card ids of the session that start with `prefix` (ids may be abbreviated, as in git)."""
-    escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    rows = conn.execute(
-        "SELECT id FROM cards WHERE session_id = ? AND id LIKE ? ESCAPE '\\' LIMIT 5",
-        (session_id, escaped + "%"),
-    ).fetchall()
-    return [row[0] for row in rows]

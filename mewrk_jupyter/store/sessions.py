@@ -48,11 +48,6 @@ def get_rev(conn: sqlite3.Connection, session_id: str) -> int:
     return row[0] if row else -1
 
 
-def set_settings(conn: sqlite3.Connection, session_id: str, settings: dict[str, Any]) -> None:
-    """Replace the session's settings."""
-    conn.execute("UPDATE sessions SET settings = ? WHERE id = ?", (json.dumps(settings), session_id))
-
-
 def set_title(conn: sqlite3.Connection, session_id: str, title: str) -> None:
     """Rename the session."""
     conn.execute("UPDATE sessions SET title = ? WHERE id = ?", (title, session_id))
