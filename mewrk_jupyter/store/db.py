@@ -11,7 +11,7 @@ from pathlib import Path
 from ..errors import StoreError
 
 APPLICATION_ID = 0x4D57524B  # "MWRK": tells our database from any other SQLite file
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE sessions (
@@ -66,6 +66,19 @@ CREATE TABLE run_events (
     PRIMARY KEY (run_id, seq)
 ) WITHOUT ROWID;
 """
+
+# Each step takes a store from the version before it to its own; a fresh store runs them all.
+_MIGRATIONS = {
+    2: """
+CREATE TABLE resume_points (
+    session_id TEXT NOT NULL,
+    approval_id TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (session_id, approval_id)
+) WITHOUT ROWID;
+""",
+}
 
 _DAMAGED_HINTS = ("malformed", "not a database", "file is encrypted", "disk image")
 
@@ -122,18 +135,30 @@ class Database:
                 f"The store {self.path} was written by a newer mewrk_jupyter (schema {version}; this "
                 f"version reads up to {SCHEMA_VERSION}). Upgrade mewrk_jupyter; the store was left untouched."
             )
-        if version == 0:
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("BEGIN IMMEDIATE")
-            if conn.execute("PRAGMA user_version").fetchone()[0] == 0:  # another process may have won
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        conn.execute(statement)
-                conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            conn.execute("COMMIT")
+        if version < SCHEMA_VERSION:
+            self._upgrade(conn)
         self._local.conn = conn
         self._connections.append(conn)
+
+    def _upgrade(self, conn: sqlite3.Connection) -> None:
+        """Create the schema, or bring an older store up to this version, in one transaction."""
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]  # another process may have won
+            steps = [_SCHEMA] if version == 0 else []
+            steps += [_MIGRATIONS[v] for v in range(max(version, 1) + 1, SCHEMA_VERSION + 1)]
+            for script in steps:
+                for statement in script.split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+            if version == 0:
+                conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
 
     def conn(self) -> sqlite3.Connection:
         """This thread's connection."""

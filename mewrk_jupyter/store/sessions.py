@@ -51,3 +51,8 @@ def get_rev(conn: sqlite3.Connection, session_id: str) -> int:
 def set_title(conn: sqlite3.Connection, session_id: str, title: str) -> None:
     """Rename the session."""
     conn.execute("UPDATE sessions SET title = ? WHERE id = ?", (title, session_id))
+
+
+def set_settings(conn: sqlite3.Connection, session_id: str, settings: dict[str, Any]) -> None:
+    """Replace the session's settings."""
+    conn.execute("UPDATE sessions SET settings = ? WHERE id = ?", (json.dumps(settings), session_id))

@@ -67,7 +67,7 @@ def test_a_store_from_a_newer_version_is_refused_and_left_untouched(workspace):
     conn.commit()
     conn.close()
     before = path.read_bytes()
-    with pytest.raises(mw.StoreError, match=r"newer mewrk_jupyter \(schema 2; this version reads up to 1\)"):
+    with pytest.raises(mw.StoreError, match=r"newer mewrk_jupyter \(schema 3; this version reads up to 2\)"):
         mw.list_sessions()
     assert path.read_bytes() == before
 
@@ -83,3 +83,28 @@ def test_another_programs_sqlite_file_is_not_taken_over(workspace):
         mw.Session.new()
     tables = sqlite3.connect(path).execute("SELECT name FROM sqlite_master").fetchall()
     assert tables == [("notes",)]
+
+
+def test_a_version_1_store_is_upgraded_in_place_keeping_its_sessions(workspace):
+    from mewrk_jupyter.store.db import _SCHEMA, APPLICATION_ID, forget_databases
+
+    path = db_path(workspace)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path)
+    conn.executescript(_SCHEMA)
+    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    conn.execute("PRAGMA user_version = 1")
+    conn.execute(
+        "INSERT INTO sessions (id, title, parent_id, created_at, settings, rev) "
+        "VALUES ('old1', 'from v1', NULL, 0, '{\"model\": \"offline/echo\"}', 0)"
+    )
+    conn.commit()
+    conn.close()
+    forget_databases()
+
+    s = mw.Session.open("old1", workspace=workspace)
+    assert s.title == "from v1"
+    s.send("still works")
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+    assert conn.execute("SELECT count(*) FROM resume_points").fetchone()[0] == 0

@@ -1,0 +1,39 @@
+"""Resume points (A3): where a turn paused for an approval, so any process can go on from there."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from typing import Any
+
+
+def put_resume_point(
+    conn: sqlite3.Connection, session_id: str, approval_id: str, data: dict[str, Any]
+) -> None:
+    """Store the resume point of the approval card `approval_id`."""
+    conn.execute(
+        "INSERT OR REPLACE INTO resume_points (session_id, approval_id, created_at, data) VALUES (?, ?, ?, ?)",
+        (session_id, approval_id, time.time(), json.dumps(data)),
+    )
+
+
+def get_resume_point(conn: sqlite3.Connection, session_id: str, approval_id: str) -> dict[str, Any] | None:
+    """The stored resume point of an approval, or None when it is gone."""
+    row = conn.execute(
+        "SELECT data FROM resume_points WHERE session_id = ? AND approval_id = ?", (session_id, approval_id)
+    ).fetchone()
+    return json.loads(row[0]) if row else None
+
+
+def has_resume_point(conn: sqlite3.Connection, session_id: str) -> bool:
+    """True when a turn of the session waits for an approval."""
+    row = conn.execute("SELECT 1 FROM resume_points WHERE session_id = ? LIMIT 1", (session_id,)).fetchone()
+    return row is not None
+
+
+def drop_resume_point(conn: sqlite3.Connection, session_id: str, approval_id: str) -> None:
+    """Forget a resume point once its approval is decided."""
+    conn.execute(
+        "DELETE FROM resume_points WHERE session_id = ? AND approval_id = ?", (session_id, approval_id)
+    )
