@@ -1,0 +1,77 @@
+"""What every tool shares: the result a tool returns, the Tool record, and the output limit."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from ..providers.base import ToolSpec
+
+# Beyond this a result costs more context than it is worth; the model is told what it did not see.
+MAX_CHARS = 30_000
+MAX_LINES = 2_000
+
+
+class ToolResult(BaseModel):
+    """What a tool call returns to the model: its text, whether it failed, whether the text was cut."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    is_error: bool = False
+    truncated: bool = False
+
+
+class ToolFailure(Exception):
+    """Raised inside a tool with one sentence for the model; the registry turns it into an error result."""
+
+
+Handler = Callable[[dict[str, Any], threading.Event | None], ToolResult | str]
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A tool the model may call: its name, description, JSON schema and the function that runs it."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    handler: Handler
+
+    def spec(self) -> ToolSpec:
+        """The provider-neutral description of this tool that goes into a model request."""
+        return ToolSpec(name=self.name, description=self.description, input_schema=self.input_schema)
+
+
+def object_schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    """A JSON schema for an object with these properties that refuses unknown keys."""
+    return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+
+
+def truncate(text: str, total_chars: int | None = None, total_lines: int | None = None) -> ToolResult:
+    """`text` as a result, cut to the output limit with a note saying how much was left out.
+
+    `total_chars` / `total_lines` give the real size when the caller already dropped output it never
+    kept (a command that printed gigabytes); the note then reports those.
+    """
+    lines = text.splitlines(keepends=True)
+    known_total = total_chars is not None or total_lines is not None
+    if not known_total and len(text) <= MAX_CHARS and len(lines) <= MAX_LINES:
+        return ToolResult(text=text)
+    shown = "".join(lines[:MAX_LINES])[:MAX_CHARS]
+    # End on a whole line unless a single line is longer than the whole limit.
+    if "\n" in shown and not shown.endswith("\n"):
+        shown = shown[: shown.rindex("\n") + 1]
+    chars = total_chars if total_chars is not None else len(text)
+    line_count = total_lines if total_lines is not None else len(lines)
+    shown_lines = len(shown.splitlines())
+    note = (
+        f"[output truncated: {chars:,} characters, {line_count:,} lines; "
+        f"showing the first {len(shown):,} characters ({shown_lines:,} lines)]"
+    )
+    separator = "" if not shown or shown.endswith("\n") else "\n"
+    return ToolResult(text=f"{shown}{separator}{note}", truncated=True)

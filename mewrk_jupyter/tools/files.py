@@ -1,0 +1,150 @@
+"""The file tools `ls`, `read`, `write` and `edit`, confined to the workspace.
+
+`read` numbers lines like `cat -n` (line number, a tab, the line) so that the model can cite a line or
+pass the next `offset`; `offset` is the 1-based first line and `limit` the number of lines.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from .base import Tool, ToolFailure, object_schema
+from .paths import Workspace
+
+READ_LINES = 2_000
+# A NUL byte in the first block is what `grep` and `git` also take as the sign of a binary file.
+_SNIFF_BYTES = 8_192
+
+_PATH = {"type": "string", "description": "A path relative to the workspace."}
+
+
+def is_binary(data: bytes) -> bool:
+    """True when the bytes look like a binary file rather than text."""
+    return b"\0" in data[:_SNIFF_BYTES]
+
+
+def read_text(path: Path, shown: str) -> str:
+    """The text of an existing file, or a ToolFailure saying why it cannot be read as text."""
+    if not path.exists():
+        raise ToolFailure(f"`{shown}` does not exist.")
+    if path.is_dir():
+        raise ToolFailure(f"`{shown}` is a directory; use ls to list it.")
+    data = path.read_bytes()
+    if is_binary(data):
+        raise ToolFailure(f"`{shown}` is a binary file ({len(data):,} bytes); only text files can be read.")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ToolFailure(f"`{shown}` is not UTF-8 text ({exc.reason} at byte {exc.start}).") from exc
+
+
+def _lines(text: str) -> str:
+    count = len(text.splitlines())
+    return f"{count:,} line" if count == 1 else f"{count:,} lines"
+
+
+def _ls(ws: Workspace, params: dict[str, Any]) -> str:
+    shown = params["path"]
+    path = ws.resolve(shown)
+    if not path.exists():
+        raise ToolFailure(f"`{shown}` does not exist.")
+    if not path.is_dir():
+        return f"{ws.display(path)} ({path.stat().st_size:,} bytes)"
+    entries = []
+    for entry in sorted(path.iterdir(), key=lambda p: p.name):
+        # Marks as in `ls -F`: a folder ends in /, a symlink in @.
+        mark = "@" if entry.is_symlink() else "/" if entry.is_dir() else ""
+        entries.append(entry.name + mark)
+    return "\n".join(entries) if entries else f"`{shown}` is empty."
+
+
+def _read(ws: Workspace, params: dict[str, Any]) -> str:
+    shown = params["path"]
+    lines = read_text(ws.resolve(shown), shown).splitlines()
+    offset = params.get("offset", 1)
+    limit = params.get("limit", READ_LINES)
+    if not lines:
+        return f"`{shown}` is empty."
+    if offset > len(lines):
+        raise ToolFailure(f"offset {offset} is past the end of `{shown}`, which has {len(lines):,} lines.")
+    window = lines[offset - 1 : offset - 1 + limit]
+    body = "\n".join(f"{number:>6}\t{line}" for number, line in enumerate(window, start=offset))
+    last = offset + len(window) - 1
+    if last < len(lines):
+        body += f"\n[lines {offset:,}–{last:,} of {len(lines):,}; read on with offset={last + 1}]"
+    return body
+
+
+def _write(ws: Workspace, params: dict[str, Any]) -> str:
+    shown, content = params["path"], params["content"]
+    path = ws.resolve(shown)
+    if path.is_dir():
+        raise ToolFailure(f"`{shown}` is a directory; write needs a file path.")
+    existed = path.exists()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = content.encode("utf-8")
+    path.write_bytes(data)
+    verb = "Overwrote" if existed else "Created"
+    return f"{verb} `{ws.display(path)}`: {len(data):,} bytes, {_lines(content)}."
+
+
+def _edit(ws: Workspace, params: dict[str, Any]) -> str:
+    shown, old, new = params["path"], params["old"], params["new"]
+    path = ws.resolve(shown)
+    text = read_text(path, shown)
+    if not old:
+        raise ToolFailure("`old` is empty; give the exact text to replace.")
+    count = text.count(old)
+    if count == 0:
+        raise ToolFailure(f"`old` does not occur in `{shown}`; it must match the file's text exactly.")
+    if count > 1:
+        raise ToolFailure(
+            f"`old` occurs {count} times in `{shown}`; include more surrounding text so it occurs once."
+        )
+    start = text.index(old)
+    path.write_bytes(text.replace(old, new, 1).encode("utf-8"))
+    line = text.count("\n", 0, start) + 1
+    return f"Edited `{ws.display(path)}` at line {line}: replaced {_lines(old)} with {_lines(new)}."
+
+
+def file_tools(ws: Workspace) -> list[Tool]:
+    """The `ls`, `read`, `write` and `edit` tools working in `ws`."""
+
+    def bind(function: Any) -> Any:
+        def handler(params: dict[str, Any], cancel: threading.Event | None) -> str:
+            return function(ws, params)
+
+        return handler
+
+    line = {"type": "integer", "minimum": 1}
+    return [
+        Tool(
+            "ls",
+            "List a folder of the workspace (folders end in /, symlinks in @).",
+            object_schema({"path": _PATH}, ["path"]),
+            bind(_ls),
+        ),
+        Tool(
+            "read",
+            "Read a text file, numbered like `cat -n`; offset is the first line (1-based), limit the "
+            f"number of lines (default {READ_LINES:,}).",
+            object_schema({"path": _PATH, "offset": line, "limit": line}, ["path"]),
+            bind(_read),
+        ),
+        Tool(
+            "write",
+            "Write a file (replacing it if it exists), creating its folders.",
+            object_schema({"path": _PATH, "content": {"type": "string"}}, ["path", "content"]),
+            bind(_write),
+        ),
+        Tool(
+            "edit",
+            "Replace the text `old`, which must occur exactly once in the file, with `new`.",
+            object_schema(
+                {"path": _PATH, "old": {"type": "string"}, "new": {"type": "string"}}, ["path", "old", "new"]
+            ),
+            bind(_edit),
+        ),
+    ]

@@ -1,0 +1,48 @@
+"""Workspace confinement: every path a file tool touches resolves, symlinks followed, inside the root."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .base import ToolFailure
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+class Workspace:
+    """The folder file tools work in; turns the model's relative paths into real paths inside it."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root).resolve()
+
+    def resolve(self, raw: str) -> Path:
+        """The real path `raw` names, or a ToolFailure when it (or a symlink on the way) leaves the root."""
+        if not raw.strip():
+            raise ToolFailure(f"The path is empty; paths are relative to {self.root}.")
+        candidate = Path(raw) if os.path.isabs(raw) else self.root / raw
+        if not _inside(Path(os.path.normpath(candidate)), self.root):
+            raise ToolFailure(f"`{raw}` is outside the workspace; paths are relative to {self.root}.")
+        try:
+            real = candidate.resolve()
+        except (OSError, RuntimeError) as exc:  # a symlink loop
+            raise ToolFailure(f"`{raw}` cannot be resolved: {exc}.") from exc
+        if not _inside(real, self.root):
+            raise ToolFailure(
+                f"`{raw}` leads outside the workspace through a symlink; paths are relative to {self.root}."
+            )
+        return real
+
+    def contains(self, path: Path) -> bool:
+        """True when `path`, with every symlink followed, lies inside the workspace."""
+        try:
+            return _inside(path.resolve(), self.root)
+        except (OSError, RuntimeError):
+            return False
+
+    def display(self, path: Path) -> str:
+        """`path` as the model should see it: relative to the root, with forward slashes."""
+        relative = os.path.relpath(path, self.root)
+        return Path(relative).as_posix()

@@ -1,0 +1,193 @@
+"""`bash` and the command tools of `.mewrk/tools/*.yaml`: a subprocess in the workspace, stoppable.
+
+Each command runs in a process group of its own, so a timeout or a stop kills everything it started,
+and nothing it left running in the background outlives the call (it would hold the output pipe open).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import selectors
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from ..config.tools import ToolConfig
+from .base import MAX_CHARS, Tool, ToolResult, object_schema, truncate
+
+DEFAULT_TIMEOUT = 120.0
+MAX_TIMEOUT = 600.0
+# Output is kept up to this many bytes and only counted after it, so `yes` cannot fill the memory.
+_KEEP_BYTES = 8 * MAX_CHARS
+_POLL_SECONDS = 0.05
+# How long the output may still flow once the process group was killed, for children that escaped it.
+_DRAIN_SECONDS = 2.0
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class _Output:
+    """The bytes a process printed: the first _KEEP_BYTES kept, the rest only counted."""
+
+    def __init__(self) -> None:
+        self.kept = bytearray()
+        self.dropped = 0
+        self.newlines = 0
+
+    def add(self, data: bytes) -> None:
+        room = _KEEP_BYTES - len(self.kept)
+        self.kept += data[:room]
+        self.dropped += max(0, len(data) - room)
+        self.newlines += data.count(b"\n")
+
+    def result(self) -> ToolResult:
+        text = self.kept.decode("utf-8", errors="replace")
+        if not self.dropped:
+            return truncate(text)
+        # Dropped bytes are counted as characters: exact for ASCII, an upper bound otherwise.
+        return truncate(text, total_chars=len(text) + self.dropped, total_lines=self.newlines + 1)
+
+
+def run_process(
+    argv: list[str], cwd: Path, timeout: float, cancel: threading.Event | None = None
+) -> ToolResult:
+    """Run `argv` in `cwd` with stdout and stderr combined; stop it on timeout or when `cancel` is set."""
+    try:
+        process = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        return ToolResult(text=f"Could not start `{argv[0]}`: {exc.strerror or exc}.", is_error=True)
+    assert process.stdout is not None
+    output = _Output()
+    selector = selectors.DefaultSelector()
+    selector.register(process.stdout, selectors.EVENT_READ)
+    deadline = time.monotonic() + timeout
+    drain_until: float | None = None
+    eof = stopped = timed_out = False
+    try:
+        while True:
+            if eof:
+                try:
+                    process.wait(timeout=_POLL_SECONDS)
+                except subprocess.TimeoutExpired:
+                    pass
+            for _key, _events in selector.select(timeout=_POLL_SECONDS) if not eof else ():
+                data = os.read(process.stdout.fileno(), 65_536)
+                if data:
+                    output.add(data)
+                else:
+                    eof = True
+                    selector.unregister(process.stdout)
+            now = time.monotonic()
+            if drain_until is not None:
+                if eof or now > drain_until:
+                    break
+                continue
+            if cancel is not None and cancel.is_set():
+                stopped = True
+            elif now > deadline:
+                timed_out = True
+            if stopped or timed_out or process.poll() is not None:
+                if eof:
+                    break
+                _kill_group(process)
+                drain_until = now + _DRAIN_SECONDS
+    finally:
+        selector.close()
+        process.stdout.close()
+        _kill_group(process)
+        code = process.wait()
+    result = output.result()
+    if stopped:
+        note = "[stopped: the command was stopped before it finished]"
+    elif timed_out:
+        note = f"[timed out: the command was stopped after {timeout:g} seconds]"
+    elif code != 0:
+        note = f"[exit code {code}]"
+    else:
+        return result if result.text else ToolResult(text="(no output)")
+    separator = "" if not result.text or result.text.endswith("\n") else "\n"
+    text = f"{result.text}{separator}{note}"
+    return ToolResult(text=text, is_error=True, truncated=result.truncated)
+
+
+def bash_tool(root: Path) -> Tool:
+    """The `bash` tool: `bash -c command` in the workspace root."""
+
+    def handler(params: dict[str, Any], cancel: threading.Event | None) -> ToolResult:
+        timeout = min(float(params.get("timeout", DEFAULT_TIMEOUT)), MAX_TIMEOUT)
+        return run_process(["bash", "-c", params["command"]], root, timeout, cancel)
+
+    schema = object_schema(
+        {
+            "command": {"type": "string", "description": "A bash command, run in the workspace root."},
+            "timeout": {
+                "type": "number",
+                "minimum": 1,
+                "description": f"Seconds before it is stopped (default {DEFAULT_TIMEOUT:g}, "
+                f"at most {MAX_TIMEOUT:g}).",
+            },
+        },
+        ["command"],
+    )
+    return Tool(
+        "bash", "Run a bash command in the workspace root; stdout and stderr combined.", schema, handler
+    )
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    # JSON spelling, so a boolean reads `true` and a list stays one argument.
+    return json.dumps(value)
+
+
+def command_argv(config: ToolConfig, params: dict[str, Any]) -> list[str]:
+    """The argv that runs a configured tool with `params` filled into its `{name}` placeholders.
+
+    A string command runs through `bash -c` with every value shell-quoted, so a value is always one
+    word; a list command runs without a shell and a value fills its place as it is.
+    """
+    names = config.placeholders()
+    if not names:
+        return ["bash", "-c", config.command] if isinstance(config.command, str) else list(config.command)
+    # `${NAME}` is the shell's own variable, not a placeholder.
+    placeholder = re.compile(r"(?<!\$)\{(" + "|".join(map(re.escape, names)) + r")\}")
+    values = {name: _as_text(params[name]) if name in params else "" for name in names}
+    if isinstance(config.command, str):
+        script = placeholder.sub(lambda m: shlex.quote(values[m.group(1)]), config.command)
+        return ["bash", "-c", script]
+    argv = []
+    for part in config.command:
+        whole = placeholder.fullmatch(part)
+        if whole and whole.group(1) not in params:
+            continue  # an optional parameter left out drops its argument
+        argv.append(placeholder.sub(lambda m: values[m.group(1)], part))
+    return argv
+
+
+def command_tool(config: ToolConfig, root: Path) -> Tool:
+    """A tool declared in `.mewrk/tools/<name>.yaml`, run in the workspace root."""
+    timeout = config.timeout or DEFAULT_TIMEOUT
+
+    def handler(params: dict[str, Any], cancel: threading.Event | None) -> ToolResult:
+        return run_process(command_argv(config, params), root, timeout, cancel)
+
+    return Tool(config.name, config.description, config.parameters, handler)

@@ -1,0 +1,91 @@
+"""grep and find: what they match, what they skip, and symlinks that lead outside."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from mewrk_jupyter.tools import ToolRegistry
+
+
+@pytest.fixture
+def tree(ws: Path) -> Path:
+    """A small project with a .git and a .mewrk folder that searches must skip."""
+    (ws / "src" / "pkg").mkdir(parents=True)
+    (ws / "src" / "pkg" / "mod.py").write_text("import os\n\ndef main():\n    return os.sep\n")
+    (ws / "src" / "app.py").write_text("from pkg.mod import main\nmain()\n")
+    (ws / "README.md").write_text("# main project\n")
+    (ws / "data.bin").write_bytes(b"main\0\1\2")
+    for skipped in (".git", ".mewrk"):
+        (ws / skipped).mkdir()
+        (ws / skipped / "main.py").write_text("main\n")
+    return ws
+
+
+def test_grep_prints_path_line_text_and_skips_binary_and_hidden_state(registry: ToolRegistry, tree: Path):
+    result = registry.run("grep", {"pattern": r"\bmain\b"})
+    assert result.text.splitlines() == [
+        "README.md:1:# main project",
+        "src/app.py:1:from pkg.mod import main",
+        "src/app.py:2:main()",
+        "src/pkg/mod.py:3:def main():",
+    ]
+
+
+def test_grep_under_a_folder_or_a_file(registry: ToolRegistry, tree: Path):
+    assert registry.run("grep", {"pattern": "os", "path": "src/pkg"}).text.splitlines() == [
+        "src/pkg/mod.py:1:import os",
+        "src/pkg/mod.py:4:    return os.sep",
+    ]
+    assert registry.run("grep", {"pattern": "main", "path": "README.md"}).text == "README.md:1:# main project"
+
+
+def test_grep_with_no_match_is_not_an_error(registry: ToolRegistry, tree: Path):
+    result = registry.run("grep", {"pattern": "nothing_here"})
+    assert (result.is_error, result.text) == (False, "No line matches `nothing_here` under `.`.")
+
+
+def test_grep_invalid_regex_is_a_clear_error(registry: ToolRegistry, tree: Path):
+    result = registry.run("grep", {"pattern": "(unclosed"})
+    assert result.is_error
+    assert result.text.startswith("`(unclosed` is not a valid regular expression: missing ), unterminated")
+
+
+def test_grep_and_find_do_not_follow_symlinks_outside(registry: ToolRegistry, ws: Path, outside: Path):
+    (ws / "inside.txt").write_text("secret inside\n")
+    (ws / "file_link.txt").symlink_to(outside / "secret.txt")
+    (ws / "dir_link").symlink_to(outside, target_is_directory=True)
+    assert registry.run("grep", {"pattern": "secret"}).text == "inside.txt:1:secret inside"
+    assert registry.run("find", {"pattern": "*"}).text == "inside.txt"
+
+
+def test_grep_searches_a_symlink_that_stays_inside(registry: ToolRegistry, ws: Path):
+    (ws / "real.txt").write_text("needle\n")
+    (ws / "alias.txt").symlink_to(ws / "real.txt")
+    assert registry.run("grep", {"pattern": "needle"}).text == "alias.txt:1:needle\nreal.txt:1:needle"
+
+
+def test_find_with_double_star_matches_at_any_depth(registry: ToolRegistry, tree: Path):
+    assert registry.run("find", {"pattern": "**/*.py"}).text == "src/app.py\nsrc/pkg/mod.py"
+    assert registry.run("find", {"pattern": "src/*.py"}).text == "src/app.py"
+    assert registry.run("find", {"pattern": "*.py", "path": "src/pkg"}).text == "src/pkg/mod.py"
+
+
+def test_find_without_a_slash_matches_names_and_marks_folders(registry: ToolRegistry, tree: Path):
+    assert registry.run("find", {"pattern": "p*"}).text == "src/pkg/"
+    assert registry.run("find", {"pattern": "[Rr]EADME.?d"}).text == "README.md"
+
+
+def test_find_with_no_match_and_a_missing_folder(registry: ToolRegistry, tree: Path):
+    assert registry.run("find", {"pattern": "*.rs"}).text == "No path matches `*.rs` under `.`."
+    missing = registry.run("find", {"pattern": "*", "path": "nope"})
+    assert (missing.is_error, missing.text) == (True, "`nope` does not exist.")
+
+
+def test_a_search_stops_when_cancelled(registry: ToolRegistry, tree: Path):
+    cancel = threading.Event()
+    cancel.set()
+    result = registry.run("grep", {"pattern": "main"}, cancel)
+    assert (result.is_error, result.text) == (True, "The search was stopped before it finished.")
