@@ -33,6 +33,8 @@ class ModelConfig(ConfigModel):
 
     context_window: int | None = Field(default=None, gt=0)
     vision: bool = False
+    # Whether PDFs go as documents; unset, the protocol decides (Anthropic and Responses take them).
+    pdf_input: bool | None = None
     thinking: Literal["signed", "plain", "none"] = "none"
     max_tokens: int = Field(default=4096, gt=0)
     native_compaction: bool = False

@@ -33,6 +33,7 @@ from ..providers.base import (
     ToolSpec,
     ToolUsePart,
 )
+from .attachments import attachment_part
 from .prefix import PrefixSection
 
 # Kinds the person sees but the model does not read (they carry no context of their own).
@@ -148,10 +149,7 @@ def assemble(
             else:
                 system.append(card.text)
         elif isinstance(card, UserInput):
-            parts: list[Part] = [
-                AttachmentPart(name=a.name, media_type=a.media_type, data=a.data, text=a.text)
-                for a in card.attachments
-            ]
+            parts: list[Part] = [attachment_part(a, model) for a in card.attachments]
             if card.text:
                 parts.append(TextPart(text=card.text))
             builder.add("user", parts)

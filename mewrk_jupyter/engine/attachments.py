@@ -1,26 +1,70 @@
-"""Attachments on a user input (T18) and the vision gate (T19)."""
+"""Attachments on a user input (T18): reading them, PDFs as documents or text, and the vision gate (T19)."""
 
 from __future__ import annotations
 
 import base64
+import binascii
+import io
 import mimetypes
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Literal
 
 from ..cards.models import Attachment, Card, UserInput
 from ..errors import InvalidInput
+from ..providers.base import AttachmentPart, ModelInfo
 
 MAX_MESSAGE_BYTES = 32 * 1024 * 1024
+PDF = "application/pdf"
+
+
+class UnreadablePdf(Exception):
+    """A PDF with no text to extract; the message says why (encrypted, damaged, a scan)."""
 
 
 def _megabytes(n: int) -> str:
     return f"{n / (1024 * 1024):.1f} MB"
 
 
+def _decoded(data: str) -> bytes:
+    try:
+        return base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return b""
+
+
+def pdf_text(data: bytes) -> str:
+    """The text layer of a PDF, page after page; UnreadablePdf says why there is none."""
+    from pypdf import PdfReader  # imported on first use: most sessions never see a PDF
+
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted and not reader.decrypt(""):  # an owner-only password still reads
+            raise UnreadablePdf("it is encrypted")
+        pages = [(page.extract_text() or "").strip() for page in reader.pages]
+    except UnreadablePdf:
+        raise
+    except Exception as exc:  # pypdf raises many kinds on a broken file; all mean the same here
+        raise UnreadablePdf("it is damaged or not a PDF") from exc
+    text = "\n\n".join(page for page in pages if page)
+    if not text:
+        raise UnreadablePdf("it has no text layer, e.g. a scan")
+    return text
+
+
+def _pdf_text_or_none(data: bytes) -> str | None:
+    try:
+        return pdf_text(data)
+    except UnreadablePdf:
+        return None
+
+
 def to_attachment(item: Attachment | str | os.PathLike) -> Attachment:
     """An Attachment as given, or one read from a file path."""
     if isinstance(item, Attachment):
+        if item.media_type == PDF and item.text is None and item.data:
+            return item.model_copy(update={"text": _pdf_text_or_none(_decoded(item.data))})
         return item
     if not isinstance(item, str | os.PathLike):
         raise InvalidInput(f"An attachment is a file path or mw.Attachment; got {type(item).__name__}.")
@@ -32,6 +76,8 @@ def to_attachment(item: Attachment | str | os.PathLike) -> Attachment:
     text = None
     if media_type.startswith("text/") or media_type in ("application/json", "application/x-yaml"):
         text = data.decode("utf-8", errors="replace")
+    elif media_type == PDF:
+        text = _pdf_text_or_none(data)
     return Attachment(
         name=path.name, media_type=media_type, data=base64.b64encode(data).decode(), size=len(data), text=text
     )
@@ -65,3 +111,52 @@ def check_vision(cards: Iterable[Card], model: str, vision: bool) -> None:
             f"This conversation holds images ({', '.join(images[:3])}{'…' if len(images) > 3 else ''}) and "
             f"`{model}` has no vision input. Switch the model or delete the images."
         )
+
+
+def pdf_sent_as(info: ModelInfo) -> Literal["original", "extracted_text"]:
+    """How a PDF reaches this model: the original document, or the text extracted from it (T18)."""
+    return "original" if info.pdf_input else "extracted_text"
+
+
+def _check_pdf_readable(attachment: Attachment, info: ModelInfo) -> None:
+    if attachment.media_type != PDF or info.pdf_input or (attachment.text or "").strip():
+        return
+    try:
+        pdf_text(_decoded(attachment.data))
+        reason = "no text was extracted when it was attached"
+    except UnreadablePdf as exc:
+        reason = str(exc)
+    raise InvalidInput(
+        f"`{attachment.name}` cannot be read as text ({reason}), and `{info.name}` takes PDFs only as "
+        f"extracted text. Nothing was sent — switch to a model that takes PDFs or delete the attachment."
+    )
+
+
+def attachment_part(attachment: Attachment, info: ModelInfo) -> AttachmentPart:
+    """An attachment as the model receives it: a PDF goes as its text where the model takes no PDFs."""
+    _check_pdf_readable(attachment, info)
+    as_text = attachment.media_type == PDF and not info.pdf_input
+    return AttachmentPart(
+        name=attachment.name,
+        media_type=attachment.media_type,
+        data="" if as_text else attachment.data,  # the adapters send the document only when it is there
+        text=attachment.text,
+    )
+
+
+def check_attachments(cards: Iterable[Card], info: ModelInfo, new: UserInput | None = None) -> None:
+    """Refuse, before anything is sent, what the model cannot take, and note on `new` how its PDFs go.
+
+    Images need vision (T19); a PDF that goes as text needs text to extract (T18).
+    """
+    cards = list(cards)
+    check_vision(cards, info.name, info.vision)
+    for card in cards:
+        if isinstance(card, UserInput):
+            for attachment in card.attachments:
+                _check_pdf_readable(attachment, info)
+    if new is not None and any(a.media_type == PDF for a in new.attachments):
+        way = pdf_sent_as(info)
+        new.attachments = [
+            a.model_copy(update={"sent_as": way}) if a.media_type == PDF else a for a in new.attachments
+        ]

@@ -28,6 +28,7 @@ from .base import (
     ToolResultPart,
     ToolUsePart,
     UsageEvent,
+    attachment_text,
 )
 
 PROTOCOL = "anthropic-messages"
@@ -58,7 +59,7 @@ def _attachment_block(part: AttachmentPart) -> dict[str, Any]:
         return {"type": "image", "source": source}
     if part.media_type == "application/pdf" and part.data:
         return {"type": "document", "source": source, "title": part.name}
-    return {"type": "text", "text": f"[{part.name}]\n{part.text or ''}"}
+    return {"type": "text", "text": attachment_text(part)}
 
 
 def _assistant_block(part: Any) -> dict[str, Any] | None:

@@ -62,6 +62,17 @@ class AttachmentPart(_Part):
     text: str | None = None
 
 
+def attachment_text(part: AttachmentPart) -> str:
+    """An attachment sent as text: the file named on the first line, then its text."""
+    source = ": text extracted from the PDF" if part.media_type == "application/pdf" else ""
+    return f"[{part.name}{source}]\n{part.text or ''}"
+
+
+def data_url(part: AttachmentPart) -> str:
+    """The attachment as a `data:` URL, the form OpenAI's image and file parts take."""
+    return f"data:{part.media_type};base64,{part.data}"
+
+
 Part = TextPart | ThinkingPart | ToolUsePart | ToolResultPart | AttachmentPart
 
 
@@ -106,6 +117,8 @@ class ModelInfo(BaseModel):
     protocol: str
     context_window: int | None = None
     vision: bool = False
+    # Whether a PDF goes as the original document; otherwise as its extracted text (T18).
+    pdf_input: bool = False
     thinking: Literal["signed", "plain", "none"] = "none"
     max_tokens: int = 4096
     # Whether a request may end with the model's own message, which it then continues (T12).

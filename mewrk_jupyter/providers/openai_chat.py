@@ -28,6 +28,8 @@ from .base import (
     ToolResultPart,
     ToolUsePart,
     UsageEvent,
+    attachment_text,
+    data_url,
 )
 
 PROTOCOL = "openai-chat"
@@ -43,16 +45,18 @@ REASONING_FIELDS = ("reasoning_content", "reasoning")  # DeepSeek and most vendo
 
 
 def _user_content(parts: list[Any]) -> str | list[dict[str, Any]]:
-    """A user message's content: a plain string, or content parts when an image is attached."""
+    """A user message's content: a plain string, or content parts when an image or a PDF is attached."""
     blocks: list[dict[str, Any]] = []
     for part in parts:
         if isinstance(part, TextPart):
             blocks.append({"type": "text", "text": part.text})
         elif isinstance(part, AttachmentPart) and part.media_type.startswith("image/") and part.data:
-            url = f"data:{part.media_type};base64,{part.data}"
-            blocks.append({"type": "image_url", "image_url": {"url": url}})
+            blocks.append({"type": "image_url", "image_url": {"url": data_url(part)}})
+        elif isinstance(part, AttachmentPart) and part.media_type == "application/pdf" and part.data:
+            # Only for a model configured with `pdf_input: true`; otherwise assembly sent the text.
+            blocks.append({"type": "file", "file": {"filename": part.name, "file_data": data_url(part)}})
         elif isinstance(part, AttachmentPart):
-            blocks.append({"type": "text", "text": f"[{part.name}]\n{part.text or ''}"})
+            blocks.append({"type": "text", "text": attachment_text(part)})
     if all(b["type"] == "text" for b in blocks):
         return "\n\n".join(b["text"] for b in blocks)
     return blocks

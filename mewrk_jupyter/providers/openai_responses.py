@@ -29,6 +29,8 @@ from .base import (
     ToolResultPart,
     ToolUsePart,
     UsageEvent,
+    attachment_text,
+    data_url,
 )
 
 EFFORTS = ("low", "medium", "high")
@@ -59,12 +61,11 @@ def _user_content(part: Any) -> dict[str, Any] | None:
     if isinstance(part, TextPart):
         return {"type": "input_text", "text": part.text}
     if isinstance(part, AttachmentPart):
-        url = f"data:{part.media_type};base64,{part.data}"
         if part.media_type.startswith("image/") and part.data:
-            return {"type": "input_image", "image_url": url}
+            return {"type": "input_image", "image_url": data_url(part)}
         if part.media_type == "application/pdf" and part.data:
-            return {"type": "input_file", "filename": part.name, "file_data": url}
-        return {"type": "input_text", "text": f"[{part.name}]\n{part.text or ''}"}
+            return {"type": "input_file", "filename": part.name, "file_data": data_url(part)}
+        return {"type": "input_text", "text": attachment_text(part)}
     return None
 
 

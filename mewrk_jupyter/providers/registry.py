@@ -15,6 +15,8 @@ from .openai_responses import OpenAIResponsesProvider
 
 DEFAULT_MODEL = "offline/echo"
 CONFIG_FOLDERS = ("llm", "agents", "policy", "tools", "server", "prompts")
+# Protocols that take a PDF as a document; compatible Chat Completions servers mostly do not.
+PDF_PROTOCOLS = ("anthropic-messages", "openai-responses", "azure-openai")
 
 _OFFLINE = OfflineProvider()
 _cache: dict[Path, tuple[tuple, Config]] = {}
@@ -56,6 +58,7 @@ def model_info(name: str, vendor: VendorConfig, model: ModelConfig) -> ModelInfo
         protocol=vendor.protocol,
         context_window=model.context_window,
         vision=model.vision,
+        pdf_input=model.pdf_input if model.pdf_input is not None else vendor.protocol in PDF_PROTOCOLS,
         thinking=model.thinking,
         max_tokens=model.max_tokens,
         prefill=model.prefill,

@@ -5,6 +5,9 @@ import base64
 import pytest
 
 import mewrk_jupyter as mw
+from mewrk_jupyter.engine.attachments import UnreadablePdf, pdf_text
+
+from ..pdf_files import make_pdf
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
@@ -49,3 +52,18 @@ def test_images_are_not_sent_to_a_model_without_vision(workspace):
     ):
         s.send("what is this?", attachments=["dot.png"])
     assert s.cards == []
+
+
+def test_a_pdf_is_read_for_its_text_and_goes_as_text_to_a_model_that_takes_no_pdfs(workspace):
+    (workspace / "memo.pdf").write_bytes(make_pdf("Meet at noon", "Bring the keys"))
+    s = mw.Session.new()  # the offline models read text only
+    s.send("when?", attachments=["memo.pdf"])
+    assert s.cards[0].attachments[0].text == "Meet at noon\n\nBring the keys"
+    part = s.history[-1].request["messages"][0]["parts"][0]
+    assert (part["data"], part["text"]) == ("", "Meet at noon\n\nBring the keys")
+
+
+def test_a_pdf_text_layer_is_extracted_and_a_broken_file_says_why_it_has_none():
+    assert pdf_text(make_pdf("one", None, "three")) == "one\n\nthree"
+    with pytest.raises(UnreadablePdf, match="damaged or not a PDF"):
+        pdf_text(b"%PDF-1.4 this is not really a PDF")
