@@ -1,4 +1,4 @@
-"""The tools a model may call: file tools confined to the workspace, search, bash, lsp and configured commands."""
+"""The tools a model may call: workspace-confined file tools, search, bash, lsp and configured commands."""
 
 from .base import Tool, ToolResult
 from .lsp import LSP_COMMAND, NOT_INSTALLED

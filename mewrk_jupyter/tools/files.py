@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from .base import Tool, ToolFailure, object_schema
+from .base import Tool, ToolFailure, object_schema, plural
 from .paths import Workspace
 
 READ_LINES = 2_000
@@ -33,7 +33,9 @@ def read_text(path: Path, shown: str) -> str:
         raise ToolFailure(f"`{shown}` is a directory; use ls to list it.")
     data = path.read_bytes()
     if is_binary(data):
-        raise ToolFailure(f"`{shown}` is a binary file ({len(data):,} bytes); only text files can be read.")
+        raise ToolFailure(
+            f"`{shown}` is a binary file ({plural(len(data), 'byte')}); only text files can be read."
+        )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -41,8 +43,7 @@ def read_text(path: Path, shown: str) -> str:
 
 
 def _lines(text: str) -> str:
-    count = len(text.splitlines())
-    return f"{count:,} line" if count == 1 else f"{count:,} lines"
+    return plural(len(text.splitlines()), "line")
 
 
 def _ls(ws: Workspace, params: dict[str, Any]) -> str:
@@ -68,7 +69,9 @@ def _read(ws: Workspace, params: dict[str, Any]) -> str:
     if not lines:
         return f"`{shown}` is empty."
     if offset > len(lines):
-        raise ToolFailure(f"offset {offset} is past the end of `{shown}`, which has {len(lines):,} lines.")
+        raise ToolFailure(
+            f"offset {offset} is past the end of `{shown}`, which has {plural(len(lines), 'line')}."
+        )
     window = lines[offset - 1 : offset - 1 + limit]
     body = "\n".join(f"{number:>6}\t{line}" for number, line in enumerate(window, start=offset))
     last = offset + len(window) - 1
@@ -87,7 +90,7 @@ def _write(ws: Workspace, params: dict[str, Any]) -> str:
     data = content.encode("utf-8")
     path.write_bytes(data)
     verb = "Overwrote" if existed else "Created"
-    return f"{verb} `{ws.display(path)}`: {len(data):,} bytes, {_lines(content)}."
+    return f"{verb} `{ws.display(path)}`: {plural(len(data), 'byte')}, {_lines(content)}."
 
 
 def _edit(ws: Workspace, params: dict[str, Any]) -> str:

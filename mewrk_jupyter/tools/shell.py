@@ -44,19 +44,23 @@ class _Output:
         self.kept = bytearray()
         self.dropped = 0
         self.newlines = 0
+        self.ends_open = False
 
     def add(self, data: bytes) -> None:
         room = _KEEP_BYTES - len(self.kept)
         self.kept += data[:room]
         self.dropped += max(0, len(data) - room)
         self.newlines += data.count(b"\n")
+        self.ends_open = not data.endswith(b"\n")
 
     def result(self) -> ToolResult:
         text = self.kept.decode("utf-8", errors="replace")
         if not self.dropped:
             return truncate(text)
         # Dropped bytes are counted as characters: exact for ASCII, an upper bound otherwise.
-        return truncate(text, total_chars=len(text) + self.dropped, total_lines=self.newlines + 1)
+        return truncate(
+            text, total_chars=len(text) + self.dropped, total_lines=self.newlines + self.ends_open
+        )
 
 
 def run_process(

@@ -40,7 +40,7 @@ def test_read_past_the_end_and_of_an_empty_file(registry: ToolRegistry, ws: Path
     (ws / "a.txt").write_text("x\n")
     (ws / "empty.txt").write_text("")
     past = registry.run("read", {"path": "a.txt", "offset": 5})
-    assert (past.is_error, past.text) == (True, "offset 5 is past the end of `a.txt`, which has 1 lines.")
+    assert (past.is_error, past.text) == (True, "offset 5 is past the end of `a.txt`, which has 1 line.")
     assert registry.run("read", {"path": "empty.txt"}).text == "`empty.txt` is empty."
 
 
@@ -66,7 +66,7 @@ def test_write_creates_folders_and_reports_size(registry: ToolRegistry, ws: Path
     assert result.text == "Created `a/b/c.txt`: 13 bytes, 2 lines."
     assert (ws / "a/b/c.txt").read_text(encoding="utf-8") == "héllo\nworld\n"
     again = registry.run("write", {"path": "a/b/c.txt", "content": "x"})
-    assert again.text == "Overwrote `a/b/c.txt`: 1 bytes, 1 line."
+    assert again.text == "Overwrote `a/b/c.txt`: 1 byte, 1 line."
     assert (ws / "a/b/c.txt").read_text() == "x"
 
 
