@@ -112,6 +112,14 @@ def resolve(model: str, home: Path | None = None) -> tuple[Provider, ModelInfo]:
     return provider, provider.model_info(model)
 
 
+def prices_of(model: str, home: Path | None = None) -> dict[str, float | None] | None:
+    """A model's configured prices per million tokens, or None (none configured, or no longer configured)."""
+    try:
+        return resolve(model, home)[1].prices
+    except ConfigError:
+        return None
+
+
 def default_model(home: Path | None, agent: str = "main") -> str:
     """The model of the agent's configuration (`agents/<agent>.yaml`), else the offline default."""
     config = config_for(home)

@@ -47,3 +47,17 @@ def last_usage(conn: sqlite3.Connection, session_id: str) -> dict[str, Any] | No
         (session_id,),
     ).fetchone()
     return json.loads(row[0]) if row else None
+
+
+USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+
+
+def usage_by_model(conn: sqlite3.Connection, session_id: str) -> dict[str, dict[str, int]]:
+    """Token figures summed over every answered request of the session, per model (D6)."""
+    sums = ", ".join(f"SUM(COALESCE(json_extract(response, '$.usage.{f}'), 0))" for f in USAGE_FIELDS)
+    rows = conn.execute(
+        f"SELECT model, {sums} FROM history "
+        "WHERE session_id = ? AND json_extract(response, '$.usage') IS NOT NULL GROUP BY model ORDER BY model",
+        (session_id,),
+    ).fetchall()
+    return {row[0]: dict(zip(USAGE_FIELDS, map(int, row[1:]), strict=True)) for row in rows}
