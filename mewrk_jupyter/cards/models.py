@@ -180,7 +180,7 @@ class Approval(Card):
     tool_card_id: str
     name: str
     params: dict[str, Any] = Field(default_factory=dict)
-    decision: Literal["pending", "approved", "approved_always", "rejected"] = "pending"
+    decision: Literal["pending", "approved", "approved_always", "rejected", "expired"] = "pending"
     reason: str | None = None
 
 

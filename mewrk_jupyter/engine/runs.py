@@ -14,7 +14,7 @@ import time
 import uuid
 from typing import Any
 
-from ..cards.models import Card, ModelReply, Thinking, ToolCall, Usage, UserInput
+from ..cards.models import Card, HostMessage, ModelReply, Thinking, ToolCall, Usage, UserInput
 from ..errors import MewrkError, ProviderError, SessionBusy
 from ..providers.base import (
     Exchange,
@@ -34,6 +34,7 @@ from ..providers.faults import describe_failure
 from ..providers.registry import resolve
 from ..store import history as history_rows
 from ..store import runs as run_rows
+from .approvals import settle
 from .assemble import assemble, prefix_digest, thinking_part
 from .events import SessionEvent
 from .prefix import hidden_prefix
@@ -41,6 +42,12 @@ from .prefix import hidden_prefix
 HEARTBEAT_EVERY = 2.0
 FLUSH_EVERY = 0.25  # seconds between writes of streamed text to the store
 MAX_STEPS = 64  # model calls in one turn before the engine stops a tool loop
+MAX_CONTINUES = 4  # replies in a row cut at the output limit before the turn ends anyway (T13)
+OUTPUT_LIMIT = (
+    "Your previous reply was cut off at the output limit. Continue exactly where it stopped, "
+    "without repeating what you already wrote."
+)
+CUT_CALL = "This call was cut off by the output limit before its input was complete, so it was not run."
 OWNER = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
 
 
@@ -51,10 +58,14 @@ class Stopped(Exception):
 class Run:
     """One turn of a session, running on its own thread."""
 
-    def __init__(self, session, user: UserInput | None):
+    def __init__(self, session, user: UserInput | None, resume: dict[str, Any] | None = None):
         self.id = "run_" + uuid.uuid4().hex[:12]
         self.session = session
         self._user = user
+        # Where a turn paused for an approval goes on from (A3), or a tool call run by hand (T5).
+        self._resume = resume
+        self.paused = False  # the turn waits for an approval
+        self.on_finish: list[Any] = []  # called with the run once it ended, on its thread
         self.state = "pending"
         self.error: MewrkError | None = None
         self.card_ids: list[str] = []
@@ -132,6 +143,8 @@ class Run:
             self._turn()
             if self._cancel.is_set():
                 final = "stopped"
+            elif self.paused:
+                final = "awaiting_approval"
         except Stopped:
             final = "stopped"
         except MewrkError as exc:
@@ -141,13 +154,16 @@ class Run:
             self.error = ProviderError(f"The turn failed: {error_text}")
         finally:
             try:
-                s.finish_unfinished_cards()
+                s.finish_unfinished_cards(tool_calls=final != "awaiting_approval")
                 self._flush_events()
                 with s._db.tx() as conn:
                     run_rows.end_run(conn, self.id, final, error_text)
+                for callback in self.on_finish:
+                    callback(self)
             finally:
                 self.state = final
-                s._emit(SessionEvent("state", s.id, state="idle", data={"run_id": self.id, "result": final}))
+                after = "awaiting_approval" if final == "awaiting_approval" else "idle"
+                s._emit(SessionEvent("state", s.id, state=after, data={"run_id": self.id, "result": final}))
                 if error_text:
                     s._emit(SessionEvent("notice", s.id, text=error_text, data={"level": "error"}))
                 self._done.set()
@@ -164,7 +180,13 @@ class Run:
 
     def _turn(self) -> None:
         s = self.session
-        for _ in range(MAX_STEPS):
+        steps, continues = 0, 0
+        if self._resume is not None:  # an approval was decided, or a person runs a tool by hand
+            steps = self._resume.get("steps", 0)
+            if not self._settle(self._resume["calls"], steps) or not self._resume.get("continue_turn"):
+                return
+        while steps < MAX_STEPS:
+            steps += 1
             if self._cancel.is_set():
                 raise Stopped
             provider, info = resolve(s.settings.model, s.workspace.home)
@@ -172,7 +194,7 @@ class Run:
                 s._loaded().cards,
                 info,
                 hidden_prefix(s.workspace, s.settings.memory),
-                tools=[],
+                tools=s._toolbox.specs(),
                 reasoning=s.settings.reasoning,
             )
             exchange = provider.open(request)  # nothing is sent before events() is read
@@ -197,10 +219,20 @@ class Run:
                 raise Stopped
             if stop == "pause_turn":  # the server paused a long turn: send the content back to go on
                 continue
-            if stop != "tool_use" or not calls:
+            if stop == "max_tokens":  # T13: the engine asks the model to go on from where it was cut
+                for call in calls:
+                    call.status, call.result = "denied", CUT_CALL
+                    s._save(call)
+                continues += 1
+                if continues > MAX_CONTINUES:
+                    return
+                s._append(HostMessage(topic="output_limit", text=OUTPUT_LIMIT))
+                continue
+            continues = 0
+            if not calls:
                 return
-            for call in calls:
-                self._execute(call)
+            if not self._settle([c.id for c in calls], steps):
+                return
         s._append(
             ModelReply(origin="engine", text=f"(The engine stopped the turn after {MAX_STEPS} model calls.)")
         )
@@ -265,12 +297,13 @@ class Run:
         with self.session._db.tx() as conn:
             run_rows.append_events(conn, self.id, merged)
 
-    def _execute(self, call: ToolCall) -> None:
-        """Run one tool call the model made and record its result on the card."""
-        call.status = "done"
-        call.is_error = True
-        call.result = f"The tool `{call.name}` is not available in this session."
-        self.session._save(call)
+    def _settle(self, call_ids: list[str], steps: int) -> bool:
+        """Run the response's tool calls under the safety level; False when the turn paused (A1)."""
+        resume = {"steps": steps, "continue_turn": (self._resume or {}).get("continue_turn", True)}
+        if settle(self, call_ids, resume):
+            return True
+        self.paused = True
+        return False
 
 
 def _card_record(card: Card) -> dict[str, Any]:

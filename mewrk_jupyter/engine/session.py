@@ -11,25 +11,33 @@ from pathlib import Path
 from typing import Any
 
 from ..cards import rules
-from ..cards.models import Card, ModelReply, ToolCall, UserInput
+from ..cards.models import Approval, Card, ModelReply, ToolCall, UserInput
 from ..cards.undo import UNDO, CardChange, CardState, UndoStep
 from ..errors import CardNotFound, InvalidInput, NothingToUndo, SessionBusy, SessionNotFound
+from ..providers.base import ToolSpec
 from ..providers.registry import default_model, resolve
+from ..store import approvals as resume_rows
 from ..store import cards as card_rows
 from ..store import history as history_rows
 from ..store import runs as run_rows
 from ..store import sessions as session_rows
 from ..store.db import Database, database
+from . import approvals, handtools
 from .attachments import attachments_for_message, check_vision
 from .context import ContextInfo, tokens_by_kind
 from .events import EventHub, Listener, SessionEvent
 from .settings import SessionSettings
 from .timeline import Timeline
+from .toolbox import ToolBox
 from .views import CardList, HistoryEntry, HistoryList, SessionInfo, SessionInfoList
 from .workspace import Workspace
 
 EDIT_WHILE_RUNNING = (
     "The model is running: nothing on the timeline can change until the turn ends — stop it to edit now."
+)
+APPROVAL_WAITING = (
+    "An approval is waiting: approve or reject it first — s.approve(), s.reject(reason) "
+    "or %mewrk approve | reject [reason]."
 )
 
 _LIVE: weakref.WeakValueDictionary[tuple[Path, str], Session] = weakref.WeakValueDictionary()
@@ -61,6 +69,7 @@ class Session:
         self._rev = -1
         self._events = EventHub()
         self._run = None  # the Run this process drives, if any
+        self._toolbox = ToolBox(self)
 
     # ---- opening -------------------------------------------------------------------------------
 
@@ -141,10 +150,7 @@ class Session:
     @property
     def state(self) -> str:
         """idle, running or awaiting_approval — as the store says, for every process alike (R4)."""
-        row = run_rows.current_run(self._db.conn(), self.id)
-        if row is not None and not run_rows.is_stale(row):
-            return "running"
-        return "idle"
+        return _state_of(self._db.conn(), self.id)
 
     def _loaded(self) -> Timeline:
         """The timeline, reloaded when another process changed the session since we last looked."""
@@ -221,6 +227,15 @@ class Session:
             by_kind=tokens_by_kind(self._loaded().cards),
         )
 
+    @property
+    def pending_approval(self) -> Approval | None:
+        """The approval card waiting for a decision (A1), or None."""
+        return approvals.pending_approval(self)
+
+    def tool_specs(self) -> list[ToolSpec]:
+        """The tools this session's model may call, with their JSON schemas (T5)."""
+        return self._toolbox.specs()
+
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call `listener` with every change of this session; returns the function that unsubscribes."""
         return self._events.subscribe(listener)
@@ -230,6 +245,10 @@ class Session:
     def _check_idle(self) -> None:
         if self.state == "running":
             raise SessionBusy(EDIT_WHILE_RUNNING)
+
+    def _check_no_approval(self) -> None:
+        if self.state == "awaiting_approval":
+            raise SessionBusy(APPROVAL_WAITING)
 
     def insert(self, card: Card, before: str | Card | None = None, after: str | Card | None = None) -> Card:
         """Place a new card before or after another (default: at the end); nothing is sent (T4)."""
@@ -382,7 +401,7 @@ class Session:
         timeline = self._loaded()
         end = timeline.index(cid) + (1 if inclusive else 0)
         rows = [(timeline.keys[i], timeline.cards[i].model_copy(deep=True)) for i in range(end)]
-        settings = self.settings.model_copy(deep=True)
+        settings = self.settings.model_copy(update={"approved_always": []}, deep=True)
         return Session._create(self.workspace, f"{self.title} ({suffix})", settings, self.id, rows)
 
     # ---- turns ---------------------------------------------------------------------------------
@@ -404,15 +423,51 @@ class Session:
         user = UserInput(text=text or "", attachments=files) if text is not None or files else None
         _, info = resolve(self.settings.model, self.workspace.home)
         check_vision([*self._loaded().cards, *([user] if user else [])], info.name, info.vision)
+        self._check_no_approval()
+        approvals.abandon_lost(self)
         run = Run(self, user)
         run.start()
-        if wait is None:
-            wait = not _in_kernel()
-        if wait:
-            run.wait()
-            if run.error is not None:
-                raise run.error
-        return run
+        return _drive(run, wait)
+
+    def approve(self, reason: str | None = None, *, always: bool = False, wait: bool | None = None):
+        """Approve the pending tool call (A1) — for this session from now on with `always=True` — and go on."""
+        return self._decide("approved_always" if always else "approved", reason, wait)
+
+    def reject(self, reason: str | None = None, *, wait: bool | None = None):
+        """Reject the pending tool call; the model reads a statement with `reason` and goes on (A2)."""
+        return self._decide("rejected", reason, wait)
+
+    def _decide(self, decision: str, reason: str | None, wait: bool | None):
+        from .runs import Run
+
+        self._check_idle()
+        approval, resume = approvals.decide(self, decision, reason)
+        run = Run(self, None, resume=resume)
+        try:
+            run.start()
+        except SessionBusy:  # another window took the session between the decision and the claim
+            approval.decision, approval.reason = "pending", None
+            self._save(approval)
+            with self._db.tx() as conn:
+                resume_rows.put_resume_point(conn, self.id, approval.id, resume)
+            raise
+        return _drive(run, wait)
+
+    def execute(
+        self,
+        name: str,
+        params: dict[str, Any] | None = None,
+        *,
+        before: str | Card | None = None,
+        after: str | Card | None = None,
+        wait: bool | None = None,
+    ):
+        """Insert a tool call and run it now under the safety level — Execute and add (T5)."""
+        return _drive(handtools.execute(self, name, params or {}, before, after), wait)
+
+    def reexecute(self, card_id: str | Card, *, wait: bool | None = None):
+        """Run an `ls`, `grep`, `find`, `read` or `lsp` call again with its edited parameters (T6)."""
+        return _drive(handtools.reexecute(self, card_id), wait)
 
     def stop(self) -> bool:
         """Stop the running turn, whichever window or process owns it (R3); False if none runs."""
@@ -469,6 +524,13 @@ class Session:
                 SessionEvent("card_changed", self.id, card=card, card_id=card.id, order_key=key)
             )
 
+    def _set_settings(self, **changes: Any) -> None:
+        """Change settings and store them."""
+        settings = self.settings.model_copy(update=changes)
+        with self._db.tx() as conn:
+            session_rows.set_settings(conn, self.id, settings.model_dump())
+        self.settings = settings
+
     def _emit(self, event: SessionEvent) -> None:
         self._events.emit(event)
 
@@ -479,9 +541,10 @@ class Session:
             if row is None or not run_rows.is_stale(row):
                 return
             run_rows.end_run(conn, row["id"], "interrupted", "its process stopped while the turn ran")
-        self.finish_unfinished_cards()
+            waiting = resume_rows.has_resume_point(conn, self.id)
+        self.finish_unfinished_cards(tool_calls=not waiting)
 
-    def finish_unfinished_cards(self) -> None:
+    def finish_unfinished_cards(self, tool_calls: bool = True) -> None:
         """Mark replies still 'being written' as interrupted and unanswered tool calls as not run."""
         for card in list(self._loaded().cards):
             if isinstance(card, ModelReply) and not card.complete:
@@ -489,7 +552,12 @@ class Session:
                 card.interrupted = True
                 card.stop_reason = card.stop_reason or "interrupted"
                 self._save(card)
-            elif isinstance(card, ToolCall) and card.status in ("pending", "running") and card.result is None:
+            elif (
+                tool_calls
+                and isinstance(card, ToolCall)
+                and card.status in ("pending", "running")
+                and card.result is None
+            ):
                 card.result = "The turn stopped before this call ran."
                 card.is_error = True
                 card.status = "done"
@@ -524,16 +592,32 @@ def list_sessions(workspace: str | Path | None = None) -> SessionInfoList:
     conn = db.conn()
     out = SessionInfoList()
     for row in session_rows.list_sessions(conn):
-        running = run_rows.current_run(conn, row["id"])
-        state = "running" if running is not None and not run_rows.is_stale(running) else "idle"
         out.append(
             SessionInfo(
                 id=row["id"],
                 title=row["title"],
-                state=state,
+                state=_state_of(conn, row["id"]),
                 parent_id=row["parent_id"],
                 created_at=row["created_at"],
                 model=json.loads(row["settings"]).get("model", ""),
             )
         )
     return out
+
+
+def _state_of(conn, session_id: str) -> str:
+    row = run_rows.current_run(conn, session_id)
+    if row is not None and not run_rows.is_stale(row):
+        return "running"
+    return "awaiting_approval" if resume_rows.has_resume_point(conn, session_id) else "idle"
+
+
+def _drive(run, wait: bool | None):
+    """Wait for a run in a script, return at once in a kernel (unless `wait` says otherwise)."""
+    if wait is None:
+        wait = not _in_kernel()
+    if wait:
+        run.wait()
+        if run.error is not None:
+            raise run.error
+    return run

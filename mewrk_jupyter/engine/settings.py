@@ -22,6 +22,8 @@ class SessionSettings(BaseModel):
     host_container: Literal["user_message", "box_tool_result"] = "user_message"
     reasoning: str = "off"
     confirm_delete: bool = False
+    # Tools the person chose "approve always" for (A1); a branch or fork starts without them.
+    approved_always: list[str] = Field(default_factory=list)
 
     @field_validator("memory")
     @classmethod

@@ -116,17 +116,19 @@ def test_a_disabled_memory_level_is_not_sent(workspace, tmp_path):
 
 
 def test_tool_calls_pair_with_their_results_and_the_loop_continues(workspace):
+    (workspace / "a.txt").write_text("hello\n")
     s = mw.Session.new()
     s.send('call: ls {"path": "."}\ncall: read {"path": "a.txt"}')
     kinds = [c.kind for c in s.cards]
     assert kinds == ["user_input", "model_reply", "tool_call", "tool_call", "model_reply"]
     calls = [c for c in s.cards if c.kind == "tool_call"]
-    assert all(c.is_error and "not available" in c.result for c in calls)
-    second = s.history[1].request["messages"]
+    assert [c.status for c in calls] == ["done", "done"] and not any(c.is_error for c in calls)
+    assert "a.txt" in calls[0].result and "hello" in calls[1].result
+    second = [h for h in s.history if h.protocol != "tool"][1].request["messages"]
     assistant, results = second[1], second[2]
     assert [p["type"] for p in assistant["parts"]] == ["text", "tool_use", "tool_use"]
     assert [p["tool_use_id"] for p in results["parts"]] == [c.call_id for c in calls]
-    assert s.cards[-1].text.count("failed") == 2
+    assert s.cards[-1].text.count("returned") == 2
 
 
 def test_a_hand_inserted_tool_call_is_sent_with_its_typed_result(workspace):

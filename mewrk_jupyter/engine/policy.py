@@ -1,0 +1,50 @@
+"""Safety levels (A4): whether a tool runs freely, asks the person first, or is refused."""
+
+from __future__ import annotations
+
+from ..config import Config
+from ..config.policy import PolicyConfig, Tier
+from ..errors import ConfigError
+
+# With no `policy/default.yaml`: reading is free, anything that changes files or runs commands asks.
+DEFAULT_POLICY = PolicyConfig(
+    safety_level="default",
+    allow=["ls", "read", "grep", "find", "lsp"],
+    ask=["bash", "write", "edit"],
+    deny=[],
+)
+
+
+def policy_for(config: Config | None, level: str) -> PolicyConfig:
+    """The policy of a safety level: `policy/<level>.yaml`, or the built-in default level."""
+    if config is not None and level in config.policies:
+        return config.policies[level]
+    if level == "default":
+        return DEFAULT_POLICY
+    raise ConfigError(f"There is no safety level `{level}`: `.mewrk/policy/{level}.yaml` does not exist.")
+
+
+def tier_of(policy: PolicyConfig, tool: str, approved_always: list[str]) -> Tier:
+    """The tier of `tool`: deny wins; a tool approved for the session runs; an unlisted tool asks."""
+    tier = policy.tier(tool)
+    if tier == "deny":
+        return "deny"
+    if tool in approved_always:
+        return "allow"
+    return tier or "ask"
+
+
+def denial(tool: str, level: str) -> str:
+    """What the model reads when the safety level refuses a tool (a statement, not an error)."""
+    return (
+        f"The tool `{tool}` is not allowed at the safety level `{level}`, so this call was not run. "
+        f"Find another way, or ask the person to change the safety level."
+    )
+
+
+def rejection(reason: str | None) -> str:
+    """What the model reads when the person rejects a call (A2): a statement carrying the reason."""
+    text = "The person reviewed this call and rejected it, so it was not run."
+    if reason and reason.strip():
+        text += f" Their reason: {reason.strip()}"
+    return text

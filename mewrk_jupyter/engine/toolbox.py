@@ -1,0 +1,82 @@
+"""A session's tools: the registry its agent enables, under its safety level, and how a call is run."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import TYPE_CHECKING
+
+from ..cards.models import ToolCall
+from ..config.policy import Tier
+from ..providers.base import ToolSpec
+from ..providers.registry import config_for
+from ..store import history as history_rows
+from .policy import policy_for, tier_of
+
+if TYPE_CHECKING:
+    from ..tools import ToolRegistry
+    from .session import Session
+
+
+class ToolBox:
+    """The tools a session's model may call, rebuilt when the configuration folder changes."""
+
+    def __init__(self, session: Session):
+        self.session = session
+        self._lock = threading.Lock()
+        self._built_from: object = None
+        self._registry: ToolRegistry | None = None
+
+    @property
+    def registry(self) -> ToolRegistry:
+        """The registry for the configuration as it stands now."""
+        from ..tools import ToolRegistry
+
+        ws = self.session.workspace
+        config = config_for(ws.home)
+        with self._lock:
+            if self._registry is None or self._built_from is not config:
+                agent = config.agents.get(self.session.settings.agent) if config is not None else None
+                enabled = agent.tools if agent is not None else None
+                if self._registry is not None:
+                    self._registry.close()  # its language server, if one was started
+                self._registry = ToolRegistry.build(ws.root, config, enabled)
+                self._built_from = config
+            return self._registry
+
+    def specs(self) -> list[ToolSpec]:
+        """What the model is told about the tools, in every request."""
+        return self.registry.specs()
+
+    def tier(self, name: str) -> Tier:
+        """allow, ask or deny for `name` at the session's safety level (A4)."""
+        settings = self.session.settings
+        policy = policy_for(config_for(self.session.workspace.home), settings.safety_level)
+        return tier_of(policy, name, settings.approved_always)
+
+    def run(self, call: ToolCall, run_id: str | None, cancel: threading.Event | None) -> ToolCall:
+        """Run the call with its parameters as they stand now, record the result, and log what ran (T17)."""
+        s = self.session
+        call.status = "running"
+        s._save(call)
+        started = time.time()
+        result = self.registry.run(call.name, dict(call.params), cancel)
+        call.result = result.text
+        call.is_error = result.is_error
+        call.status = "done"
+        s._save(call)
+        with s._db.tx() as conn:
+            entry = history_rows.record_request(
+                conn,
+                s.id,
+                run_id,
+                f"tool:{call.name}",
+                "tool",
+                {"tool": call.name, "call_id": call.call_id, "input": call.params, "started_at": started},
+            )
+            history_rows.record_response(
+                conn,
+                entry,
+                {"result": result.text, "is_error": result.is_error, "truncated": result.truncated},
+            )
+        return call
