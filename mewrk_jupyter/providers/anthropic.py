@@ -224,9 +224,6 @@ class AnthropicProvider(SDKProvider):
         info = self.model_info(request.model)
         body = request_body(request, info)
         client = anthropic.Anthropic(
-            api_key=self._api_key(),
-            base_url=self._base_url,
-            default_headers=self._headers(),
-            max_retries=self._max_retries,
+            base_url=self._base_url, **self._sdk_arguments(anthropic.DefaultHttpxClient)
         )
         return AnthropicExchange(body, client)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..cards.models import Usage
@@ -240,6 +242,24 @@ class SDKExchange(Exchange):
             self._stream.close()
 
 
+_pools: dict[Callable[[], httpx.Client], httpx.Client] = {}
+_pools_lock = threading.Lock()
+
+
+def shared_http_client(make: Callable[[], httpx.Client]) -> httpx.Client:
+    """The process's one connection pool made by `make` (an SDK's DefaultHttpxClient), built on first use.
+
+    An SDK client builds its own pool (and TLS context) otherwise, tens of milliseconds per request;
+    httpx clients are thread-safe, and the SDK client around the pool stays per request so the key
+    is read afresh each time.
+    """
+    with _pools_lock:
+        pool = _pools.get(make)
+        if pool is None:
+            pool = _pools[make] = make()
+        return pool
+
+
 class SDKProvider(Provider):
     """A configured vendor reached through an official SDK: its models, key, address and headers.
 
@@ -262,3 +282,12 @@ class SDKProvider(Provider):
 
     def model_info(self, model: str) -> ModelInfo:
         return self._models[model]
+
+    def _sdk_arguments(self, pool: Callable[[], httpx.Client]) -> dict[str, Any]:
+        """What every SDK client of this vendor is built with: key, headers, retries and the shared pool."""
+        return {
+            "api_key": self._api_key(),
+            "default_headers": self._headers(),
+            "max_retries": self._max_retries,
+            "http_client": shared_http_client(pool),
+        }

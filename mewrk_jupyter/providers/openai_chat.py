@@ -211,10 +211,5 @@ class OpenAIChatProvider(SDKProvider):
         info = self.model_info(request.model)
         official = self._base_url is None or "api.openai.com" in self._base_url
         body = request_body(request, info, official=official)
-        client = openai.OpenAI(
-            api_key=self._api_key(),
-            base_url=self._base_url,
-            default_headers=self._headers(),
-            max_retries=self._max_retries,
-        )
+        client = openai.OpenAI(base_url=self._base_url, **self._sdk_arguments(openai.DefaultHttpxClient))
         return OpenAIChatExchange(body, client)

@@ -234,11 +234,7 @@ class OpenAIResponsesProvider(SDKProvider):
         self._deployments = deployments or {}
 
     def _client(self) -> openai.OpenAI:
-        common = {
-            "api_key": self._api_key(),
-            "default_headers": self._headers(),
-            "max_retries": self._max_retries,
-        }
+        common = self._sdk_arguments(openai.DefaultHttpxClient)
         if self.protocol == "azure-openai":
             return openai.AzureOpenAI(azure_endpoint=self._base_url, api_version=self._api_version, **common)
         return openai.OpenAI(base_url=self._base_url, **common)

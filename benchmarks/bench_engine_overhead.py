@@ -1,0 +1,169 @@
+"""Engine overhead against the raw SDK: the same streamed reply of 2,000 tokens from the same local server.
+
+Run: python benchmarks/bench_engine_overhead.py
+Raw is the official SDK iterating the stream's events with one client; engine is `mw.Session.new(model=…)`
+plus `send(…)`, its first token read from the session's `text_delta` events. Both run in this process,
+interleaved, against the test suite's wire server; the table shows medians and the ratios engine / raw.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the wire server lives with the tests
+
+import anthropic  # noqa: E402
+import openai  # noqa: E402
+
+import mewrk_jupyter as mw  # noqa: E402
+from mewrk_jupyter.engine import session as session_module  # noqa: E402
+from tests.providers.wire_server import WireServer, anthropic_reply, anthropic_text, chat_reply  # noqa: E402
+
+TOKENS = 2000
+REPEAT = 15
+WARMUP = 2
+WORDS = [f" w{i % 97}" for i in range(TOKENS)]  # one streamed delta per token
+REPLY = "".join(WORDS)
+QUESTION = "Write a long answer."
+
+
+def anthropic_stream():
+    """The Anthropic Messages reply: 2,000 text deltas."""
+    return anthropic_reply(anthropic_text(REPLY, chunks=WORDS), model="claude-bench")
+
+
+def chat_stream():
+    """The Chat Completions reply: 2,000 content chunks."""
+    return chat_reply(REPLY, content_chunks=WORDS, model="gpt-bench")
+
+
+def raw_anthropic(server: WireServer) -> Callable[[], tuple[float, float]]:
+    """One client, as an SDK user would keep it; returns a function timing one streamed reply."""
+    client = anthropic.Anthropic(base_url=server.url, api_key="bench", max_retries=0)
+
+    def once() -> tuple[float, float]:
+        server.enqueue(anthropic_stream())
+        t0 = time.perf_counter()
+        first = None
+        stream = client.messages.create(
+            model="claude-bench",
+            max_tokens=4096,
+            messages=[{"role": "user", "content": QUESTION}],
+            stream=True,
+        )
+        for event in stream:
+            if first is None and event.type == "content_block_delta" and event.delta.type == "text_delta":
+                first = time.perf_counter() - t0
+        return first, time.perf_counter() - t0
+
+    return once
+
+
+def raw_chat(server: WireServer) -> Callable[[], tuple[float, float]]:
+    """One OpenAI client; returns a function timing one streamed chat completion."""
+    client = openai.OpenAI(base_url=server.openai_base_url, api_key="bench", max_retries=0)
+
+    def once() -> tuple[float, float]:
+        server.enqueue(chat_stream())
+        t0 = time.perf_counter()
+        first = None
+        stream = client.chat.completions.create(
+            model="gpt-bench",
+            messages=[{"role": "user", "content": QUESTION}],
+            stream=True,
+            stream_options={"include_usage": True},
+        )
+        for chunk in stream:
+            if first is None and chunk.choices and chunk.choices[0].delta.content:
+                first = time.perf_counter() - t0
+        return first, time.perf_counter() - t0
+
+    return once
+
+
+def engine(server: WireServer, model: str, reply: Callable) -> Callable[[], tuple[float, float]]:
+    """A new session per turn (the same request size each time); returns a function timing one send."""
+
+    def once() -> tuple[float, float]:
+        session_module._LIVE.clear()
+        s = mw.Session.new(model=model, title="bench")
+        server.enqueue(reply())
+        first: list[float] = []
+        s.subscribe(lambda e: first or e.kind != "text_delta" or first.append(time.perf_counter()))
+        t0 = time.perf_counter()
+        s.send(QUESTION, wait=True)
+        total = time.perf_counter() - t0
+        if s.cards[-1].text != REPLY:
+            raise RuntimeError("the engine did not receive the whole reply")
+        return first[0] - t0, total
+
+    return once
+
+
+def measure(raw: Callable, eng: Callable) -> dict[str, float]:
+    """Interleave raw and engine turns so that both see the same machine; medians in ms."""
+    samples: dict[str, list[float]] = {"raw ttft": [], "raw total": [], "engine ttft": [], "engine total": []}
+    for i in range(WARMUP + REPEAT):
+        for name, once in (("raw", raw), ("engine", eng)):
+            ttft, total = once()
+            if i >= WARMUP:
+                samples[f"{name} ttft"].append(ttft)
+                samples[f"{name} total"].append(total)
+    return {name: statistics.median(values) * 1000 for name, values in samples.items()}
+
+
+def configure(workspace: Path, server: WireServer) -> None:
+    """llm/ files pointing both protocols at the local server."""
+    llm = workspace / ".mewrk" / "llm"
+    llm.mkdir(parents=True)
+    (llm / "anthropic.yaml").write_text(
+        f"protocol: anthropic-messages\nbase_url: {server.url}\napi_key: ${{BENCH_KEY}}\n"
+        "models:\n  claude-bench: {context_window: 200000, max_tokens: 4096}\n"
+    )
+    (llm / "compat.yaml").write_text(
+        f"protocol: openai-chat\nbase_url: {server.openai_base_url}\napi_key: ${{BENCH_KEY}}\n"
+        "models:\n  gpt-bench: {context_window: 128000}\n"
+    )
+
+
+def main() -> None:
+    os.environ["BENCH_KEY"] = "bench"
+    rows = {}
+    with tempfile.TemporaryDirectory() as tmp, WireServer() as server:
+        os.chdir(tmp)
+        os.environ["HOME"] = tmp
+        os.environ.pop("MEWRK_HOME", None)
+        configure(Path(tmp), server)
+        rows["Anthropic Messages"] = measure(
+            raw_anthropic(server), engine(server, "anthropic/claude-bench", anthropic_stream)
+        )
+        rows["OpenAI Chat Completions"] = measure(
+            raw_chat(server), engine(server, "compat/gpt-bench", chat_stream)
+        )
+    print(
+        f"mewrk_jupyter engine overhead · Python {sys.version.split()[0]} · anthropic {anthropic.__version__}"
+        f" · openai {openai.__version__} · {TOKENS:,} streamed tokens · median of {REPEAT}"
+    )
+    head = ("raw TTFT", "engine TTFT", "ratio", "raw total", "engine total", "ratio")
+    print(f"{'protocol':26}" + "".join(f"{h:>14}" for h in head))
+    for name, r in rows.items():
+        cells = (
+            f"{r['raw ttft']:.1f} ms",
+            f"{r['engine ttft']:.1f} ms",
+            f"{r['engine ttft'] / r['raw ttft']:.2f}",
+            f"{r['raw total']:.1f} ms",
+            f"{r['engine total']:.1f} ms",
+            f"{r['engine total'] / r['raw total']:.2f}",
+        )
+        print(f"{name:26}" + "".join(f"{c:>14}" for c in cells))
+
+
+if __name__ == "__main__":
+    main()
