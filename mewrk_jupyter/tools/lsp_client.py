@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
+import signal
 import subprocess
 import threading
 import time
@@ -19,14 +21,19 @@ from typing import IO, Any
 from .base import ToolFailure
 
 REQUEST_TIMEOUT = 30.0
-_EXIT_TIMEOUT = 5.0
+_SHUTDOWN_TIMEOUT = 5.0
+# jedi-language-server sometimes lingers after `exit` (its inference subprocess); it is killed after this.
+_EXIT_WAIT = 1.0
 _WAIT_STEP = 0.1
 
 
 def _terminate(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.kill()
-        process.wait()
+    # The whole group: jedi runs inference in subprocesses of its own.
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    process.wait()
 
 
 class _Pending:
@@ -43,7 +50,12 @@ class LspClient:
     def __init__(self, argv: list[str], root: Path) -> None:
         self.root = root
         self._process = subprocess.Popen(
-            argv, cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+            argv,
+            cwd=root,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
         )
         # A registry dropped without close() must not leave a server behind.
         self._finalizer = weakref.finalize(self, _terminate, self._process)
@@ -99,6 +111,8 @@ class LspClient:
         cancel: threading.Event | None = None,
     ) -> Any:
         """Send a request and return its result; a ToolFailure on error, timeout, stop or a dead server."""
+        if cancel is not None and cancel.is_set():
+            raise ToolFailure(f"The lsp request `{method}` was stopped before it was sent.")
         request_id = next(self._ids)
         pending = self._pending[request_id] = _Pending()
         try:
@@ -154,9 +168,9 @@ class LspClient:
         """Shut the server down politely, and kill it if it does not exit."""
         if self.alive:
             try:
-                self.request("shutdown", {}, timeout=_EXIT_TIMEOUT)
+                self.request("shutdown", {}, timeout=_SHUTDOWN_TIMEOUT)
                 self.notify("exit", {})
-                self._process.wait(timeout=_EXIT_TIMEOUT)
+                self._process.wait(timeout=_EXIT_WAIT)
             except (ToolFailure, subprocess.TimeoutExpired):
                 pass
         self._finalizer()

@@ -91,6 +91,7 @@ def _check_object(value: dict[str, Any], schema: dict[str, Any], prefix: str) ->
 def check_params(tool: str, schema: dict[str, Any], params: Any) -> str | None:
     """None when `params` fits `schema`; otherwise one sentence naming the parameter that does not."""
     if not isinstance(params, dict):
-        return f"The parameters of `{tool}` must be a JSON object, not {_TYPE_NAMES.get(_json_kind(params), 'that')}."
+        kind = _TYPE_NAMES.get(_json_kind(params), "that")
+        return f"The parameters of `{tool}` must be a JSON object, not {kind}."
     problem = _check_object(params, schema, "")
     return f"Invalid parameters for `{tool}`: {problem}." if problem else None
