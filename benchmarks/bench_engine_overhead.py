@@ -15,6 +15,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the wire server lives with the tests
@@ -44,24 +45,27 @@ def chat_stream():
     return chat_reply(REPLY, content_chunks=WORDS, model="gpt-bench")
 
 
+def _timed(start: Callable[[], Any], is_text: Callable[[Any], bool]) -> tuple[float, float]:
+    """Time to the first text event and to the end of the stream that `start()` opens."""
+    t0 = time.perf_counter()
+    first = None
+    for event in start():
+        if first is None and is_text(event):
+            first = time.perf_counter() - t0
+    return first, time.perf_counter() - t0
+
+
 def raw_anthropic(server: WireServer) -> Callable[[], tuple[float, float]]:
     """One client, as an SDK user would keep it; returns a function timing one streamed reply."""
     client = anthropic.Anthropic(base_url=server.url, api_key="bench", max_retries=0)
+    body = {"model": "claude-bench", "max_tokens": 4096, "messages": [{"role": "user", "content": QUESTION}]}
 
     def once() -> tuple[float, float]:
         server.enqueue(anthropic_stream())
-        t0 = time.perf_counter()
-        first = None
-        stream = client.messages.create(
-            model="claude-bench",
-            max_tokens=4096,
-            messages=[{"role": "user", "content": QUESTION}],
-            stream=True,
+        return _timed(
+            lambda: client.messages.create(**body, stream=True),
+            lambda e: e.type == "content_block_delta" and e.delta.type == "text_delta",
         )
-        for event in stream:
-            if first is None and event.type == "content_block_delta" and event.delta.type == "text_delta":
-                first = time.perf_counter() - t0
-        return first, time.perf_counter() - t0
 
     return once
 
@@ -69,21 +73,16 @@ def raw_anthropic(server: WireServer) -> Callable[[], tuple[float, float]]:
 def raw_chat(server: WireServer) -> Callable[[], tuple[float, float]]:
     """One OpenAI client; returns a function timing one streamed chat completion."""
     client = openai.OpenAI(base_url=server.openai_base_url, api_key="bench", max_retries=0)
+    body = {"model": "gpt-bench", "messages": [{"role": "user", "content": QUESTION}]}
 
     def once() -> tuple[float, float]:
         server.enqueue(chat_stream())
-        t0 = time.perf_counter()
-        first = None
-        stream = client.chat.completions.create(
-            model="gpt-bench",
-            messages=[{"role": "user", "content": QUESTION}],
-            stream=True,
-            stream_options={"include_usage": True},
+        return _timed(
+            lambda: client.chat.completions.create(
+                **body, stream=True, stream_options={"include_usage": True}
+            ),
+            lambda c: bool(c.choices and c.choices[0].delta.content),
         )
-        for chunk in stream:
-            if first is None and chunk.choices and chunk.choices[0].delta.content:
-                first = time.perf_counter() - t0
-        return first, time.perf_counter() - t0
 
     return once
 
