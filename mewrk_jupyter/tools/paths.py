@@ -23,13 +23,18 @@ class Workspace:
         if not raw.strip():
             raise ToolFailure(f"The path is empty; paths are relative to {self.root}.")
         candidate = Path(raw) if os.path.isabs(raw) else self.root / raw
-        if not _inside(Path(os.path.normpath(candidate)), self.root):
-            raise ToolFailure(f"`{raw}` is outside the workspace; paths are relative to {self.root}.")
+        lexically_inside = _inside(Path(os.path.normpath(candidate)), self.root)
+        outside = f"`{raw}` is outside the workspace; paths are relative to {self.root}."
+        # An absolute path is judged by where it resolves to: the root itself may be reached via a symlink.
+        if not lexically_inside and not os.path.isabs(raw):
+            raise ToolFailure(outside)
         try:
             real = candidate.resolve()
         except (OSError, RuntimeError) as exc:  # a symlink loop
             raise ToolFailure(f"`{raw}` cannot be resolved: {exc}.") from exc
         if not _inside(real, self.root):
+            if not lexically_inside:
+                raise ToolFailure(outside)
             raise ToolFailure(
                 f"`{raw}` leads outside the workspace through a symlink; paths are relative to {self.root}."
             )

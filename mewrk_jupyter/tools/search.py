@@ -91,7 +91,7 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
         elif char == "[" and "]" in pattern[index + 2 :]:
             end = pattern.index("]", index + 2)
             body = pattern[index + 1 : end]
-            out.append("[^" + re.escape(body[1:]) + "]" if body.startswith("!") else "[" + body + "]")
+            out.append("[^" + body[1:] + "]" if body.startswith("!") else "[" + body + "]")
             index = end
         else:
             out.append(re.escape(char))
@@ -101,7 +101,7 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
 
 def _find(ws: Workspace, params: dict[str, Any], cancel: threading.Event | None) -> str:
     pattern = params["pattern"]
-    matcher = glob_regex(pattern)
+    matcher = glob_regex(pattern.removeprefix("./"))
     start, shown = _start(ws, params)
     # Like `find -name`, a pattern without a `/` matches a name at any depth.
     by_name = "/" not in pattern

@@ -87,3 +87,16 @@ def test_empty_path_is_refused(registry: ToolRegistry, ws: Path):
     result = registry.run("ls", {"path": "  "})
     assert result.is_error
     assert result.text == f"The path is empty; paths are relative to {ws.resolve()}."
+
+
+def test_absolute_path_through_a_symlinked_root_is_inside(registry: ToolRegistry, ws: Path, tmp_path: Path):
+    (ws / "a.txt").write_text("hello\n")
+    (tmp_path / "alias").symlink_to(ws, target_is_directory=True)
+    assert registry.run("read", {"path": str(tmp_path / "alias" / "a.txt")}).text.endswith("hello")
+
+
+def test_symlink_loop_is_a_clear_error(registry: ToolRegistry, ws: Path):
+    (ws / "loop").symlink_to(ws / "loop")
+    result = registry.run("read", {"path": "loop"})
+    assert result.is_error
+    assert result.text.startswith("`loop` cannot be resolved:")

@@ -76,6 +76,8 @@ def test_find_with_double_star_matches_at_any_depth(registry: ToolRegistry, tree
 def test_find_without_a_slash_matches_names_and_marks_folders(registry: ToolRegistry, tree: Path):
     assert registry.run("find", {"pattern": "p*"}).text == "src/pkg/"
     assert registry.run("find", {"pattern": "[Rr]EADME.?d"}).text == "README.md"
+    assert registry.run("find", {"pattern": "[!a-l]*.py"}).text == "src/pkg/mod.py"
+    assert registry.run("find", {"pattern": "./src/*.py"}).text == "src/app.py"
 
 
 def test_find_with_no_match_and_a_missing_folder(registry: ToolRegistry, tree: Path):
