@@ -7,24 +7,21 @@ change goes through `Session`, and refusals (`MewrkError`) come back as one read
 
 from __future__ import annotations
 
-import contextvars
 import re
 import shlex
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
-from IPython.display import DisplayHandle, display
+from IPython.display import display
 
-from .engine.events import SessionEvent
-from .engine.render import cards_markdown, timeline_markdown
+from .engine.render import timeline_markdown
 from .engine.session import Session, list_sessions
 from .errors import CardNotFound, MewrkError
+from .turn_view import TurnView, markdown_bundle, turn_markdown
 
 NO_SESSION = "No current session — `%mewrk new` starts one, `%mewrk use ID` picks one."
-UPDATE_EVERY = 0.25  # seconds between updates of a streaming turn: a few per second, not one per token
 CARD_HELP = "CARD is a card id, an unambiguous id prefix, or a position from the end (`-1`: the last card)."
 
 
@@ -97,13 +94,9 @@ def command(name: str, synopsis: str, summary: str, needs_session: bool = True) 
 # ---- output --------------------------------------------------------------------------------------
 
 
-def _bundle(markdown: str) -> dict[str, str]:
-    return {"text/markdown": markdown, "text/plain": markdown}
-
-
 def say(markdown: str) -> None:
     """Show Markdown in the cell's output (its plain text in a terminal)."""
-    display(_bundle(markdown), raw=True)
+    display(markdown_bundle(markdown), raw=True)
 
 
 def _form(name: str) -> str:
@@ -220,60 +213,6 @@ def register(ipython: Any) -> None:
     ipython.register_magics(MewrkMagics)
 
 
-# ---- a turn in the cell that started it ----------------------------------------------------------
-
-
-def turn_markdown(run: Any) -> str:
-    """The cards a turn added so far, and how it stands."""
-    cards = run.cards
-    body = cards_markdown(cards) if cards else "_Starting the turn…_"
-    if run.error is not None:
-        return f"{body}\n\n**mewrk:** {run.error}"
-    if run.state == "stopped":
-        return f"{body}\n\n_Stopped._"
-    if not run.done:
-        return f"{body}\n\n_Running… `%mewrk stop` stops it._"
-    return body
-
-
-class TurnView:
-    """The output of the cell that started a turn, updated from session events a few times a second."""
-
-    def __init__(self, run: Any):
-        self.run = run
-        self._dirty, self._ended = threading.Event(), threading.Event()
-        self._unsubscribe = run.session.subscribe(self._on_event)
-        # The engine puts the question on the timeline before send() returns: it shows at once.
-        self._handle: DisplayHandle = display(_bundle(turn_markdown(run)), raw=True, display_id=True)
-        # The copied context carries the cell's parent header, so updates go to this cell's output.
-        context = contextvars.copy_context()
-        self._thread = threading.Thread(
-            target=context.run, args=(self._follow,), name=f"mewrk-view-{run.id}", daemon=True
-        )
-        self._thread.start()
-
-    def _on_event(self, event: SessionEvent) -> None:
-        if event.kind == "state" and event.state == "idle" and event.data.get("run_id") == self.run.id:
-            self._ended.set()
-        elif event.kind != "state":
-            self._dirty.set()
-
-    def _follow(self) -> None:
-        try:
-            while not (self._ended.wait(UPDATE_EVERY) or self.run.done):
-                if self._dirty.is_set():
-                    self._dirty.clear()
-                    self._handle.update(_bundle(turn_markdown(self.run)), raw=True)
-            self._handle.update(_bundle(turn_markdown(self.run)), raw=True)
-        finally:
-            self._unsubscribe()
-
-    def join(self, timeout: float | None = None) -> bool:
-        """Wait until the turn ended and its final update was shown; False on timeout."""
-        self._thread.join(timeout)
-        return not self._thread.is_alive()
-
-
 # ---- commands ------------------------------------------------------------------------------------
 
 
@@ -311,7 +250,11 @@ def _sessions(call: Call) -> None:
 @command("continue", "", "run the model on the timeline as it stands (T12)")
 @command("send", "[TEXT]", "send a message (no text: continue)")
 def _send(call: Call) -> None:
-    run = call.session.send(call.text if call.name == "send" else None, wait=False)
+    follow_turn(call, call.session.send(call.text if call.name == "send" else None, wait=False))
+
+
+def follow_turn(call: Call, run: Any) -> None:
+    """Show a turn in this cell: live in a kernel, or once it ended in a terminal."""
     if _in_kernel(call.shell):
         STATE.turn_view = TurnView(run)
         return
@@ -376,6 +319,9 @@ def _delete(call: Call) -> None:
 def _edit(call: Call) -> None:
     card = call.session.edit(card_id(call.session, call.args[0]), text=call.text)
     say(f"Edited {card.kind} `{card.id}` — `%mewrk undo` brings the old text back.")
+
+
+from . import magic_tools  # noqa: E402, F401  (approve, reject, tools, tool, rerun)
 
 
 @command("help", "", "this table", False)

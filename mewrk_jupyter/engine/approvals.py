@@ -74,7 +74,7 @@ def settle(run: Run, call_ids: list[str], resume: dict[str, Any]) -> bool:
     _run_all(run, to_run)
     if waiting is None:
         return True
-    _open_approval(s, waiting, {**resume, "calls": call_ids})
+    run.card_ids.append(_open_approval(s, waiting, {**resume, "calls": call_ids}))
     return False
 
 
@@ -96,15 +96,13 @@ def _run_all(run: Run, calls: list[ToolCall]) -> None:
             future.result()
 
 
-def _open_approval(session: Session, call: ToolCall, resume: dict[str, Any]) -> None:
+def _open_approval(session: Session, call: ToolCall, resume: dict[str, Any]) -> str:
     """Show the approval card, then store its resume point (a crash between leaves it unresumable)."""
     approval = Approval(tool_card_id=call.id, name=call.name, params=dict(call.params))
     session._append(approval)
     with session._db.tx() as conn:
         resume_rows.put_resume_point(conn, session.id, approval.id, resume)
-    session._emit(
-        SessionEvent("state", session.id, state="awaiting_approval", data={"approval_id": approval.id})
-    )
+    return approval.id  # the run's end tells every view that the session awaits approval
 
 
 def decide(session: Session, decision: str, reason: str | None) -> tuple[Approval, dict[str, Any]]:

@@ -183,6 +183,7 @@ class Run:
         steps, continues = 0, 0
         if self._resume is not None:  # an approval was decided, or a person runs a tool by hand
             steps = self._resume.get("steps", 0)
+            self.card_ids.extend(self._resume["calls"])  # the cell that decided shows the calls it ran
             if not self._settle(self._resume["calls"], steps) or not self._resume.get("continue_turn"):
                 return
         while steps < MAX_STEPS:
