@@ -41,11 +41,11 @@ def make_pdf(*pages: str | None) -> bytes:
 
 
 def encrypted_pdf(text: str, password: str = "secret") -> bytes:
-    """A PDF with a text layer that only opens with a password."""
+    """An encrypted PDF with a text layer; with an empty `password` anyone may open it (owner-only)."""
     from pypdf import PdfReader, PdfWriter
 
     writer = PdfWriter(clone_from=PdfReader(io.BytesIO(make_pdf(text))))
-    writer.encrypt(user_password=password, owner_password=password)
+    writer.encrypt(user_password=password, owner_password="owner")
     out = io.BytesIO()
     writer.write(out)
     return out.getvalue()

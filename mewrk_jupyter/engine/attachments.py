@@ -37,6 +37,7 @@ def _decoded(data: str) -> bytes:
 def pdf_text(data: bytes) -> str:
     """The text layer of a PDF, page after page; UnreadablePdf says why there is none."""
     from pypdf import PdfReader  # imported on first use: most sessions never see a PDF
+    from pypdf.errors import DependencyError, FileNotDecryptedError
 
     try:
         reader = PdfReader(io.BytesIO(data))
@@ -45,6 +46,8 @@ def pdf_text(data: bytes) -> str:
         pages = [(page.extract_text() or "").strip() for page in reader.pages]
     except UnreadablePdf:
         raise
+    except (DependencyError, FileNotDecryptedError) as exc:  # AES needs `cryptography`, absent here
+        raise UnreadablePdf("it is encrypted") from exc
     except Exception as exc:  # pypdf raises many kinds on a broken file; all mean the same here
         raise UnreadablePdf("it is damaged or not a PDF") from exc
     text = "\n\n".join(page for page in pages if page)

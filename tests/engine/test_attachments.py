@@ -7,7 +7,7 @@ import pytest
 import mewrk_jupyter as mw
 from mewrk_jupyter.engine.attachments import UnreadablePdf, pdf_text
 
-from ..pdf_files import make_pdf
+from ..pdf_files import encrypted_pdf, make_pdf
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
@@ -67,3 +67,6 @@ def test_a_pdf_text_layer_is_extracted_and_a_broken_file_says_why_it_has_none():
     assert pdf_text(make_pdf("one", None, "three")) == "one\n\nthree"
     with pytest.raises(UnreadablePdf, match="damaged or not a PDF"):
         pdf_text(b"%PDF-1.4 this is not really a PDF")
+    with pytest.raises(UnreadablePdf, match="encrypted"):
+        pdf_text(encrypted_pdf("locked"))
+    assert pdf_text(encrypted_pdf("restricted, not locked", password="")) == "restricted, not locked"
