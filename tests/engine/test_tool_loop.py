@@ -4,6 +4,7 @@ import pytest
 
 import mewrk_jupyter as mw
 from mewrk_jupyter.engine.runs import OUTPUT_LIMIT
+from tests.conftest import wait_for
 from tests.providers.conftest import wire_server  # noqa: F401  (the fixture)
 from tests.providers.wire_server import anthropic_reply, anthropic_tool_use
 
@@ -124,3 +125,39 @@ def test_a_reply_cut_at_the_output_limit_gets_a_host_message_asking_to_continue(
     wire_server.enqueue(anthropic_reply("ok"))
     s.send()
     assert "Go on, briefly." in str(wire_server.last_json()["messages"])
+
+
+def test_a_tool_declared_in_the_tools_folder_is_offered_and_run(workspace):
+    tools = workspace / ".mewrk" / "tools"
+    tools.mkdir(parents=True)
+    (tools / "shout.yaml").write_text(
+        "name: shout\ndescription: Print a word in capitals\ncommand: echo {word} | tr a-z A-Z\n"
+        "parameters:\n  type: object\n  properties:\n    word: {type: string}\n  required: [word]\n"
+    )
+    policy(workspace, "allow: [shout]\n")
+    s = mw.Session.new()
+    s.send('call: shout {"word": "hi; touch injected"}')
+    assert "shout" in [t["name"] for t in s.history[0].request["tools"]]
+    call = calls_of(s)[0]
+    assert call.status == "done" and call.result.strip() == "HI; TOUCH INJECTED"
+    assert not (workspace / "injected").exists()
+
+
+def test_an_unlisted_tool_asks_first(workspace):
+    policy(workspace, "allow: [ls]\n")
+    s = mw.Session.new()
+    s.send('call: grep {"pattern": "x"}')
+    assert s.state == "awaiting_approval" and s.pending_approval.name == "grep"
+
+
+def test_stop_ends_a_running_tool_and_the_turn(workspace):
+    policy(workspace, "allow: [bash]\n")
+    s = mw.Session.new()
+    run = s.send('call: bash {"command": "sleep 60; touch late.txt"}', wait=False)
+    wait_for(lambda: any(c.status == "running" for c in calls_of(s)))
+    assert s.stop()
+    run.wait(30)
+    assert run.done and run.state == "stopped" and s.state == "idle"
+    call = calls_of(s)[0]
+    assert call.is_error and "stopped" in call.result.lower()
+    assert not (workspace / "late.txt").exists()
