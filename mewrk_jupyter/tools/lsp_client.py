@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
-import signal
 import subprocess
 import threading
 import time
@@ -19,6 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .base import ToolFailure
+from .shell import kill_group
 
 REQUEST_TIMEOUT = 30.0
 _SHUTDOWN_TIMEOUT = 5.0
@@ -29,10 +28,7 @@ _WAIT_STEP = 0.1
 
 def _terminate(process: subprocess.Popen[bytes]) -> None:
     # The whole group: jedi runs inference in subprocesses of its own.
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    kill_group(process)
     process.wait()
 
 

@@ -30,7 +30,8 @@ _POLL_SECONDS = 0.05
 _DRAIN_SECONDS = 2.0
 
 
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
+def kill_group(process: subprocess.Popen[bytes]) -> None:
+    """Kill the process and everything it started (it leads a process group of its own)."""
     try:
         os.killpg(process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -111,12 +112,12 @@ def run_process(
             if stopped or timed_out or process.poll() is not None:
                 if eof:
                     break
-                _kill_group(process)
+                kill_group(process)
                 drain_until = now + _DRAIN_SECONDS
     finally:
         selector.close()
         process.stdout.close()
-        _kill_group(process)
+        kill_group(process)
         code = process.wait()
     result = output.result()
     if stopped:
