@@ -16,7 +16,7 @@ import subprocess
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from ..config.tools import ToolConfig
 from .base import MAX_CHARS, Tool, ToolResult, object_schema, truncate
@@ -64,6 +64,17 @@ class _Output:
         )
 
 
+def _read_some(selector: selectors.BaseSelector, stream: IO[bytes], output: _Output) -> bool:
+    """Read what the process printed within one poll; True once its output has ended."""
+    for _key, _events in selector.select(timeout=_POLL_SECONDS):
+        data = os.read(stream.fileno(), 65_536)
+        if not data:
+            selector.unregister(stream)
+            return True
+        output.add(data)
+    return False
+
+
 def run_process(
     argv: list[str], cwd: Path, timeout: float, cancel: threading.Event | None = None
 ) -> ToolResult:
@@ -88,18 +99,13 @@ def run_process(
     eof = stopped = timed_out = False
     try:
         while True:
-            if eof:
+            if not eof:
+                eof = _read_some(selector, process.stdout, output)
+            else:
                 try:
                     process.wait(timeout=_POLL_SECONDS)
                 except subprocess.TimeoutExpired:
                     pass
-            for _key, _events in selector.select(timeout=_POLL_SECONDS) if not eof else ():
-                data = os.read(process.stdout.fileno(), 65_536)
-                if data:
-                    output.add(data)
-                else:
-                    eof = True
-                    selector.unregister(process.stdout)
             now = time.monotonic()
             if drain_until is not None:
                 if eof or now > drain_until:

@@ -35,6 +35,13 @@ parameters:
   required: [first, count]
 """
 
+MISSING = """\
+name: missing
+description: A program that is not installed.
+command: [no-such-program-for-mewrk, "{x}"]
+parameters: {type: object, properties: {x: {type: string}}}
+"""
+
 SLOW = """\
 name: slow
 description: Sleep for a long time.
@@ -122,3 +129,10 @@ def test_parameters_are_checked_against_the_configured_schema(tools):
 def test_enabled_selects_configured_tools_too(tools):
     registry = tools(ECHO, SLOW, enabled=["read", "say"])
     assert registry.names == ["read", "say"]
+
+
+def test_a_program_that_is_not_installed_is_a_clear_error(tools):
+    result = tools(MISSING).run("missing", {"x": "y"})
+    assert result == ToolResult(
+        text="Could not start `no-such-program-for-mewrk`: No such file or directory.", is_error=True
+    )

@@ -104,3 +104,9 @@ def test_bash_timeout_must_be_positive(registry: ToolRegistry):
     assert result == ToolResult(
         text="Invalid parameters for `bash`: `timeout` must be at least 1; got 0.", is_error=True
     )
+
+
+def test_a_command_that_closes_its_output_still_runs_to_the_end(registry: ToolRegistry, ws: Path):
+    result = registry.run("bash", {"command": "echo early; exec >&- 2>&-; sleep 0.2; touch finished"})
+    assert result == ToolResult(text="early\n")
+    assert (ws / "finished").exists()
