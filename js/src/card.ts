@@ -1,6 +1,7 @@
 // One card's DOM: a small label, the content by kind, a muted footer (model, tokens, time, notes).
 import type { CardData } from "./protocol";
 import { renderMarkdown } from "./markdown";
+import { approvalBody } from "./toolform";
 
 export const LABELS: Record<string, string> = {
   system_prompt: "System prompt",
@@ -34,11 +35,12 @@ export function h<K extends keyof HTMLElementTagNameMap>(
 const ICONS: Record<string, string> = {
   edit: '<path d="M3 17.25V21h3.75L17.8 9.94l-3.75-3.75L3 17.25zm17.7-10.2a1 1 0 0 0 0-1.42l-2.33-2.33a1 1 0 0 0-1.42 0l-1.83 1.83 3.75 3.75 1.83-1.83z"/>',
   delete: '<path d="M6 19a2 2 0 0 0 2 2h8a2 2 0 0 0 2-2V7H6v12zM19 4h-3.5l-1-1h-5l-1 1H5v2h14V4z"/>',
+  reexecute: '<path d="M17.65 6.35A7.96 7.96 0 0 0 12 4a8 8 0 1 0 7.75 10h-2.08A6 6 0 1 1 12 6c1.66 0 3.14.69 4.22 1.78L13 11h7V4l-2.35 2.35z"/>',
 };
 
 /** A small icon button of a card's toolbar (pencil, trash); the SVG is our own constant markup. */
-export function iconButton(act: "edit" | "delete", title: string): HTMLButtonElement {
-  const button = h("button", { class: "mw-icon", type: "button", "data-act": act, title, "aria-label": title });
+export function iconButton(act: "edit" | "delete" | "reexecute", title: string): HTMLButtonElement {
+  const button = h("button", { class: "mw-icon", type: "button", "data-act": act, "data-testid": `mw-${act}`, title, "aria-label": title });
   button.innerHTML = `<svg viewBox="0 0 24 24" width="14" height="14" aria-hidden="true" fill="currentColor">${ICONS[act]}</svg>`;
   return button;
 }
@@ -72,6 +74,8 @@ function disclosure(summary: string, body: Node, open: boolean, onToggle: (open:
 export interface BodyOptions {
   open: boolean;
   onToggle: (open: boolean) => void;
+  /** What the person typed in an approval's reason box so far. */
+  reason?: string;
 }
 
 /** The content of a card, by kind. */
@@ -108,17 +112,16 @@ export function cardBody(card: CardData, opts: BodyOptions): HTMLElement {
       return h("div", { class: "mw-divider-line" }, `──── ${parts.join(" · ")} ────`);
     }
     case "approval":
-      return h(
-        "div",
-        {},
-        h("code", {}, toolLine(card)),
-        h("div", { class: "mw-muted" }, `decision: ${card.decision ?? "pending"}${card.reason ? ` — ${card.reason}` : ""}`),
-      );
+      return approvalBody(card, opts.reason ?? "");
     case "user_input": {
       const body = h("div", { class: "mw-plain" }, text);
       const files = card.attachments ?? [];
       if (files.length) {
-        body.append(h("div", { class: "mw-attachments" }, ...files.map((f) => h("span", { class: "mw-tag" }, f.name))));
+        const tag = (f: (typeof files)[number]) => {
+          const how = f.sent_as === "extracted_text" ? " · sent as extracted text" : f.sent_as === "original" ? " · sent as the original" : "";
+          return h("span", { class: "mw-tag", "data-testid": "mw-card-attachment" }, `${f.name}${how}`);
+        };
+        body.append(h("div", { class: "mw-attachments" }, ...files.map(tag)));
       }
       return body;
     }

@@ -30,10 +30,11 @@ export interface CardData {
   covered?: number;
   tokens_saved?: number | null;
   decision?: string;
+  tool_card_id?: string;
   reason?: string | null;
   agent?: string;
   topic?: string;
-  attachments?: { name: string; media_type: string; size: number }[];
+  attachments?: { name: string; media_type: string; size: number; sent_as?: string | null }[];
 }
 
 export interface ContextMsg {
@@ -45,6 +46,49 @@ export interface ContextMsg {
   window: number | null;
   estimated: boolean;
   by_kind: Record<string, number>;
+  used_text?: string;
+  window_text?: string | null;
+  cost?: number | null;
+  cost_line?: string;
+}
+
+/** A slash command of the composer (N4), as the kernel offers it. */
+export interface CommandInfo {
+  name: string;
+  synopsis: string;
+  summary: string;
+}
+
+/** An enabled tool, for the tool-call form (T5). */
+export interface ToolInfo {
+  name: string;
+  description: string;
+  input_schema: JsonSchema;
+  reexecute: boolean;
+}
+
+export interface JsonSchema {
+  type?: string | string[];
+  description?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  enum?: unknown[];
+  default?: unknown;
+  items?: JsonSchema;
+}
+
+/** One request of the history (T17), without its JSON. */
+export interface HistoryRow {
+  id: number;
+  run_id: string | null;
+  model: string;
+  protocol: string;
+  started_at: number;
+  ended_at: number | null;
+  messages: number | null;
+  usage: Record<string, number | boolean> | null;
+  error: string | null;
+  answered: boolean;
 }
 
 export interface SnapshotMsg {
@@ -57,6 +101,11 @@ export interface SnapshotMsg {
   kinds: string[];
   editable: Record<string, string[]>;
   confirm_delete: boolean;
+  commands?: CommandInfo[];
+  tools?: ToolInfo[];
+  vision?: boolean;
+  chunk?: number;
+  heartbeat?: number;
 }
 
 export interface ResultMsg {
@@ -86,7 +135,22 @@ export type Action =
   | { action: "delete"; card_ids: string[] }
   | { action: "undo" }
   | { action: "redo" }
-  | { action: "send"; text: string }
+  | { action: "send"; text: string; attachments?: string[] }
+  | { action: "command"; text: string }
+  | { action: "history" }
+  | { action: "history_entry"; entry_id: number }
+  | {
+      action: "tool_call";
+      name: string;
+      params: Record<string, unknown>;
+      result: string | null;
+      execute: boolean;
+      anchor: string | null;
+      where: "before" | "after";
+    }
+  | { action: "reexecute"; card_id: string }
+  | { action: "approve"; card_id: string; reason: string; always: boolean }
+  | { action: "reject"; card_id: string; reason: string }
   | { action: "stop" }
   | { action: "branch"; card_id: string }
   | { action: "fork"; card_id: string };

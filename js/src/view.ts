@@ -9,14 +9,17 @@ import {
   observeElementRect,
 } from "@tanstack/virtual-core";
 
-import { LABELS, cardBody, cardFooter, formatTokens, h, iconButton } from "./card";
+import { LABELS, cardBody, cardFooter, h, iconButton } from "./card";
+import { Composer, MOD, autosize, type Outgoing } from "./composer";
 import { ContextMenu, type MenuEntry } from "./menu";
-import type { Action, CardData, ContextMsg, KernelMsg, ResultMsg, SnapshotMsg } from "./protocol";
+import { Panels, ring, type PanelName } from "./panels";
+import type { Action, CardData, ContextMsg, HistoryRow, KernelMsg, ResultMsg, SnapshotMsg, ToolInfo } from "./protocol";
 import { TimelineState } from "./state";
+import { toolForm } from "./toolform";
 
 /** The part of anywidget's model this view uses. */
 export interface WidgetModel {
-  send(content: unknown): void;
+  send(content: unknown, callbacks?: unknown, buffers?: ArrayBuffer[]): void;
   on(event: string, callback: (...args: any[]) => void): void;
   off(event: string, callback?: (...args: any[]) => void): void;
 }
@@ -34,6 +37,8 @@ interface Editor {
   node: HTMLElement;
   fields: () => Record<string, unknown>;
   focus: () => void;
+  /** Save, or (for a new tool call) Execute and add. */
+  save?: (execute: boolean) => void;
 }
 
 interface Slot {
@@ -45,24 +50,24 @@ interface Slot {
   dirty: boolean;
 }
 
-const isMac = typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigator.platform);
-const MOD = isMac ? "⌘" : "Ctrl";
-
 function inTextBox(target: EventTarget | null): boolean {
   const el = target as HTMLElement | null;
-  return !!el && (el.tagName === "TEXTAREA" || el.tagName === "INPUT" || el.isContentEditable);
+  return !!el && (el.tagName === "TEXTAREA" || el.tagName === "INPUT" || el.tagName === "SELECT" || el.isContentEditable);
 }
 
-function autosize(area: HTMLTextAreaElement): void {
-  area.style.height = "auto";
-  area.style.height = `${Math.min(area.scrollHeight + 2, 480)}px`;
-}
+const STATE_WORDS: Record<string, string> = { idle: "idle", running: " running", awaiting_approval: "waiting for approval" };
 
 export class TimelineView {
   readonly viewId = Math.random().toString(36).slice(2, 10);
   private readonly state = new TimelineState();
   private ready = false;
   private running = false;
+  private sessionState = "idle";
+  private tools: ToolInfo[] = [];
+  private chunk = 2 * 1024 * 1024;
+  private uploadCount = 0;
+  private heartbeat = 0;
+  private readonly reasons = new Map<string, string>();
   private kinds: string[] = ["system_prompt", "user_input", "thinking", "model_reply"];
   private editable: Record<string, string[]> = {};
   private confirmDelete = false;
@@ -93,12 +98,11 @@ export class TimelineView {
   private readonly inner: HTMLElement;
   private readonly empty: HTMLElement;
   private readonly notice: HTMLElement;
-  private readonly input: HTMLTextAreaElement;
-  private readonly sendButton: HTMLButtonElement;
-  private readonly stopButton: HTMLButtonElement;
+  private readonly composer: Composer;
+  private readonly panels: Panels;
   private readonly dashboard: HTMLElement;
-  private readonly meterFill: HTMLElement;
-  private readonly dashboardLine: HTMLElement;
+  private readonly ring = ring();
+  private readonly cost: HTMLElement;
 
   constructor(
     private readonly model: WidgetModel,
@@ -110,33 +114,36 @@ export class TimelineView {
     this.empty = h("div", { class: "mw-empty" }, "Loading the timeline…");
     this.scroller = h("div", { class: "mw-timeline", role: "list", "aria-label": "Timeline" }, this.inner);
     this.notice = h("div", { class: "mw-notice", role: "status", "aria-live": "polite", "data-testid": "mw-notice" });
-    this.input = h("textarea", {
-      class: "mw-input",
-      rows: "2",
-      "data-testid": "mw-input",
-      "aria-label": "Message",
-      placeholder: `Message — ${MOD}+Enter sends. Empty: the model continues from the timeline.`,
+    this.composer = new Composer({
+      submit: (out, done) => this.submit(out, done),
+      stop: () => this.act({ action: "stop" }),
+      notice: (level, text) => this.showNotice(level, text),
     });
-    this.sendButton = h("button", { class: "mw-button mw-primary", type: "button", "data-testid": "mw-send" }, "Send");
-    this.stopButton = h("button", { class: "mw-button", type: "button", "data-testid": "mw-stop" }, "Stop");
-    this.meterFill = h("span", { class: "mw-meter-fill" });
-    this.dashboardLine = h("span", { class: "mw-dashboard-line" });
-    this.dashboard = h(
-      "div",
-      { class: "mw-dashboard", "data-level": "ok", "data-testid": "mw-dashboard" },
-      h("span", { class: "mw-meter", "aria-hidden": "true" }, this.meterFill),
-      this.dashboardLine,
-    );
+    this.panels = new Panels({
+      loadHistory: (done) =>
+        this.act({ action: "history" }, (r) => done(r.ok ? ((r.data?.entries as HistoryRow[]) ?? []) : null, r.message)),
+      loadEntry: (id, done) =>
+        this.act({ action: "history_entry", entry_id: id }, (r) =>
+          done(r.ok ? ((r.data?.entry as Record<string, unknown>) ?? null) : null, r.message),
+        ),
+    });
+    // The dashboard line (D1–D4) stays exactly the session's line; the cost (D6) is a figure apart.
+    this.dashboard = h("span", { class: "mw-dashboard", "data-level": "ok", "data-testid": "mw-dashboard" });
+    this.cost = h("span", { class: "mw-cost", "data-testid": "mw-cost" });
+    this.ring.el.addEventListener("click", () => this.panels.toggle("context"));
+    const historyButton = h("button", { class: "mw-link", type: "button", "data-testid": "mw-history-button" }, "History");
+    historyButton.addEventListener("click", () => this.panels.toggle("history"));
     this.root = h(
       "div",
       // Focusable, so that a click anywhere in the widget brings its keys (undo, redo) here.
       { class: "mw-root", tabindex: "-1", "data-lm-suppress-shortcuts": "", "data-jp-suppress-context-menu": "" },
-      h("div", { class: "mw-header" }, this.title, this.stateBadge),
+      h("div", { class: "mw-header" }, this.title, h("span", { class: "mw-header-tools" }, historyButton, this.stateBadge)),
+      this.panels.el,
       this.scroller,
       this.empty,
       this.notice,
-      h("div", { class: "mw-composer" }, this.input, h("div", { class: "mw-composer-buttons" }, this.sendButton, this.stopButton)),
-      this.dashboard,
+      this.composer.el,
+      h("div", { class: "mw-status" }, this.ring.el, this.dashboard, this.cost),
     );
     host.append(this.root);
 
@@ -158,14 +165,32 @@ export class TimelineView {
     this.bind();
     this.updateComposer();
     this.model.send({ type: "hello", view: this.viewId });
+    this.beat(20);
   }
 
-  dispose(): void {
+  /** Tell the kernel now and then that this view is still shown: a closed tab stops its store watch. */
+  private beat(seconds: number): void {
+    window.clearInterval(this.heartbeat);
+    this.heartbeat = window.setInterval(() => {
+      try {
+        this.model.send({ type: "alive", view: this.viewId });
+      } catch {
+        window.clearInterval(this.heartbeat);
+      }
+    }, seconds * 1000);
+  }
+
+  private sayBye(): void {
     try {
       this.model.send({ type: "bye", view: this.viewId });
     } catch {
       // The kernel is gone already; nothing to tell it.
     }
+  }
+
+  dispose(): void {
+    window.clearInterval(this.heartbeat);
+    this.sayBye();
     this.menu.close();
     cancelAnimationFrame(this.frame);
     window.clearTimeout(this.noticeTimer);
@@ -180,15 +205,14 @@ export class TimelineView {
     this.model.on("msg:custom", onMessage);
     this.cleanups.push(() => this.model.off("msg:custom", onMessage));
 
-    this.sendButton.addEventListener("click", () => this.send());
-    this.stopButton.addEventListener("click", () => this.act({ action: "stop" }));
-    this.input.addEventListener("input", () => autosize(this.input));
-    this.input.addEventListener("keydown", (event) => {
-      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
-        event.preventDefault();
-        event.stopPropagation();
-        this.send();
-      }
+    // A tab that closes says bye if it can; the heartbeat covers the cases where it cannot.
+    const leaving = () => this.sayBye();
+    window.addEventListener("pagehide", leaving);
+    this.cleanups.push(() => window.removeEventListener("pagehide", leaving));
+    this.inner.addEventListener("input", (event) => {
+      const box = event.target as HTMLElement;
+      const id = this.cardIdOf(box);
+      if (id && box.classList.contains("mw-reason")) this.reasons.set(id, (box as HTMLTextAreaElement).value);
     });
     this.root.addEventListener("keydown", (event) => this.key(event));
     this.inner.addEventListener("click", (event) => this.click(event));
@@ -251,8 +275,10 @@ export class TimelineView {
         this.dirty(msg.card_id);
         break;
       case "state":
+        this.sessionState = msg.state;
         this.running = msg.state === "running";
         this.updateComposer();
+        if (!this.running) this.panels.refresh();
         return;
       case "notice":
         this.showNotice(msg.level === "error" ? "error" : "info", msg.text);
@@ -271,7 +297,15 @@ export class TimelineView {
     this.kinds = msg.kinds ?? this.kinds;
     this.editable = msg.editable ?? {};
     this.confirmDelete = !!msg.confirm_delete;
+    this.sessionState = msg.state;
     this.running = msg.state === "running";
+    this.tools = msg.tools ?? [];
+    this.chunk = msg.chunk ?? this.chunk;
+    this.composer.commands = msg.commands ?? [];
+    this.panels.commands = this.composer.commands;
+    this.composer.vision = msg.vision ?? true;
+    this.composer.model = msg.session.model;
+    if (msg.heartbeat) this.beat(msg.heartbeat);
     this.title.textContent = `${msg.session.title} · ${msg.session.id} · ${msg.session.model}`;
     for (const id of [...this.slots.keys()]) {
       if (!this.state.get(id) && !id.startsWith("draft-")) this.forget(id);
@@ -391,6 +425,7 @@ export class TimelineView {
     const label = h("span", { class: "mw-label" }, draft ? `New ${(LABELS[kind] ?? kind).toLowerCase()}` : LABELS[kind] ?? kind);
     const tools = h("span", { class: "mw-card-tools" });
     if (card && !editor) {
+      if (this.canReexecute(card)) tools.append(iconButton("reexecute", "Re-execute with these parameters"));
       if (this.canEdit(card)) tools.append(iconButton("edit", "Edit (Enter)"));
       tools.append(iconButton("delete", "Delete (Del)"));
     }
@@ -401,6 +436,7 @@ export class TimelineView {
     } else if (card) {
       slot.body.replaceChildren(
         cardBody(card, {
+          reason: this.reasons.get(id),
           open: this.open.has(id),
           onToggle: (open) => {
             if (open) this.open.add(id);
@@ -415,6 +451,10 @@ export class TimelineView {
     const foot = card ? cardFooter(card) : h("div", { class: "mw-card-foot" });
     slot.foot.replaceWith(foot);
     slot.foot = foot;
+  }
+
+  private canReexecute(card: CardData): boolean {
+    return card.kind === "tool_call" && !!this.tools.find((t) => t.name === card.name && t.reexecute);
   }
 
   private canEdit(card: CardData): boolean {
@@ -436,7 +476,14 @@ export class TimelineView {
     };
     const node = h("div", { class: "mw-editor" });
     let fields: () => Record<string, unknown>;
-    if (card?.kind === "tool_call") {
+    const draftKind = this.drafts.find((d) => d.id === id)?.kind;
+    let firstFocus: (() => void) | null = null;
+    if (!card && draftKind === "tool_call") {
+      const form = toolForm(this.tools);
+      node.append(form.node);
+      fields = () => ({ ...form.value() });
+      firstFocus = form.focus;
+    } else if (card?.kind === "tool_call") {
       const params = area(JSON.stringify(card.params ?? {}, null, 2), "Parameters (JSON)");
       const result = area(card.result ?? "", "Result");
       node.append(h("label", { class: "mw-muted" }, "Parameters (JSON)"), params, h("label", { class: "mw-muted" }, "Result"), result);
@@ -454,11 +501,19 @@ export class TimelineView {
       node.append(text);
       fields = () => ({ text: text.value });
     }
-    const save = h("button", { class: "mw-button mw-primary", type: "button" }, "Save");
+    const save = h("button", { class: "mw-button mw-primary", type: "button", "data-testid": "mw-save" }, "Save");
     const cancel = h("button", { class: "mw-button", type: "button" }, "Cancel");
     save.addEventListener("click", () => this.save(id));
     cancel.addEventListener("click", () => this.cancelEdit(id));
-    node.append(h("div", { class: "mw-editor-bar" }, h("span", { class: "mw-muted" }, `${MOD}+Enter saves · Esc cancels`), save, cancel));
+    const bar = h("div", { class: "mw-editor-bar" }, h("span", { class: "mw-muted" }, `${MOD}+Enter saves · Esc cancels`), save);
+    if (!card && draftKind === "tool_call") {
+      save.title = "Record the call and the return value; nothing is executed";
+      const run = h("button", { class: "mw-button", type: "button", "data-testid": "mw-execute", title: "Run it now under the safety level and add the real result" }, "Execute and add");
+      run.addEventListener("click", () => this.save(id, true));
+      bar.append(run);
+    }
+    bar.append(cancel);
+    node.append(bar);
     node.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) this.save(id);
       else if (event.key === "Escape") this.cancelEdit(id);
@@ -467,6 +522,7 @@ export class TimelineView {
       event.stopPropagation();
     });
     const focus = () => {
+      if (firstFocus) return firstFocus();
       const first = areas[0];
       for (const ta of areas) autosize(ta);
       first.focus({ preventScroll: true });
@@ -515,7 +571,7 @@ export class TimelineView {
     this.schedule();
   }
 
-  private save(id: string): void {
+  private save(id: string, execute = false): void {
     const editor = this.editors.get(id);
     if (!editor) return;
     let fields: Record<string, unknown>;
@@ -539,7 +595,10 @@ export class TimelineView {
       this.cancelEdit(id);
       if (newId) this.focusAfterRender = newId;
     };
-    if (draft) this.act({ action: "insert", kind: draft.kind, fields, anchor: draft.anchor, where: draft.where }, done);
+    if (draft?.kind === "tool_call") {
+      const { name, params, result } = fields as { name: string; params: Record<string, unknown>; result: string | null };
+      this.act({ action: "tool_call", name, params, result, execute, anchor: draft.anchor, where: draft.where }, done);
+    } else if (draft) this.act({ action: "insert", kind: draft.kind, fields, anchor: draft.anchor, where: draft.where }, done);
     else this.act({ action: "edit", card_id: id, fields }, done);
   }
 
@@ -554,8 +613,11 @@ export class TimelineView {
     const button = (event.target as HTMLElement).closest("[data-act]") as HTMLElement | null;
     const id = this.cardIdOf(event.target);
     if (!id) return;
-    if (button?.dataset.act === "edit") this.startEdit(id);
-    else if (button?.dataset.act === "delete") this.remove(this.selected.has(id) ? [...this.selected] : [id]);
+    const act = button?.dataset.act;
+    if (act === "reexecute") this.act({ action: "reexecute", card_id: id }, (r) => !r.ok && this.cardOrComposerError(id, r.message));
+    else if (act === "approve" || act === "approve-always" || act === "reject") this.decide(id, act);
+    else if (act === "edit") this.startEdit(id);
+    else if (act === "delete") this.remove(this.selected.has(id) ? [...this.selected] : [id]);
     else if (!(event.ctrlKey || event.metaKey || event.shiftKey) && this.selected.size && !inTextBox(event.target)) {
       this.setSelection([]);
     }
@@ -635,6 +697,9 @@ export class TimelineView {
     for (const kind of this.kinds) {
       entries.push({ label: LABELS[kind] ?? kind, testid: `insert-${kind}`, run: () => this.startDraft(kind, id, where) });
     }
+    if (this.tools.length) {
+      entries.push({ label: "Tool call…", testid: "insert-tool_call", run: () => this.startDraft("tool_call", id, where) });
+    }
     if (card && id) {
       const many = this.selected.has(id) && this.selected.size > 1;
       entries.push({ separator: true });
@@ -710,37 +775,74 @@ export class TimelineView {
 
   // ---- composer and dashboard -------------------------------------------------------------------
 
-  private send(): void {
-    const text = this.input.value;
-    this.act({ action: "send", text }, (result) => {
+  /** Send the composer's message (files first, in chunks) or run its slash command. */
+  private submit(out: Outgoing, done: (ok: boolean) => void): void {
+    const finish = (result: ResultMsg, sent: boolean) => {
       if (!result.ok) {
         this.showNotice("error", result.message ?? "The message was not sent.");
-        return;
+        return done(false);
       }
-      if (this.input.value === text) {
-        this.input.value = "";
-        autosize(this.input);
+      const open = result.data?.open as PanelName | undefined;
+      if (open) this.panels.show(open);
+      if (result.message) this.showNotice("info", result.message);
+      else this.clearNotice();
+      if (sent) this.stick = true;
+      done(true);
+    };
+    if (out.text.startsWith("/") && !out.files.length) {
+      this.act({ action: "command", text: out.text }, (r) => finish(r, !!r.data?.sent));
+      return;
+    }
+    this.upload(out.files)
+      .then((ids) => this.act({ action: "send", text: out.text, attachments: ids }, (r) => finish(r, true)))
+      .catch((exc: Error) => {
+        this.showNotice("error", `The attachments could not be read: ${exc.message}. Nothing was sent.`);
+        done(false);
+      });
+  }
+
+  /** Send files to the kernel in chunks small enough for a websocket frame; returns their upload ids. */
+  private async upload(files: File[]): Promise<string[]> {
+    const ids: string[] = [];
+    for (const file of files) {
+      const id = `${this.viewId}-${++this.uploadCount}`;
+      const bytes = await file.arrayBuffer();
+      for (let offset = 0; offset === 0 || offset < bytes.byteLength; offset += this.chunk) {
+        const meta = { type: "upload", view: this.viewId, upload_id: id, name: file.name, media_type: file.type, size: bytes.byteLength, offset };
+        this.model.send(meta, undefined, [bytes.slice(offset, offset + this.chunk)]);
+        if (bytes.byteLength === 0) break;
       }
-      this.clearNotice();
-      this.stick = true;
-    });
+      ids.push(id);
+    }
+    return ids;
+  }
+
+  /** Approve, approve always, or reject the pending tool call, with the reason typed on the card (A1, A2). */
+  private decide(id: string, how: "approve" | "approve-always" | "reject"): void {
+    const reason = this.reasons.get(id) ?? "";
+    const done = (r: ResultMsg) => {
+      if (!r.ok) return this.cardOrComposerError(id, r.message);
+      this.reasons.delete(id);
+      this.showNotice("info", r.message ?? "");
+    };
+    if (how === "reject") this.act({ action: "reject", card_id: id, reason }, done);
+    else this.act({ action: "approve", card_id: id, reason, always: how === "approve-always" }, done);
   }
 
   private updateComposer(): void {
-    this.sendButton.disabled = !this.ready || this.running;
-    this.stopButton.disabled = !this.running;
-    this.stateBadge.dataset.state = this.running ? "running" : "idle";
-    this.stateBadge.replaceChildren(...(this.running ? [h("span", { class: "mw-spinner" }), " running"] : ["idle"]));
+    this.composer.setState(this.ready, this.running);
+    this.stateBadge.dataset.state = this.sessionState;
+    const words = STATE_WORDS[this.sessionState] ?? this.sessionState;
+    this.stateBadge.replaceChildren(...(this.running ? [h("span", { class: "mw-spinner" }), words] : [words]));
   }
 
   private updateDashboard(ctx: ContextMsg): void {
     this.dashboard.dataset.level = ctx.level;
-    this.dashboardLine.textContent = ctx.line;
-    this.meterFill.style.width = `${Math.min(100, ctx.percent ?? 0)}%`;
-    const rows = Object.entries(ctx.by_kind)
-      .sort(([a], [b]) => (a < b ? -1 : 1))
-      .map(([kind, n]) => `${LABELS[kind] ?? kind}: ~${formatTokens(n)}`);
-    this.dashboard.title = rows.length ? `Timeline by card kind (estimates)\n${rows.join("\n")}` : "";
+    this.dashboard.textContent = ctx.line;
+    this.ring.update(ctx);
+    this.cost.textContent = ctx.cost_line ?? "";
+    this.cost.hidden = !ctx.cost_line;
+    this.panels.setContext(ctx);
   }
 
   private showNotice(level: "info" | "error", text: string): void {

@@ -189,13 +189,13 @@ def test_the_dashboard_turns_amber_then_red(lab, page):
     expect(dashboard).to_have_text(re.compile(r"Context: ≈1\.\dk / 2k \((8\d|9[0-4]) %\)"))
     expect(dashboard).to_have_attribute("data-level", "amber")
     assert dashboard.inner_text().strip() == nb.print_value("s.context.line()")
-    fill = dashboard.locator(".mw-meter-fill")
-    amber = fill.evaluate("el => getComputedStyle(el).backgroundColor")
+    arc = root.locator("[data-testid='mw-ring'] .mw-ring-arc")
+    amber = arc.evaluate("el => getComputedStyle(el).stroke")
 
     root.locator("[data-testid='mw-input']").fill("more")
     root.locator("[data-testid='mw-input']").press("Control+Enter")
     expect(dashboard).to_have_attribute("data-level", "red")
-    red = fill.evaluate("el => getComputedStyle(el).backgroundColor")
+    red = arc.evaluate("el => getComputedStyle(el).stroke")
     assert amber != red
 
 

@@ -1,0 +1,215 @@
+// The panels above the timeline: History (T17), the context breakdown behind the ring (T16, D6) and the
+// slash-command list. One shows at a time; each is a view of what the kernel answers, nothing more.
+import { LABELS, formatTokens, h } from "./card";
+import type { CommandInfo, ContextMsg, HistoryRow } from "./protocol";
+
+export type PanelName = "history" | "context" | "help";
+
+/** A JSON value as a tree of disclosures: objects and arrays fold, the first `openDepth` levels open. */
+export function jsonTree(value: unknown, openDepth = 1, depth = 0): HTMLElement {
+  if (value === null || typeof value !== "object") {
+    const kind = value === null ? "null" : typeof value;
+    return h("span", { class: `mw-json-${kind}` }, JSON.stringify(value) ?? "undefined");
+  }
+  const entries: [string, unknown][] = Array.isArray(value)
+    ? value.map((v, i) => [String(i), v])
+    : Object.entries(value as Record<string, unknown>);
+  const summary = Array.isArray(value)
+    ? `[…] ${entries.length} item${entries.length === 1 ? "" : "s"}`
+    : `{…} ${entries.map(([k]) => k).slice(0, 6).join(", ")}${entries.length > 6 ? ", …" : ""}`;
+  const list = h("div", { class: "mw-json-children" });
+  const details = h("details", { class: "mw-json" }, h("summary", {}, summary), list);
+  let filled = false;
+  const fill = () => {
+    if (filled) return;
+    filled = true; // children are built when first opened: a long history stays light
+    for (const [key, child] of entries) {
+      list.append(h("div", { class: "mw-json-row" }, h("span", { class: "mw-json-key" }, `${key}: `), jsonTree(child, openDepth, depth + 1)));
+    }
+  };
+  details.addEventListener("toggle", () => details.open && fill());
+  if (depth < openDepth) {
+    details.open = true;
+    fill();
+  }
+  return details;
+}
+
+function clock(seconds: number): string {
+  return new Date(seconds * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+}
+
+export interface PanelHost {
+  /** Ask the kernel for the history rows, or for one entry's JSON. */
+  loadHistory(done: (rows: HistoryRow[] | null, error?: string) => void): void;
+  loadEntry(id: number, done: (entry: Record<string, unknown> | null, error?: string) => void): void;
+}
+
+export class Panels {
+  readonly el: HTMLElement;
+  private readonly title: HTMLElement;
+  private readonly body: HTMLElement;
+  current: PanelName | null = null;
+  private context: ContextMsg | null = null;
+  commands: CommandInfo[] = [];
+
+  constructor(private readonly host: PanelHost) {
+    this.title = h("span", { class: "mw-panel-title" });
+    const close = h("button", { class: "mw-icon", type: "button", title: "Close", "aria-label": "Close the panel" }, "×");
+    close.addEventListener("click", () => this.close());
+    this.body = h("div", { class: "mw-panel-body" });
+    this.el = h("section", { class: "mw-panel", "data-testid": "mw-panel" }, h("div", { class: "mw-panel-head" }, this.title, close), this.body);
+    this.el.hidden = true;
+  }
+
+  toggle(name: PanelName): void {
+    if (this.current === name) this.close();
+    else this.show(name);
+  }
+
+  show(name: PanelName): void {
+    this.current = name;
+    this.el.hidden = false;
+    this.el.dataset.panel = name;
+    if (name === "history") this.showHistory();
+    else if (name === "context") this.showContext();
+    else this.showHelp();
+  }
+
+  close(): void {
+    this.current = null;
+    this.el.hidden = true;
+    delete this.el.dataset.panel;
+    this.body.replaceChildren();
+  }
+
+  /** New figures: the context panel follows them while it is open. */
+  setContext(ctx: ContextMsg): void {
+    this.context = ctx;
+    if (this.current === "context") this.showContext();
+  }
+
+  /** A turn ended or the timeline changed: an open history panel reloads. */
+  refresh(): void {
+    if (this.current === "history") this.showHistory();
+  }
+
+  private showHistory(): void {
+    this.title.textContent = "History — each request as it was really sent, and what came back";
+    const list = h("div", { class: "mw-history", "data-testid": "mw-history" }, h("div", { class: "mw-muted" }, "Loading…"));
+    this.body.replaceChildren(list);
+    this.host.loadHistory((rows, error) => {
+      if (this.current !== "history") return;
+      if (!rows) return list.replaceChildren(h("div", { class: "mw-card-error" }, error ?? "The history could not be read."));
+      if (!rows.length) return list.replaceChildren(h("div", { class: "mw-muted" }, "No requests yet: send a message."));
+      list.replaceChildren(...rows.map((row, i) => this.historyRow(row, i + 1)));
+    });
+  }
+
+  private historyRow(row: HistoryRow, n: number): HTMLElement {
+    const parts = [`Request ${n}`, row.model, clock(row.started_at)];
+    if (row.messages != null) parts.push(`${row.messages} messages`);
+    const usage = row.usage;
+    if (usage && typeof usage.input_tokens === "number") {
+      parts.push(`${formatTokens(usage.input_tokens)} in · ${formatTokens(Number(usage.output_tokens ?? 0))} out`);
+    }
+    if (row.error) parts.push(`error: ${row.error}`);
+    else if (!row.answered) parts.push("no answer recorded");
+    const content = h("div", { class: "mw-history-json" }, h("div", { class: "mw-muted" }, "Loading…"));
+    const details = h(
+      "details",
+      { class: "mw-history-row", "data-entry": String(row.id) },
+      h("summary", {}, parts.join(" · ")),
+      content,
+    );
+    let loaded = false;
+    details.addEventListener("toggle", () => {
+      if (!details.open || loaded) return;
+      loaded = true;
+      this.host.loadEntry(row.id, (entry, error) => {
+        if (!entry) return content.replaceChildren(h("div", { class: "mw-card-error" }, error ?? "That request is gone."));
+        content.replaceChildren(
+          h("div", { class: "mw-history-part" }, h("strong", {}, "Sent"), jsonTree(entry.request, 1)),
+          h("div", { class: "mw-history-part" }, h("strong", {}, "Received"), jsonTree(entry.response ?? null, 1)),
+        );
+      });
+    });
+    return details;
+  }
+
+  private showContext(): void {
+    const ctx = this.context;
+    this.title.textContent = "Context";
+    if (!ctx) return this.body.replaceChildren(h("div", { class: "mw-muted" }, "No figures yet."));
+    const figure = ctx.window_text
+      ? `${ctx.used_text ?? formatTokens(ctx.used)} of ${ctx.window_text} (${Math.round(ctx.percent ?? 0)} %)`
+      : `${ctx.used_text ?? formatTokens(ctx.used)} tokens (no context window declared)`;
+    const total = Object.values(ctx.by_kind).reduce((a, b) => a + b, 0) || 1;
+    const rows = Object.entries(ctx.by_kind)
+      .filter(([, n]) => n > 0)
+      .sort(([, a], [, b]) => b - a)
+      .map(([kind, n]) =>
+        h(
+          "div",
+          { class: "mw-kind-row", "data-kind": kind },
+          h("span", { class: "mw-kind-name" }, LABELS[kind] ?? kind),
+          h("span", { class: "mw-kind-bar" }, h("span", { class: "mw-kind-fill", style: `width: ${(100 * n) / total}%` })),
+          h("span", { class: "mw-kind-tokens" }, `~${formatTokens(n)}`),
+        ),
+      );
+    this.body.replaceChildren(
+      h("div", { "data-testid": "mw-context-figure" }, `Last request: ${figure} — the vendor's own count.`),
+      h("div", { class: "mw-muted" }, "The timeline now, by card kind (estimates):"),
+      h("div", { class: "mw-kinds", "data-testid": "mw-kinds" }, ...(rows.length ? rows : [h("div", { class: "mw-muted" }, "The timeline is empty.")])),
+      h("div", { class: "mw-cost-detail", "data-testid": "mw-cost-detail" }, ctx.cost_line || "Cost: not known for this model (no prices configured)."),
+    );
+  }
+
+  private showHelp(): void {
+    this.title.textContent = "Commands — type them in the composer";
+    this.body.replaceChildren(
+      h(
+        "div",
+        { class: "mw-help", "data-testid": "mw-help" },
+        ...this.commands.map((c) =>
+          h("div", { class: "mw-help-row" }, h("code", {}, `/${c.name}${c.synopsis ? " " + c.synopsis : ""}`), h("span", { class: "mw-muted" }, ` — ${c.summary}`)),
+        ),
+        h("div", { class: "mw-muted" }, "CARD: a card id, an id prefix or a position from the end (-1, the default). A message that starts with a space is sent as text."),
+      ),
+    );
+  }
+}
+
+/** The context ring (T16): how full the window is; click for the breakdown by card kind. */
+export function ring(): { el: HTMLButtonElement; update: (ctx: ContextMsg) => void } {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", "0 0 20 20");
+  svg.setAttribute("width", "16");
+  svg.setAttribute("height", "16");
+  svg.setAttribute("aria-hidden", "true");
+  const track = document.createElementNS(ns, "circle");
+  const arc = document.createElementNS(ns, "circle");
+  for (const c of [track, arc]) {
+    c.setAttribute("cx", "10");
+    c.setAttribute("cy", "10");
+    c.setAttribute("r", "8");
+    c.setAttribute("fill", "none");
+    c.setAttribute("stroke-width", "3");
+  }
+  track.setAttribute("class", "mw-ring-track");
+  arc.setAttribute("class", "mw-ring-arc");
+  arc.setAttribute("transform", "rotate(-90 10 10)");
+  const length = 2 * Math.PI * 8;
+  arc.setAttribute("stroke-dasharray", `0 ${length}`);
+  svg.append(track, arc);
+  const el = h("button", { class: "mw-ring", type: "button", "data-testid": "mw-ring", title: "Context: breakdown by card kind" });
+  el.append(svg);
+  const update = (ctx: ContextMsg) => {
+    const share = ctx.percent == null ? 0 : Math.min(100, ctx.percent) / 100;
+    arc.setAttribute("stroke-dasharray", `${share * length} ${length}`);
+    el.dataset.level = ctx.level;
+    el.setAttribute("aria-label", `Context ${ctx.percent == null ? ctx.used_text ?? ctx.used : Math.round(ctx.percent) + " %"} — show the breakdown by card kind`);
+  };
+  return { el, update };
+}

@@ -1,0 +1,98 @@
+"""What the kernel sends the views about a session: cards, the dashboard, the history (T16, T17, D1–D6)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..cards.models import Card
+from ..engine.context import format_tokens
+
+# Characters of a history entry's JSON above which the panel is offered it one entry at a time.
+HISTORY_PREVIEW = 160
+
+
+def card_payload(card: Card) -> dict[str, Any]:
+    """A card as the front end needs it: its fields, minus opaque blobs (attachment bytes, signatures)."""
+    data = card.model_dump(mode="json")
+    if "attachments" in data:
+        data["attachments"] = [
+            {key: value for key, value in a.items() if key not in ("data", "text")}
+            for a in data["attachments"]
+        ]
+    if card.kind == "thinking":
+        data["signed"] = bool(data.pop("signature", None)) or bool(data.get("encrypted"))
+        data["encrypted"] = bool(data.get("encrypted"))
+        data.pop("signed_text", None)
+    if card.kind == "native_compaction":
+        data["encrypted"] = bool(data.get("encrypted"))
+    return data
+
+
+def _cost(info: Any) -> tuple[float | None, str]:
+    """The session's spend (D6), kept apart from the context figure; empty until the engine knows prices."""
+    cost = getattr(info, "cost", None)
+    line = getattr(info, "cost_line", None)
+    text = line() if callable(line) else ""
+    if not text and isinstance(cost, int | float):
+        text = f"Cost: ${cost:.4f} this session"
+    return (float(cost) if isinstance(cost, int | float) else None), text or ""
+
+
+def context_payload(session: Any) -> dict[str, Any]:
+    """The dashboard line (D1–D4), the ring's breakdown by card kind (T16) and the cost (D6)."""
+    info = session.context
+    cost, cost_line = _cost(info)
+    return {
+        "type": "context",
+        "line": info.line(),
+        "level": info.level,
+        "percent": info.percent,
+        "used": info.used,
+        "window": info.window,
+        "estimated": info.estimated,
+        "by_kind": info.by_kind,
+        "used_text": ("≈" if info.estimated else "") + format_tokens(info.used),
+        "window_text": format_tokens(info.window) if info.window else None,
+        "cost": cost,
+        "cost_line": cost_line,
+    }
+
+
+def _usage_of(response: dict[str, Any] | None) -> dict[str, Any] | None:
+    usage = (response or {}).get("usage")
+    return usage if isinstance(usage, dict) else None
+
+
+def history_rows(session: Any) -> list[dict[str, Any]]:
+    """One line per request of the session's history (T17); the JSON itself comes one entry at a time."""
+    rows = []
+    for entry in session.history:
+        messages = entry.request.get("messages")
+        rows.append(
+            {
+                "id": entry.id,
+                "run_id": entry.run_id,
+                "model": entry.model,
+                "protocol": entry.protocol,
+                "started_at": entry.started_at,
+                "ended_at": entry.ended_at,
+                "messages": len(messages) if isinstance(messages, list) else None,
+                "usage": _usage_of(entry.response),
+                "error": entry.error,
+                "answered": entry.response is not None,
+            }
+        )
+    return rows
+
+
+def history_entry(session: Any, entry_id: int) -> dict[str, Any] | None:
+    """One request exactly as sent, with what came back; None when the session has no such entry."""
+    for entry in session.history:
+        if entry.id == entry_id:
+            return {
+                "id": entry.id,
+                "request": entry.request,
+                "response": entry.response,
+                "error": entry.error,
+            }
+    return None

@@ -1,0 +1,269 @@
+"""The widget object: snapshots and patches to the views, the store watch, and which views are alive."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import anywidget
+import traitlets
+
+from ..cards.rules import EDITABLE_FIELDS, INSERTABLE
+from ..engine.events import SessionEvent
+from ..errors import MewrkError
+from . import commands
+from .actions import Actions
+from .payloads import card_payload, context_payload
+from .uploads import CHUNK, Uploads
+
+log = logging.getLogger("mewrk_jupyter")
+
+STATIC = Path(__file__).parent.parent / "static"
+BUNDLE = STATIC / "widget.js"
+STYLES = STATIC / "widget.css"
+
+# Seconds between two text_delta messages for the streaming cards: a few per second, never one per token.
+DELTA_EVERY = 0.25
+
+# Seconds between two looks at the store for what other processes did (their edits, their turns: R4).
+WATCH_EVERY = 1.0
+
+# A view says `alive` every HEARTBEAT_EVERY seconds; one silent for VIEW_TIMEOUT is taken as gone (a
+# browser tab closed without clearing the output never says bye). Chromium slows the timers of a
+# hidden tab to one a minute, so the timeout leaves room for that.
+HEARTBEAT_EVERY = 20.0
+VIEW_TIMEOUT = 90.0
+
+# Kinds the widget's insert menu offers as a text card; tool calls have their own form (T5).
+MENU_KINDS = tuple(kind for kind in INSERTABLE if kind != "tool_call")
+
+
+class TimelineWidget(Actions, anywidget.AnyWidget):
+    """The editable timeline of one session, with the composer and the dashboard line."""
+
+    _esm = BUNDLE
+    _css = STYLES
+
+    session_id = traitlets.Unicode("").tag(sync=True)
+
+    def __init__(self, session: Any, **kwargs: Any) -> None:
+        if not BUNDLE.exists():
+            raise MewrkError(
+                f"The widget's front end is missing ({BUNDLE}). Reinstall mewrk_jupyter, "
+                "or build it with `npm ci && npm run build` in js/."
+            )
+        super().__init__(session_id=session.id, **kwargs)
+        self.session = session
+        self._lock = threading.RLock()  # orders snapshots and patches; always taken before the session's
+        self._pending: dict[str, list[Any]] = {}  # card id -> [offset, [text, …]] not yet sent
+        self._lengths: dict[str, int] = {}  # card id -> length of its text as the views know it
+        self._timer: threading.Timer | None = None
+        self._known: dict[str, tuple[str, dict[str, Any]]] = {}  # what the views hold: id -> (key, card)
+        self._state = "idle"  # the session state the views were last told
+        self._closed = threading.Event()
+        self._watcher: threading.Thread | None = None
+        self._views: dict[str, float] = {}  # views that said hello and not bye -> when last heard
+        self._uploads = Uploads()
+        self._unsubscribe = session.subscribe(self._on_event)
+        self.on_msg(self._on_message)
+
+    def close(self) -> None:
+        """Stop following the session and close the views."""
+        self._unsubscribe()
+        self._closed.set()
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+        super().close()
+
+    # ---- kernel → front end --------------------------------------------------------------------
+
+    def _post(self, message: dict[str, Any]) -> None:
+        """Send one message to every view (tests replace this to read the wire)."""
+        self.send(message)
+
+    def snapshot(self, view: str | None = None) -> dict[str, Any]:
+        """Send the whole timeline to one view (or all); returns the message."""
+        with self._lock:
+            self._flush_locked()  # views that already follow need that text; the new one ignores it
+            timeline = self.session._loaded()
+            cards = []
+            self._known.clear()
+            for key, card in zip(list(timeline.keys), list(timeline.cards), strict=True):
+                payload = card_payload(card)
+                self._lengths[card.id] = len(payload.get("text") or "")
+                self._known[card.id] = (key, payload)
+                cards.append({"card": payload, "order_key": key})
+            self._state = self.session.state
+            message = {
+                "type": "snapshot",
+                "for": view,
+                "session": {
+                    "id": self.session.id,
+                    "title": self.session.title,
+                    "model": self.session.settings.model,
+                },
+                "cards": cards,
+                "state": self._state,
+                "context": context_payload(self.session),
+                "kinds": list(MENU_KINDS),
+                "editable": {kind: list(names) for kind, names in EDITABLE_FIELDS.items()},
+                "confirm_delete": bool(getattr(self.session.settings, "confirm_delete", False)),
+                "commands": commands.offered(self.session),
+                "tools": self.tool_forms(),
+                "vision": self.model_has_vision(),
+                "chunk": CHUNK,
+                "heartbeat": HEARTBEAT_EVERY,
+            }
+            self._post(message)
+            return message
+
+    def _on_event(self, event: SessionEvent) -> None:
+        if event.kind == "reloaded":
+            # Emitted while the session holds its own lock: answer from another thread so that the
+            # lock order (widget, then session) is never reversed.
+            threading.Thread(target=self.resync, name="mewrk-widget-reload", daemon=True).start()
+            return
+        if event.kind == "text_delta":
+            self._queue_delta(event)
+            return
+        with self._lock:
+            if event.kind in ("card_added", "card_changed") and event.card is not None:
+                self._pending.pop(event.card.id, None)  # the card itself carries that text
+                payload = card_payload(event.card)
+                self._lengths[event.card.id] = len(payload.get("text") or "")
+                self._flush_locked()
+                self._known[event.card.id] = (event.order_key or "", payload)
+                self._post({"type": event.kind, "card": payload, "order_key": event.order_key})
+            elif event.kind == "card_removed":
+                self._pending.pop(event.card_id or "", None)
+                self._lengths.pop(event.card_id or "", None)
+                self._known.pop(event.card_id or "", None)
+                self._flush_locked()
+                self._post({"type": "card_removed", "card_id": event.card_id})
+            elif event.kind == "state":
+                self._flush_locked()
+                self._state = event.state or "idle"
+                self._post({"type": "state", "state": self._state})
+                if event.state != "running":
+                    self._post(context_payload(self.session))
+            elif event.kind == "notice":
+                self._flush_locked()
+                level = event.data.get("level", "info")
+                self._post({"type": "notice", "level": level, "text": event.text or ""})
+
+    def _queue_delta(self, event: SessionEvent) -> None:
+        card_id, text = event.card_id or "", event.text or ""
+        with self._lock:
+            known = self._lengths.get(card_id)
+            if known is None:  # the card was added before this widget subscribed
+                found = self.session._loaded().get(card_id)
+                current = len(getattr(found[1], "text", "") or "") if found else len(text)
+                known = max(0, current - len(text))
+            pending = self._pending.get(card_id)
+            if pending is None:
+                self._pending[card_id] = [known, [text]]
+            else:
+                pending[1].append(text)
+            self._lengths[card_id] = known + len(text)
+            if self._timer is None:
+                self._timer = threading.Timer(DELTA_EVERY, self.flush)
+                self._timer.daemon = True
+                self._timer.start()
+
+    def flush(self) -> None:
+        """Send the text streamed since the last flush, one message per card."""
+        with self._lock:
+            self._flush_locked()
+
+    def _flush_locked(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        pending, self._pending = self._pending, {}
+        for card_id, (offset, parts) in pending.items():
+            self._post({"type": "text_delta", "card_id": card_id, "offset": offset, "text": "".join(parts)})
+
+    def resync(self) -> None:
+        """Patch the views up to the store after another process changed the session (no snapshot)."""
+        with self._lock:
+            self._flush_locked()
+            timeline = self.session._loaded()
+            now = {}
+            for key, card in zip(list(timeline.keys), list(timeline.cards), strict=True):
+                now[card.id] = (key, card_payload(card))
+            for card_id in [cid for cid in self._known if cid not in now]:
+                self._known.pop(card_id)
+                self._lengths.pop(card_id, None)
+                self._post({"type": "card_removed", "card_id": card_id})
+            for card_id, (key, payload) in now.items():
+                known = self._known.get(card_id)
+                if known == (key, payload):
+                    continue
+                self._known[card_id] = (key, payload)
+                self._lengths[card_id] = len(payload.get("text") or "")
+                kind = "card_changed" if known is not None else "card_added"
+                self._post({"type": kind, "card": payload, "order_key": key})
+            self._post(context_payload(self.session))
+
+    # ---- the store watch, while views are alive --------------------------------------------------
+
+    def _watch(self) -> None:
+        """Look at the store now and then: another kernel, a script or the HTTP API may change the session."""
+        while not self._closed.wait(WATCH_EVERY):
+            with self._lock:
+                silent = time.monotonic() - VIEW_TIMEOUT
+                for view in [v for v, heard in self._views.items() if heard < silent]:
+                    del self._views[view]  # its tab was closed without a bye
+                if not self._views:  # every view is gone: stop looking until one speaks again
+                    self._watcher = None
+                    return
+            try:
+                self.session._loaded()  # announces "reloaded" when another process wrote
+                with self._lock:
+                    state = self.session.state
+                    if state != self._state:
+                        self._state = state
+                        self._flush_locked()
+                        self._post({"type": "state", "state": state})
+                        if state != "running":
+                            self._post(context_payload(self.session))
+            except Exception:  # a damaged store must not kill the thread silently in a loop
+                log.exception("the widget could not read session %s", self.session.id)
+
+    def _heard(self, view: Any) -> bool:
+        """Note that a view is alive and make sure the watch runs; True if the view was not known."""
+        with self._lock:
+            new = str(view) not in self._views
+            self._views[str(view)] = time.monotonic()
+            if self._watcher is None and not self._closed.is_set():
+                self._watcher = threading.Thread(
+                    target=self._watch, name=f"mewrk-widget-watch-{self.session.id}", daemon=True
+                )
+                self._watcher.start()
+            return new
+
+    # ---- front end → kernel --------------------------------------------------------------------
+
+    def _on_message(self, _widget: Any, content: Any, buffers: Any = None) -> None:
+        if not isinstance(content, dict):
+            return
+        view = content.get("view")
+        kind = content.get("type")
+        if kind == "hello":
+            self.snapshot(view)
+            self._heard(view)
+        elif kind == "alive":
+            if self._heard(view):  # taken for gone while its tab slept: catch up with the store
+                threading.Thread(target=self.resync, name="mewrk-widget-wake", daemon=True).start()
+        elif kind == "bye":
+            with self._lock:
+                self._views.pop(str(view), None)
+        elif kind == "upload":
+            self._uploads.receive(content, list(buffers or []))
+        elif kind == "action":
+            self.act(content, view)

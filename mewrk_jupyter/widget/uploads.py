@@ -1,0 +1,99 @@
+"""Files a view attaches to a message (T18), carried in binary chunks and assembled here.
+
+A comm message is a websocket frame, and Jupyter's server takes frames of up to 10 MB, so the
+view sends each file as chunks of at most CHUNK bytes (`upload` messages with binary buffers), then
+the `send` action that names them. The 32 MB per-message rule itself is the engine's: the files are
+handed to `Session.send(attachments=…)`, which refuses the whole message above it.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..cards.models import Attachment
+from ..engine.attachments import to_attachment
+from ..errors import InvalidInput
+
+CHUNK = 2 * 1024 * 1024
+# Bytes one widget holds for uploads not yet sent; beyond the engine's own limit with room to refuse.
+MAX_PENDING = 40 * 1024 * 1024
+
+
+@dataclass
+class Upload:
+    """One file as its chunks arrive."""
+
+    name: str
+    media_type: str
+    size: int
+    data: bytearray = field(default_factory=bytearray)
+
+
+class Uploads:
+    """The files the views are sending, by upload id, until a `send` takes them."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, Upload] = {}
+        self._lock = threading.Lock()
+        self._too_big: set[str] = set()
+
+    def receive(self, message: dict[str, Any], buffers: list[Any]) -> None:
+        """Add one chunk (`upload` message: upload_id, name, media_type, size, offset)."""
+        upload_id = str(message.get("upload_id") or "")
+        chunk = bytes(buffers[0]) if buffers else b""
+        with self._lock:
+            if upload_id in self._too_big:
+                return
+            upload = self._files.get(upload_id)
+            if upload is None:
+                upload = self._files[upload_id] = Upload(
+                    name=str(message.get("name") or "file"),
+                    media_type=str(message.get("media_type") or "application/octet-stream"),
+                    size=int(message.get("size") or 0),
+                )
+            held = sum(len(u.data) for u in self._files.values())
+            if held + len(chunk) > MAX_PENDING:
+                self._files.pop(upload_id, None)
+                self._too_big.add(upload_id)
+                return
+            if int(message.get("offset") or 0) == len(upload.data):
+                upload.data.extend(chunk)
+
+    def take(self, upload_ids: list[Any]) -> list[Attachment]:
+        """The named files as attachments, read the way the engine reads a file path (text, PDF)."""
+        out = []
+        with self._lock:
+            for upload_id in upload_ids:
+                if str(upload_id) in self._too_big:
+                    raise InvalidInput(
+                        "The attachments come to more than 32 MB; a message takes at most 32 MB. "
+                        "Nothing was sent — attach fewer or smaller files."
+                    )
+                upload = self._files.get(str(upload_id))
+                if upload is None or len(upload.data) != upload.size:
+                    raise InvalidInput("An attachment did not arrive whole; attach it again.")
+                out.append(_attachment(upload))
+        return out
+
+    def discard(self, upload_ids: list[Any]) -> None:
+        """Forget files once sent (or removed from the composer)."""
+        with self._lock:
+            for upload_id in upload_ids:
+                self._files.pop(str(upload_id), None)
+                self._too_big.discard(str(upload_id))
+
+
+def _attachment(upload: Upload) -> Attachment:
+    """The engine's own reading of the file, as if it had been attached by path."""
+    name = Path(upload.name.replace("\\", "/")).name or "file"
+    with tempfile.TemporaryDirectory(prefix="mewrk-upload-") as folder:
+        path = Path(folder) / name
+        path.write_bytes(bytes(upload.data))
+        attachment = to_attachment(path)
+    if attachment.media_type == "application/octet-stream" and upload.media_type:
+        attachment = attachment.model_copy(update={"media_type": upload.media_type})
+    return attachment

@@ -1,0 +1,256 @@
+"""The composer's protocol, kernel side: slash commands, attachments, history, the ring and the heartbeat."""
+
+from __future__ import annotations
+
+import base64
+import time
+from typing import Any
+
+import pytest
+
+import mewrk_jupyter as mw
+from mewrk_jupyter.widget import timeline as widget_timeline
+from mewrk_jupyter.widget.commands import COMMANDS
+from mewrk_jupyter.widget.uploads import CHUNK
+
+from .recording import RecordingWidget
+
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+)
+
+
+@pytest.fixture
+def session(tmp_path, monkeypatch) -> mw.Session:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    s = mw.Session.new(workspace=tmp_path, title="composer test")
+    s.send("hello", wait=True)
+    return s
+
+
+@pytest.fixture
+def widget(session):
+    w = RecordingWidget(session)
+    w.hello()
+    yield w
+    w.close()
+
+
+def _wait_idle(session: mw.Session) -> None:
+    run = session.last_run
+    if run is not None:
+        run.wait()
+
+
+def upload(widget: RecordingWidget, upload_id: str, name: str, media_type: str, data: bytes) -> None:
+    """What the view does for one file: chunks of at most CHUNK bytes, each with its offset."""
+    offset = 0
+    while True:
+        piece = data[offset : offset + CHUNK]
+        message = {"type": "upload", "view": "v1", "upload_id": upload_id, "name": name}
+        message.update(media_type=media_type, size=len(data), offset=offset)
+        widget._on_message(widget, message, [memoryview(piece)])
+        offset += len(piece)
+        if offset >= len(data):
+            return
+
+
+# ---- slash commands (N4) -------------------------------------------------------------------------
+
+
+def test_the_snapshot_offers_the_commands_this_session_can_do(widget, session):
+    offered = {c["name"] for c in widget.of("snapshot")[0]["commands"]}
+    assert {"continue", "undo", "redo", "stop", "branch", "fork", "history", "context", "help"} <= offered
+    for name in ("compact", "approve", "reject"):
+        assert (name in offered) == callable(getattr(session, name, None))
+    assert all(COMMANDS[name].summary for name in offered)
+
+
+def test_slash_undo_and_redo_go_through_the_session(widget, session):
+    added = session.insert(mw.SystemPrompt(text="Be brief."))
+    result = widget.do("command", text="/undo")
+    assert result["ok"] and result["message"] == "Undid insert system_prompt."
+    assert added.id not in [c.id for c in session.cards]
+    assert widget.do("command", text="/redo")["ok"]
+    assert added.id in [c.id for c in session.cards]
+
+
+def test_slash_continue_runs_the_model_without_a_new_message(widget, session):
+    before = len(session.cards)
+    result = widget.do("command", text="/continue")
+    assert result["ok"] and result["data"]["sent"]
+    _wait_idle(session)
+    kinds = [c.kind for c in session.cards[before:]]
+    assert kinds == ["model_reply"]  # no user input was added (T12)
+
+
+def test_slash_branch_defaults_to_the_last_card_and_fork_takes_a_position(widget, session):
+    branched = widget.do("command", text="/branch")
+    assert branched["ok"] and "Branched into session" in branched["message"]
+    copy = mw.Session.open(branched["data"]["session_id"], workspace=session.workspace.root)
+    assert [c.id for c in copy.cards] == [c.id for c in session.cards]
+    forked = widget.do("command", text="/fork -1")
+    assert forked["ok"]
+    assert len(mw.Session.open(forked["data"]["session_id"], workspace=session.workspace.root).cards) == 1
+
+
+def test_panels_open_from_their_commands(widget):
+    for name in ("history", "context", "help"):
+        result = widget.do("command", text=f"/{name}")
+        assert result["ok"] and result["data"] == {"open": name}
+
+
+def test_an_unknown_command_or_wrong_arguments_are_refused_in_plain_words(widget, session):
+    cards = [c.id for c in session.cards]
+    unknown = widget.do("command", text="/settings now")
+    assert not unknown["ok"]
+    assert unknown["message"].startswith("Unknown command /settings — type /help")
+    usage = widget.do("command", text="/undo twice")
+    assert not usage["ok"] and usage["message"].startswith("Usage: /undo")
+    missing = widget.do("command", text="/delete")
+    assert not missing["ok"] and "Usage: /delete CARD" in missing["message"]
+    assert [c.id for c in session.cards] == cards
+
+
+# ---- attachments (T18, T19) ------------------------------------------------------------------------
+
+
+def test_chunked_files_arrive_whole_on_the_user_input(widget, session):
+    text = ("line of notes\n" * 300).encode()
+    offset = 0
+    while offset < len(text):  # three chunks
+        message = {"type": "upload", "view": "v1", "upload_id": "u1", "name": "notes.txt"}
+        message.update(media_type="text/plain", size=len(text), offset=offset)
+        widget._on_message(widget, message, [memoryview(text[offset : offset + 1000])])
+        offset += 1000
+    result = widget.do("send", text="read this", attachments=["u1"])
+    assert result["ok"], result["message"]
+    _wait_idle(session)
+    user = [c for c in session.cards if c.kind == "user_input"][-1]
+    assert user.text == "read this"
+    [attached] = user.attachments
+    assert attached.name == "notes.txt" and attached.size == len(text)
+    assert base64.b64decode(attached.data) == text and attached.text == text.decode()
+    shown = [m for m in widget.of("card_added") if m["card"]["id"] == user.id][0]["card"]
+    assert shown["attachments"][0]["name"] == "notes.txt" and "data" not in shown["attachments"][0]
+    assert widget._uploads._files == {}  # nothing held once sent
+
+
+def test_more_than_32_mb_is_refused_and_nothing_is_sent(widget, session):
+    cards = [c.id for c in session.cards]
+    big = b"\0" * (17 * 1024 * 1024)
+    upload(widget, "a", "a.bin", "application/octet-stream", big)
+    upload(widget, "b", "b.bin", "application/octet-stream", big)
+    result = widget.do("send", text="two big files", attachments=["a", "b"])
+    assert not result["ok"]
+    assert "a message takes at most 32 MB" in result["message"] and "Nothing was sent" in result["message"]
+    assert [c.id for c in session.cards] == cards
+    assert widget._uploads._files == {}  # the view keeps the files and uploads them again on a retry
+
+
+def test_an_image_to_a_model_without_vision_is_refused_with_the_gate_sentence(widget, session):
+    assert widget.of("snapshot")[0]["vision"] is False  # offline/echo takes no images
+    cards = [c.id for c in session.cards]
+    upload(widget, "img", "cat.png", "image/png", PNG)
+    result = widget.do("send", text="what is this?", attachments=["img"])
+    assert not result["ok"]
+    assert "has no vision input. Switch the model or delete the images." in result["message"]
+    assert [c.id for c in session.cards] == cards
+
+
+def test_a_file_that_did_not_arrive_whole_is_named_as_such(widget, session):
+    message = {
+        "type": "upload",
+        "view": "v1",
+        "upload_id": "x",
+        "name": "half.txt",
+        "media_type": "text/plain",
+    }
+    widget._on_message(widget, {**message, "size": 10, "offset": 0}, [memoryview(b"12345")])
+    result = widget.do("send", text="", attachments=["x"])
+    assert not result["ok"] and "did not arrive whole" in result["message"]
+
+
+# ---- history (T17) and the ring (T16, D6) ------------------------------------------------------------
+
+
+def test_history_rows_then_one_entry_as_sent(widget, session):
+    session.edit(session.cards[-1].id, text="edited reply")
+    session.send(None, wait=True)
+    rows = widget.do("history")["data"]["entries"]
+    assert [r["id"] for r in rows] == [e.id for e in session.history]
+    assert rows[0]["model"] == "offline/echo" and rows[0]["answered"] and rows[0]["usage"]["input_tokens"] > 0
+    entry = widget.do("history_entry", entry_id=rows[1]["id"])["data"]["entry"]
+    assert entry["request"] == session.history[1].request  # what was really sent, edit included
+    assert "edited reply" in str(entry["request"])
+    gone = widget.do("history_entry", entry_id=99999)
+    assert not gone["ok"] and "no longer in the history" in gone["message"]
+
+
+def test_the_context_message_carries_the_breakdown_and_keeps_cost_apart(widget, session, monkeypatch):
+    ctx = widget.of("snapshot")[0]["context"]
+    assert ctx["line"] == session.context.line()
+    assert set(ctx["by_kind"]) == {"user_input", "model_reply"}
+    assert ctx["used_text"].startswith("≈") and ctx["window_text"] == "32k"
+    assert "Cost" not in ctx["line"]
+
+    priced = session.context.model_copy(update={"cost": 0.0123})
+    monkeypatch.setattr(type(session), "context", property(lambda s: priced))
+    widget.do("undo")  # any change of the timeline sends the figures again
+    ctx = widget.of("context")[-1]
+    assert ctx["cost"] == pytest.approx(0.0123) and ctx["cost_line"] == priced.cost_line()
+    assert ctx["cost_line"].startswith("Cost: $0.012 this session")
+    assert "Cost" not in ctx["line"]
+
+
+# ---- tool calls by hand (T5) ---------------------------------------------------------------------------
+
+
+def test_save_records_a_tool_call_and_its_typed_result_without_running_it(widget, session, tmp_path):
+    anchor = session.cards[0].id
+    result = widget.do(
+        "tool_call",
+        name="ls",
+        params={"path": "."},
+        result="a.py\nb.py",
+        execute=False,
+        anchor=anchor,
+        where="after",
+    )
+    assert result["ok"] and result["message"] == "Saved — nothing was executed."
+    card = session.card(result["data"]["card_id"])
+    assert (card.kind, card.name, card.params, card.result) == (
+        "tool_call",
+        "ls",
+        {"path": "."},
+        "a.py\nb.py",
+    )
+    assert card.status == "saved" and [c.id for c in session.cards].index(card.id) == 1
+
+
+# ---- views that are gone ------------------------------------------------------------------------------
+
+
+def test_a_view_that_stops_saying_alive_stops_the_store_watch(widget, monkeypatch):
+    monkeypatch.setattr(widget_timeline, "VIEW_TIMEOUT", 0.5)
+    monkeypatch.setattr(widget_timeline, "WATCH_EVERY", 0.1)
+    widget.hello("v2")  # restarts nothing: the watch from the fixture's hello runs on
+    watcher = widget._watcher
+    assert watcher is not None
+    for _ in range(5):  # v2 keeps beating; v1 (the fixture's view) fell silent
+        widget._on_message(widget, {"type": "alive", "view": "v2"})
+        time.sleep(0.2)
+    assert set(widget._views) == {"v2"} and watcher.is_alive()
+    watcher.join(timeout=30)  # v2 falls silent too: the tab was closed without a bye
+    assert not watcher.is_alive() and widget._views == {}
+    sent = len(widget.sent)
+    widget._on_message(widget, {"type": "alive", "view": "v2"})  # its tab wakes up
+    assert widget._watcher is not None and widget._watcher.is_alive()
+    _until(lambda: any(m["type"] == "context" for m in widget.sent[sent:]))
+
+
+def _until(condition: Any, bound: float = 30.0) -> None:
+    deadline = time.monotonic() + bound
+    while not condition():
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
