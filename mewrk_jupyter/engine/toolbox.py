@@ -18,6 +18,9 @@ if TYPE_CHECKING:
     from .session import Session
 
 
+ENGINE_TOOLS = ("box", "handoff", "agent_spawn", "task_wait")
+
+
 class ToolBox:
     """The tools a session's model may call, rebuilt when the configuration folder changes."""
 
@@ -37,10 +40,12 @@ class ToolBox:
         with self._lock:
             if self._registry is None or self._built_from is not config:
                 agent = config.agents.get(self.session.settings.agent) if config is not None else None
-                enabled = agent.tools if agent is not None else None
+                # The engine's own tools (box, handoff, …) are not in the registry; they come with their issues.
+                tools = agent.tools if agent is not None else None
+                enabled = None if tools is None else [t for t in tools if t not in ENGINE_TOOLS]
                 if self._registry is not None:
                     self._registry.close()  # its language server, if one was started
-                self._registry = ToolRegistry.build(ws.root, config, enabled)
+                self._registry = ToolRegistry.build(ws.root, config, enabled, protected=[ws.home])
                 self._built_from = config
             return self._registry
 

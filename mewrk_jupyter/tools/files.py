@@ -82,7 +82,7 @@ def _read(ws: Workspace, params: dict[str, Any]) -> str:
 
 def _write(ws: Workspace, params: dict[str, Any]) -> str:
     shown, content = params["path"], params["content"]
-    path = ws.resolve(shown)
+    path = ws.writable(shown)
     if path.is_dir():
         raise ToolFailure(f"`{shown}` is a directory; write needs a file path.")
     existed = path.exists()
@@ -95,7 +95,7 @@ def _write(ws: Workspace, params: dict[str, Any]) -> str:
 
 def _edit(ws: Workspace, params: dict[str, Any]) -> str:
     shown, old, new = params["path"], params["old"], params["new"]
-    path = ws.resolve(shown)
+    path = ws.writable(shown)
     text = read_text(path, shown)
     if not old:
         raise ToolFailure("`old` is empty; give the exact text to replace.")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from .base import ToolFailure
@@ -15,8 +16,10 @@ def _inside(path: Path, root: Path) -> bool:
 class Workspace:
     """The folder file tools work in; turns the model's relative paths into real paths inside it."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, protected: Sequence[Path] = ()) -> None:
         self.root = Path(root).resolve()
+        # Folders the model may read but not change: the configuration folder holds the safety levels.
+        self.protected = [Path(p).resolve() for p in protected]
 
     def resolve(self, raw: str) -> Path:
         """The real path `raw` names, or a ToolFailure when it (or a symlink on the way) leaves the root."""
@@ -38,6 +41,17 @@ class Workspace:
             raise ToolFailure(
                 f"`{raw}` leads outside the workspace through a symlink; paths are relative to {self.root}."
             )
+        return real
+
+    def writable(self, raw: str) -> Path:
+        """The real path `raw` names, refused when it lies in a protected folder as well as outside."""
+        real = self.resolve(raw)
+        for folder in self.protected:
+            if _inside(real, folder):
+                raise ToolFailure(
+                    f"`{raw}` is in the configuration folder {folder}, which tools may not change; "
+                    "the person edits it."
+                )
         return real
 
     def contains(self, path: Path) -> bool:

@@ -38,9 +38,13 @@ class ToolRegistry:
         enabled: list[str] | None = None,
         *,
         lsp_command: Sequence[str] = LSP_COMMAND,
+        protected: Sequence[Path] = (),
     ) -> ToolRegistry:
-        """The built-in tools and the configured ones for `root`; `enabled` keeps only those names."""
-        ws = Workspace(root)
+        """The built-in tools and the configured ones for `root`; `enabled` keeps only those names.
+
+        `write` and `edit` refuse paths inside the `protected` folders (the configuration folder).
+        """
+        ws = Workspace(root, protected)
         lsp = LspTool(ws, lsp_command)
         available = {
             tool.name: tool for tool in (*file_tools(ws), *search_tools(ws), bash_tool(ws.root), lsp.tool())

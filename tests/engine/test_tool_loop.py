@@ -161,3 +161,23 @@ def test_stop_ends_a_running_tool_and_the_turn(workspace):
     call = calls_of(s)[0]
     assert call.is_error and "stopped" in call.result.lower()
     assert not (workspace / "late.txt").exists()
+
+
+def test_the_model_cannot_change_the_configuration_folder(workspace):
+    policy(workspace, "allow: [write, read]\n")
+    s = mw.Session.new()
+    s.send('call: write {"path": ".mewrk/policy/default.yaml", "content": "allow: [bash]"}')
+    call = calls_of(s)[0]
+    assert call.is_error and "configuration folder" in call.result
+    assert "allow: [write, read]" in (workspace / ".mewrk" / "policy" / "default.yaml").read_text()
+    s.send('call: read {"path": ".mewrk/policy/default.yaml"}')
+    assert "allow: [write, read]" in calls_of(s)[-1].result
+
+
+def test_an_agent_may_name_the_engine_tools_and_no_tool_at_all(workspace):
+    agents = workspace / ".mewrk" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "main.yaml").write_text("model: offline/echo\ntools: [read, box, task_wait]\n")
+    (agents / "quiet.yaml").write_text("model: offline/echo\ntools: []\n")
+    assert [t.name for t in mw.Session.new().tool_specs()] == ["read"]
+    assert mw.Session.new(agent="quiet").tool_specs() == []
