@@ -139,10 +139,17 @@ def test_continue_ends_with_a_user_message_asking_to_continue(deepseek):
 
 
 def test_finish_reason_length_is_max_tokens(deepseek):
-    deepseek.enqueue(chat_reply("Truncat", finish_reason="length"))
+    deepseek.enqueue(chat_reply("Truncat", finish_reason="length"), chat_reply("ed."))
     s = mw.Session.new(model="deepseek/deepseek-chat")
     s.send("go")
-    assert s.cards[-1].stop_reason == "max_tokens"
+    kinds = [(c.kind, getattr(c, "stop_reason", None)) for c in s.cards]
+    # T13: the engine asks the model to go on from where the output limit cut it.
+    assert kinds == [
+        ("user_input", None),
+        ("model_reply", "max_tokens"),
+        ("host_message", None),
+        ("model_reply", "end_turn"),
+    ]
 
 
 def test_rate_limits_are_retried_by_the_sdk(deepseek):

@@ -153,11 +153,14 @@ def test_reasoning_effort_is_sent_when_reasoning_is_on(gpt):
 
 
 def test_an_incomplete_response_keeps_the_partial_reply(gpt):
-    gpt.enqueue(responses_reply("A reply cut by the token limit", status="incomplete"))
+    gpt.enqueue(
+        responses_reply("A reply cut by the token limit", status="incomplete"), responses_reply("Done.")
+    )
     s = mw.Session.new(model="openai/gpt-test")
     s.send("write a lot")
-    reply = s.cards[-1]
+    reply = s.cards[1]
     assert reply.text == "A reply cut by the token limit" and reply.stop_reason == "max_tokens"
+    assert [c.kind for c in s.cards[2:]] == ["host_message", "model_reply"]  # T13: asked to go on
     assert s.state == "idle"
 
 
