@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 
-from ..cards.models import Card, ModelReply, Thinking, ToolCall
+from ..cards.models import Approval, Card, ModelReply, Thinking, ToolCall
+
+_DECISIONS = {
+    "pending": "waiting for your decision",
+    "approved": "approved",
+    "approved_always": "approved for this session",
+    "rejected": "rejected",
+    "expired": "can no longer be resumed",
+}
 
 _LABELS = {
     "system_prompt": "System prompt",
@@ -41,7 +50,14 @@ def card_markdown(card: Card) -> str:
             notes.append(f"{card.usage.output_tokens} tokens out")
     if isinstance(card, Thinking) and card.is_signed and card.edited:
         notes.append("signed: the model still receives the original")
+    if isinstance(card, ToolCall) and card.status in ("pending", "running", "denied", "rejected"):
+        notes.append(card.status)
+    if isinstance(card, Approval):
+        notes.append(_DECISIONS[card.decision] + (f": {card.reason}" if card.reason else ""))
     head = f"**{label}** · `{card.id}`" + (f" · _{', '.join(notes)}_" if notes else "")
+    if isinstance(card, Approval):
+        params = json.dumps(card.params, indent=2, ensure_ascii=False)
+        return f"{head}\n\n`{card.name}`\n\n```json\n{params}\n```"
     if isinstance(card, ToolCall):
         result = card.result if card.result is not None else "(no result yet)"
         return f"{head}\n\n`{card.title_line()}`\n\n```\n{result}\n```"

@@ -159,3 +159,15 @@ def test_an_approval_survives_a_crash_of_the_process_that_paused(workspace):
     assert s.state == "awaiting_approval" and s.pending_approval.name == "write"
     s.approve()
     assert (workspace / "notes.txt").read_text() == "hello"
+
+
+def test_the_markdown_view_shows_the_approval_and_its_decision(workspace):
+    from mewrk_jupyter.engine.render import card_markdown
+
+    s = paused(workspace)
+    shown = card_markdown(s.pending_approval)
+    assert "waiting for your decision" in shown and "`write`" in shown and '"content": "hello"' in shown
+    s.reject("no")
+    approval = [c for c in s.cards if c.kind == "approval"][0]
+    assert "rejected: no" in card_markdown(approval)
+    assert "rejected" in card_markdown(s.card(approval.tool_card_id))
