@@ -116,14 +116,21 @@ def check_vision(cards: Iterable[Card], model: str, vision: bool) -> None:
         )
 
 
-def pdf_sent_as(info: ModelInfo) -> Literal["original", "extracted_text"]:
+def pdf_sent_as(attachment: Attachment, info: ModelInfo) -> Literal["original", "extracted_text"]:
     """How a PDF reaches this model: the original document, or the text extracted from it (T18)."""
-    return "original" if info.pdf_input else "extracted_text"
+    return "original" if info.pdf_input and attachment.data else "extracted_text"
 
 
 def _check_pdf_readable(attachment: Attachment, info: ModelInfo) -> None:
-    if attachment.media_type != PDF or info.pdf_input or (attachment.text or "").strip():
+    if attachment.media_type != PDF or pdf_sent_as(attachment, info) == "original":
         return
+    if (attachment.text or "").strip():
+        return
+    if not attachment.data:
+        raise InvalidInput(
+            f"`{attachment.name}` holds neither the PDF nor its text. Nothing was sent — attach the file "
+            f"again or delete the attachment."
+        )
     try:
         pdf_text(_decoded(attachment.data))
         reason = "no text was extracted when it was attached"
@@ -138,7 +145,7 @@ def _check_pdf_readable(attachment: Attachment, info: ModelInfo) -> None:
 def attachment_part(attachment: Attachment, info: ModelInfo) -> AttachmentPart:
     """An attachment as the model receives it: a PDF goes as its text where the model takes no PDFs."""
     _check_pdf_readable(attachment, info)
-    as_text = attachment.media_type == PDF and not info.pdf_input
+    as_text = attachment.media_type == PDF and pdf_sent_as(attachment, info) == "extracted_text"
     return AttachmentPart(
         name=attachment.name,
         media_type=attachment.media_type,
@@ -159,7 +166,7 @@ def check_attachments(cards: Iterable[Card], info: ModelInfo, new: UserInput | N
             for attachment in card.attachments:
                 _check_pdf_readable(attachment, info)
     if new is not None and any(a.media_type == PDF for a in new.attachments):
-        way = pdf_sent_as(info)
         new.attachments = [
-            a.model_copy(update={"sent_as": way}) if a.media_type == PDF else a for a in new.attachments
+            a.model_copy(update={"sent_as": pdf_sent_as(a, info)}) if a.media_type == PDF else a
+            for a in new.attachments
         ]

@@ -70,3 +70,11 @@ def test_a_pdf_text_layer_is_extracted_and_a_broken_file_says_why_it_has_none():
     with pytest.raises(UnreadablePdf, match="encrypted"):
         pdf_text(encrypted_pdf("locked"))
     assert pdf_text(encrypted_pdf("restricted, not locked", password="")) == "restricted, not locked"
+
+
+def test_a_pdf_attachment_holding_only_its_text_goes_as_text_and_one_holding_nothing_is_refused(workspace):
+    s = mw.Session.new()
+    s.send("read", attachments=[mw.Attachment(name="a.pdf", media_type="application/pdf", text="the text")])
+    assert s.history[-1].request["messages"][0]["parts"][0]["text"] == "the text"
+    with pytest.raises(mw.InvalidInput, match="`b.pdf` holds neither the PDF nor its text"):
+        s.send("read", attachments=[mw.Attachment(name="b.pdf", media_type="application/pdf")])
