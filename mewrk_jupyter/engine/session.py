@@ -15,7 +15,7 @@ from ..cards.models import Approval, Card, ModelReply, ToolCall, UserInput
 from ..cards.undo import UNDO, CardChange, CardState, UndoStep
 from ..errors import CardNotFound, InvalidInput, NothingToUndo, SessionBusy, SessionNotFound
 from ..providers.base import ToolSpec
-from ..providers.registry import default_model, resolve
+from ..providers.registry import default_model, prices_of, resolve
 from ..store import approvals as resume_rows
 from ..store import cards as card_rows
 from ..store import history as history_rows
@@ -24,7 +24,7 @@ from ..store import sessions as session_rows
 from ..store.db import Database, database
 from . import approvals, handtools
 from .attachments import attachments_for_message, check_vision
-from .context import ContextInfo, tokens_by_kind
+from .context import ContextInfo, session_spending, tokens_by_kind
 from .events import EventHub, Listener, SessionEvent
 from .settings import SessionSettings
 from .timeline import Timeline
@@ -225,6 +225,10 @@ class Session:
             window=info.context_window,
             estimated=True,  # the vendor's own count of the last request, not of the timeline now (D2)
             by_kind=tokens_by_kind(self._loaded().cards),
+            # What the whole session spent, priced apart from the room left in the window (D6).
+            **session_spending(
+                self._db.conn(), self.id, lambda model: prices_of(model, self.workspace.home)
+            ).model_dump(),
         )
 
     @property

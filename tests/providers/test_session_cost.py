@@ -91,9 +91,6 @@ def test_a_fresh_context_has_no_cost_figures():
     assert (info.cost, info.spent, info.cost_line()) == (None, {}, "Cost: no prices configured · 0 in, 0 out")
 
 
-@pytest.mark.xfail(
-    reason="s.context carries the cost once Session.context adds session_spending", strict=False
-)
 def test_the_session_context_carries_the_cost(priced):
     priced.enqueue(anthropic_reply("One.", usage=anthropic_usage(1000, 200)))
     s = mw.Session.new(model="anthropic/claude-test")
