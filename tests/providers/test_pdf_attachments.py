@@ -9,6 +9,7 @@ from mewrk_jupyter.engine.attachments import check_attachments
 from mewrk_jupyter.providers.registry import resolve
 
 from ..pdf_files import encrypted_pdf, make_pdf
+from .vendors import write_vendor
 from .wire_server import anthropic_reply, chat_reply, responses_reply
 
 REPORT = make_pdf("Quarterly report: revenue up 12%", "Costs flat")
@@ -23,8 +24,6 @@ SENT_AS_PENDING = pytest.mark.xfail(
 def vendors(workspace, wire_server, monkeypatch):
     """One workspace with a vendor per protocol, all pointed at the wire server; report.pdf on disk."""
     monkeypatch.setenv("TEST_KEY", "sk-test")
-    llm = workspace / ".mewrk" / "llm"
-    llm.mkdir(parents=True)
     files = {
         "anthropic": ("anthropic-messages", wire_server.url, "claude-test: {context_window: 200000}"),
         "openai": ("openai-responses", wire_server.openai_base_url, "gpt-test: {context_window: 400000}"),
@@ -32,9 +31,7 @@ def vendors(workspace, wire_server, monkeypatch):
         "oai": ("openai-chat", wire_server.openai_base_url, "gpt-4o: {pdf_input: true}"),
     }
     for vendor, (protocol, url, model) in files.items():
-        (llm / f"{vendor}.yaml").write_text(
-            f"protocol: {protocol}\nbase_url: {url}\napi_key: ${{TEST_KEY}}\nmodels:\n  {model}\n"
-        )
+        write_vendor(workspace, vendor, protocol, url, f"  {model}\n", "TEST_KEY")
     (workspace / "report.pdf").write_bytes(REPORT)
     return wire_server
 

@@ -6,6 +6,7 @@ import mewrk_jupyter as mw
 from mewrk_jupyter.engine.context import ContextInfo, session_spending
 from mewrk_jupyter.providers.registry import prices_of
 
+from .vendors import write_vendor
 from .wire_server import anthropic_reply, anthropic_usage, chat_reply, chat_usage
 
 
@@ -13,18 +14,14 @@ from .wire_server import anthropic_reply, anthropic_usage, chat_reply, chat_usag
 def priced(workspace, wire_server, monkeypatch):
     """Claude with prices per million tokens; DeepSeek without any."""
     monkeypatch.setenv("TEST_KEY", "sk-test")
-    llm = workspace / ".mewrk" / "llm"
-    llm.mkdir(parents=True)
-    (llm / "anthropic.yaml").write_text(
-        f"protocol: anthropic-messages\nbase_url: {wire_server.url}\napi_key: ${{TEST_KEY}}\nmodels:\n"
+    claude = (
         "  claude-test:\n    context_window: 200000\n"
         "    prices: {input: 3, output: 15, cache_read: 0.3, cache_write: 3.75}\n"
         "  claude-cheap: {prices: {input: 1, output: 5}}\n"
     )
-    (llm / "deepseek.yaml").write_text(
-        f"protocol: openai-chat\nbase_url: {wire_server.openai_base_url}\napi_key: ${{TEST_KEY}}\n"
-        "models:\n  deepseek-chat: {context_window: 64000}\n"
-    )
+    write_vendor(workspace, "anthropic", "anthropic-messages", wire_server.url, claude, "TEST_KEY")
+    deepseek = "  deepseek-chat: {context_window: 64000}\n"
+    write_vendor(workspace, "deepseek", "openai-chat", wire_server.openai_base_url, deepseek, "TEST_KEY")
     return wire_server
 
 

@@ -1,0 +1,16 @@
+"""Vendor files for tests: `llm/<vendor>.yaml` pointing the real SDKs at the wire server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def write_vendor(
+    workspace: Path, vendor: str, protocol: str, base_url: str, models: str, key_env: str
+) -> None:
+    """Write `.mewrk/llm/<vendor>.yaml`; `models` is the YAML under `models:`, indented by two spaces."""
+    llm = workspace / ".mewrk" / "llm"
+    llm.mkdir(parents=True, exist_ok=True)
+    (llm / f"{vendor}.yaml").write_text(
+        f"protocol: {protocol}\nbase_url: {base_url}\napi_key: ${{{key_env}}}\nmodels:\n{models}"
+    )
