@@ -278,6 +278,7 @@ export class Composer {
   private complete(command: CommandInfo): void {
     this.input.value = `/${command.name}${command.synopsis ? " " : ""}`;
     this.hideHints();
+    this.updateHints(); // a command without arguments stays offered: Enter runs it
     this.input.focus();
   }
 

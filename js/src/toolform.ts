@@ -140,6 +140,7 @@ export function approvalBody(card: CardData, reason: string): HTMLElement {
       approved: "Approved",
       approved_always: "Approved for this session",
       rejected: "Rejected",
+      expired: "This approval can no longer be resumed — send a new message to continue",
     };
     body.append(h("div", { class: "mw-muted", "data-testid": "mw-decision" }, `${words[decision] ?? decision}${card.reason ? ` — ${card.reason}` : ""}`));
     return body;

@@ -254,3 +254,62 @@ def _until(condition: Any, bound: float = 30.0) -> None:
     while not condition():
         assert time.monotonic() < deadline
         time.sleep(0.05)
+
+
+# ---- approvals (A1–A3) and tool calls run by hand (T5, T6) ---------------------------------------------
+
+
+def _ask_for_bash(session: mw.Session, widget: RecordingWidget) -> None:
+    session.send('run it\ncall: bash {"command": "echo from-the-tool"}', wait=True)
+    assert session.state == "awaiting_approval"
+    assert widget.of("state")[-1]["state"] == "awaiting_approval"
+
+
+def test_the_snapshot_lists_the_enabled_tools_and_which_may_run_again(widget):
+    tools = {t["name"]: t for t in widget.of("snapshot")[0]["tools"]}
+    assert {"ls", "read", "bash"} <= set(tools)
+    assert tools["ls"]["reexecute"] and not tools["bash"]["reexecute"]
+    assert tools["read"]["input_schema"]["properties"]["path"]
+
+
+def test_approve_with_a_reason_runs_the_call_and_the_turn_goes_on(widget, session):
+    _ask_for_bash(session, widget)
+    approval = session.pending_approval
+    shown = [m["card"] for m in widget.of("card_added") if m["card"]["kind"] == "approval"]
+    assert shown[-1]["id"] == approval.id and shown[-1]["params"] == {"command": "echo from-the-tool"}
+    result = widget.do("approve", card_id=approval.id, reason="fine", always=False)
+    assert result["ok"] and result["message"] == "Approved."
+    _wait_idle(session)
+    assert session.state == "idle"
+    call = session.card(approval.tool_card_id)
+    assert "from-the-tool" in call.result and session.card(approval.id).decision == "approved"
+
+
+def test_reject_sends_the_reason_to_the_model_and_always_is_remembered(widget, session):
+    _ask_for_bash(session, widget)
+    approval = session.pending_approval
+    assert widget.do("reject", card_id=approval.id, reason="not on this machine")["ok"]
+    _wait_idle(session)
+    assert "not on this machine" in session.card(approval.tool_card_id).result
+    _ask_for_bash(session, widget)
+    assert widget.do("approve", card_id=session.pending_approval.id, reason="", always=True)["ok"]
+    _wait_idle(session)
+    assert "bash" in session.settings.approved_always
+    refused = widget.do("approve", card_id="x", reason="")
+    assert not refused["ok"] and "No approval is waiting" in refused["message"]
+
+
+def test_execute_and_add_runs_the_tool_and_reexecute_records_the_new_result(widget, session, tmp_path):
+    (tmp_path / "first.txt").write_text("one")
+    result = widget.do("tool_call", name="ls", params={"path": "."}, result=None, execute=True, anchor=None)
+    assert result["ok"], result["message"]
+    _wait_idle(session)
+    call = [c for c in session.cards if c.kind == "tool_call"][-1]
+    assert call.name == "ls" and "first.txt" in call.result
+    (tmp_path / "second.txt").write_text("two")
+    assert widget.do("reexecute", card_id=call.id)["ok"]
+    _wait_idle(session)
+    assert "second.txt" in session.card(call.id).result
+    bash = session.insert(mw.ToolCall(name="bash", params={"command": "true"}, result=""))
+    refused = widget.do("reexecute", card_id=bash.id)
+    assert not refused["ok"] and refused["message"]

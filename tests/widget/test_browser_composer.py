@@ -1,0 +1,177 @@
+"""The composer, panels, approvals and the tool-call form in a real JupyterLab and Chromium, checked kernel-side."""
+
+from __future__ import annotations
+
+import base64
+import re
+
+from playwright.sync_api import expect
+
+from .notebook import ATTACH, Notebook
+from .test_actions import PNG
+from .test_browser import _widget_cell
+
+PASTE = """(el, text) => {
+  const data = new DataTransfer();
+  data.setData("text/plain", text);
+  el.focus();
+  el.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
+}"""
+
+DROP = """(el, [name, type, b64]) => {
+  const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+  const data = new DataTransfer();
+  data.items.add(new File([bytes], name, { type }));
+  el.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
+}"""
+
+
+def test_slash_commands_history_panel_and_context_ring(lab, page):
+    nb = Notebook.open(page, lab)
+    code = ATTACH + "s = mw.Session.new()\ns.send('first question', wait=True)\ns.widget()"
+    _, root = _widget_cell(nb, code)
+    box = root.locator("[data-testid='mw-input']")
+    expect(root.locator(".mw-card")).to_have_count(2)
+    root.locator(".mw-card").nth(0).hover()
+    root.locator(".mw-card").nth(0).locator("[data-act='delete']").click()
+    expect(root.locator(".mw-card")).to_have_count(1)
+
+    box.fill("/un")
+    hints = root.locator("[data-testid='mw-hints']")
+    expect(hints).to_be_visible()
+    expect(hints.locator("[data-command]")).to_have_count(1)
+    expect(hints).to_contain_text("/undo")
+    box.press("Tab")  # completes the command
+    expect(box).to_have_value("/undo")
+    box.press("Enter")  # the whole command typed: Enter runs it
+    expect(root.locator(".mw-card")).to_have_count(2)
+    expect(box).to_have_value("")
+    assert nb.print_value("[c.kind for c in s.cards]") == "['user_input', 'model_reply']"
+
+    box.fill("/frobnicate")
+    box.press("Control+Enter")
+    notice = root.locator("[data-testid='mw-notice']")
+    expect(notice).to_contain_text("Unknown command /frobnicate — type /help")
+    expect(notice).to_have_attribute("data-level", "error")
+    expect(box).to_have_value("/frobnicate")  # nothing typed is lost
+
+    box.fill("/continue")
+    box.press("Control+Enter")
+    expect(root.locator(".mw-card")).to_have_count(3)
+    assert nb.print_value("[c.kind for c in s.cards]") == "['user_input', 'model_reply', 'model_reply']"
+
+    box.fill("/history")
+    box.press("Control+Enter")
+    panel = root.locator("[data-testid='mw-panel']")
+    rows = panel.locator(".mw-history-row")
+    expect(rows).to_have_count(2)
+    assert nb.print_value("len(s.history)") == "2"
+    rows.nth(0).locator("summary").first.click()
+    sent = rows.nth(0).locator(".mw-json").first
+    expect(sent).to_contain_text('model: "offline/echo"')
+    for _ in range(8):  # unfold the request level by level, as a person clicks down to the message
+        sent.evaluate("el => el.querySelectorAll('details:not([open])').forEach((d) => { d.open = true; })")
+        page.wait_for_timeout(50)
+    expect(sent).to_contain_text('"first question"')
+
+    root.locator("[data-testid='mw-ring']").click()  # the ring opens the breakdown by card kind
+    expect(panel).to_have_attribute("data-panel", "context")
+    kinds = panel.locator("[data-testid='mw-kinds'] .mw-kind-row")
+    expect(kinds).to_have_count(2)
+    expect(panel.locator("[data-testid='mw-kinds']")).to_contain_text(re.compile(r"Model\s*~\d+"))
+    cost = nb.print_value("s.context.cost_line()")
+    expect(root.locator("[data-testid='mw-cost']")).to_have_text(cost)
+    expect(root.locator("[data-testid='mw-dashboard']")).to_have_text(nb.print_value("s.context.line()"))
+
+
+def test_attachments_by_button_paste_and_drop_and_the_vision_gate(lab, page):
+    nb = Notebook.open(page, lab)
+    _, root = _widget_cell(nb, ATTACH + "s = mw.Session.new()\ns.widget()")
+    box = root.locator("[data-testid='mw-input']")
+    root.locator("[data-testid='mw-file']").set_input_files(
+        files=[{"name": "notes.txt", "mimeType": "text/plain", "buffer": b"remember the milk\n" * 50}]
+    )
+    expect(root.locator("[data-testid='mw-attachment']")).to_contain_text("notes.txt")
+    box.fill("Before the paste. ")
+    box.press("End")
+    pasted = "\n".join(f"pasted line {i}" for i in range(80))  # over 800 characters
+    box.evaluate(PASTE, pasted)
+    expect(box).to_have_value(re.compile(r"Before the paste\. \[Pasted text #1 \+80 lines\]$"))
+    expect(root.locator("[data-testid='mw-pasted']")).to_contain_text("Pasted text #1")
+    root.locator("[data-testid='mw-send']").click()
+    expect(root.locator(".mw-card[data-kind='user_input'] [data-testid='mw-card-attachment']")).to_have_text(
+        "notes.txt"
+    )
+    expect(root.locator("[data-testid='mw-chips']")).to_be_hidden()
+    assert (
+        nb.print_value(
+            "s.cards[0].text == 'Before the paste. ' + '\\n'.join(f'pasted line {i}' for i in range(80))"
+        )
+        == "True"
+    )
+    assert nb.print_value("[(a.name, a.size) for a in s.cards[0].attachments]") == "[('notes.txt', 900)]"
+
+    # A dropped image: the composer warns at once, the session refuses the send, nothing is lost.
+    before = nb.print_value("len(s.cards)")
+    root.locator("[data-testid='mw-composer']").evaluate(
+        DROP, ["cat.png", "image/png", base64.b64encode(PNG).decode()]
+    )
+    expect(root.locator("[data-testid='mw-attachment']")).to_contain_text("cat.png")
+    expect(root.locator("[data-testid='mw-vision']")).to_contain_text("has no vision input")
+    box.fill("what is this?")
+    root.locator("[data-testid='mw-send']").click()
+    notice = root.locator("[data-testid='mw-notice']")
+    expect(notice).to_contain_text("has no vision input. Switch the model or delete the images.")
+    expect(root.locator("[data-testid='mw-attachment']")).to_contain_text("cat.png")
+    expect(box).to_have_value("what is this?")
+    assert nb.print_value("len(s.cards)") == before
+
+
+def test_approval_card_and_the_tool_call_form(lab, page):
+    nb = Notebook.open(page, lab)
+    code = ATTACH + (
+        "s = mw.Session.new()\n"
+        "open('here.txt', 'w').write('x')\n"
+        's.send(\'go\\ncall: bash {"command": "echo approved-run"}\', wait=True)\n'
+        "s.widget()"
+    )
+    _, root = _widget_cell(nb, code)
+    card = root.locator(".mw-card[data-kind='approval']")
+    expect(card.locator("[data-testid='mw-approval-input']")).to_contain_text(
+        '"command": "echo approved-run"'
+    )
+    expect(root.locator("[data-testid='mw-state']")).to_have_text("waiting for approval")
+    assert nb.print_value("s.state") == "awaiting_approval"
+    card.locator("[data-testid='mw-reason']").fill("looks harmless")
+    card.locator("[data-testid='mw-approve']").click()
+    expect(card.locator("[data-testid='mw-decision']")).to_have_text("Approved — looks harmless")
+    tool = root.locator(".mw-card[data-kind='tool_call']").first
+    expect(tool).to_contain_text("approved-run")
+    expect(root.locator("[data-testid='mw-state']")).to_have_text("idle")
+    kernel = "(s.state, s.cards[-1].kind, [(c.decision, c.reason) for c in s.cards if c.kind == 'approval'])"
+    assert nb.print_value(kernel) == "('idle', 'model_reply', [('approved', 'looks harmless')])"
+
+    # The tool-call form from the context menu: ls on the workspace, Execute and add.
+    last = root.locator(".mw-card").last
+    last.click(button="right")
+    page.locator(".mw-menu [data-testid='insert-tool_call']").click()
+    form = root.locator("[data-testid='mw-tool-form']")
+    form.locator("[data-testid='mw-tool-picker']").select_option("ls")
+    form.locator("[data-param='path']").fill(".")
+    root.locator(".mw-card.mw-draft [data-testid='mw-execute']").click()
+    ls = root.locator(".mw-card[data-kind='tool_call']").last
+    expect(ls).to_contain_text('ls(path=".")')
+    expect(ls).to_contain_text("here.txt")
+    assert "here.txt" in nb.print_value(
+        "[c.result for c in s.cards if c.kind == 'tool_call' and c.name == 'ls'][0]"
+    )
+
+    # Re-execute: only on the read-only tools (T6); the new result is recorded.
+    nb.run("open('later.txt', 'w').write('y')")
+    ls.hover()
+    ls.locator("[data-testid='mw-reexecute']").click()
+    expect(ls).to_contain_text("later.txt")
+    assert "later.txt" in nb.print_value(
+        "[c.result for c in s.cards if c.kind == 'tool_call' and c.name == 'ls'][0]"
+    )
+    expect(tool.locator("[data-testid='mw-reexecute']")).to_have_count(0)  # bash is not re-executable
