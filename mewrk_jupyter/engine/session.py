@@ -1,4 +1,7 @@
-"""The session: a timeline of cards, the rules for changing it, and the turns that run on it."""
+"""The session: a timeline of cards, stored, with the engine's side of changing it.
+
+A person's changes live in `editing.py`, turns in `turns.py`; both are mixed into `Session`.
+"""
 
 from __future__ import annotations
 
@@ -6,14 +9,12 @@ import json
 import threading
 import uuid
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..cards import rules
-from ..cards.models import Approval, Card, ModelReply, ToolCall, UserInput
-from ..cards.undo import UNDO, CardChange, CardState, UndoStep
-from ..errors import CardNotFound, InvalidInput, NothingToUndo, SessionBusy, SessionNotFound
+from ..cards.models import Approval, Card, ModelReply, ToolCall
+from ..errors import CardNotFound, InvalidInput, SessionNotFound
 from ..providers.base import ToolSpec
 from ..providers.registry import default_model, prices_of, resolve
 from ..store import approvals as resume_rows
@@ -22,38 +23,22 @@ from ..store import history as history_rows
 from ..store import runs as run_rows
 from ..store import sessions as session_rows
 from ..store.db import Database, database
-from . import approvals, handtools
-from .attachments import attachments_for_message, check_vision
+from . import approvals
 from .context import ContextInfo, session_spending, tokens_by_kind
+from .editing import TimelineEdits
 from .events import EventHub, Listener, SessionEvent
 from .settings import SessionSettings
 from .timeline import Timeline
 from .toolbox import ToolBox
+from .turns import TurnControl
 from .views import CardList, HistoryEntry, HistoryList, SessionInfo, SessionInfoList
 from .workspace import Workspace
-
-EDIT_WHILE_RUNNING = (
-    "The model is running: nothing on the timeline can change until the turn ends — stop it to edit now."
-)
-APPROVAL_WAITING = (
-    "An approval is waiting: approve or reject it first — s.approve(), s.reject(reason) "
-    "or %mewrk approve | reject [reason]."
-)
 
 _LIVE: weakref.WeakValueDictionary[tuple[Path, str], Session] = weakref.WeakValueDictionary()
 _LIVE_LOCK = threading.Lock()
 
 
-def _in_kernel() -> bool:
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return False
-    shell = get_ipython()
-    return shell is not None and getattr(shell, "kernel", None) is not None
-
-
-class Session:
+class Session(TimelineEdits, TurnControl):
     """One conversation: its cards, settings, history and runs. Use `Session.new` or `Session.open`."""
 
     def __init__(self, workspace: Workspace, db: Database, row: Any):
@@ -244,249 +229,6 @@ class Session:
         """Call `listener` with every change of this session; returns the function that unsubscribes."""
         return self._events.subscribe(listener)
 
-    # ---- a person's changes (T4–T10) ------------------------------------------------------------
-
-    def _check_idle(self) -> None:
-        if self.state == "running":
-            raise SessionBusy(EDIT_WHILE_RUNNING)
-
-    def _check_no_approval(self) -> None:
-        if self.state == "awaiting_approval":
-            raise SessionBusy(APPROVAL_WAITING)
-
-    def insert(self, card: Card, before: str | Card | None = None, after: str | Card | None = None) -> Card:
-        """Place a new card before or after another (default: at the end); nothing is sent (T4)."""
-        if not isinstance(card, Card):
-            raise InvalidInput(
-                f"insert() takes a card such as mw.UserInput(text='…'); got {type(card).__name__}."
-            )
-        if before is not None and after is not None:
-            raise InvalidInput("Give either before= or after=, not both.")
-        rules.check_insertable(card)
-        self._check_idle()
-        if card.id in self._loaded().key_of:
-            raise InvalidInput(f"A card with id `{card.id}` is already on the timeline; insert a new card.")
-        update: dict[str, Any] = {"origin": "person", "response_id": None}
-        if isinstance(card, ModelReply):
-            update.update(complete=True, interrupted=False)
-        card = card.model_copy(update=update, deep=True)
-        before_id = self._resolve_id(before) if before is not None else None
-        after_id = self._resolve_id(after) if after is not None else None
-
-        def write(conn):
-            key = card_rows.key_for_insert(conn, self.id, before=before_id, after=after_id)
-            card_rows.put_card(conn, self.id, card, key)
-            return key
-
-        key = self._commit(write, lambda t, key: t.put(card, key))
-        UNDO.push(UndoStep(self.id, f"insert {card.kind}", [CardChange(card.id, None, CardState(card, key))]))
-        self._events.emit(SessionEvent("card_added", self.id, card=card, card_id=card.id, order_key=key))
-        return card
-
-    def edit(self, card_id: str | Card, **fields: Any) -> Card:
-        """Change a card in place under the rules of T6; the model never sees that it was edited."""
-        self._check_idle()
-        cid = self._resolve_id(card_id)
-        key, old = self._loaded().get(cid)
-        new = rules.apply_edit(old, fields)
-        self._commit(lambda conn: card_rows.put_card(conn, self.id, new, key), lambda t, _: t.put(new, key))
-        UNDO.push(
-            UndoStep(self.id, f"edit {old.kind}", [CardChange(cid, CardState(old, key), CardState(new, key))])
-        )
-        self._events.emit(SessionEvent("card_changed", self.id, card=new, card_id=cid, order_key=key))
-        return new
-
-    def delete(self, *card_ids: str | Card) -> list[Card]:
-        """Delete cards at once; one undo brings them all back (T8, T10)."""
-        if not card_ids:
-            raise InvalidInput("delete() needs at least one card id.")
-        self._check_idle()
-        ids = list(dict.fromkeys(self._resolve_id(c) for c in card_ids))
-        timeline = self._loaded()
-        states = [(cid, *timeline.get(cid)) for cid in ids]
-
-        def write(conn):
-            for cid in ids:
-                card_rows.delete_card(conn, self.id, cid)
-
-        def mirror(t: Timeline, _):
-            for cid in ids:
-                t.remove(cid)
-
-        self._commit(write, mirror)
-        label = f"delete {len(ids)} cards" if len(ids) > 1 else f"delete {states[0][2].kind}"
-        UNDO.push(
-            UndoStep(
-                self.id, label, [CardChange(cid, CardState(card, key), None) for cid, key, card in states]
-            )
-        )
-        for cid, _, _ in states:
-            self._events.emit(SessionEvent("card_removed", self.id, card_id=cid))
-        return [card for _, _, card in states]
-
-    def undo(self) -> str:
-        """Revert this session's newest step, and only it (T9); returns what was undone."""
-        self._check_idle()
-        step = UNDO.take_undo(self.id)
-        if step is None:
-            raise NothingToUndo("Nothing to undo in this session.")
-        try:
-            self._apply_states([(c.card_id, c.before) for c in step.changes])
-        except BaseException:
-            UNDO.restore(step, undone=False)
-            raise
-        UNDO.mark_undone(step)
-        return f"undid {step.label}"
-
-    def redo(self) -> str:
-        """Apply again the step this session undid last; returns what was redone."""
-        self._check_idle()
-        step = UNDO.take_redo(self.id)
-        if step is None:
-            raise NothingToUndo("Nothing to redo in this session.")
-        try:
-            self._apply_states([(c.card_id, c.after) for c in step.changes])
-        except BaseException:
-            UNDO.restore(step, undone=True)
-            raise
-        UNDO.mark_redone(step)
-        return f"redid {step.label}"
-
-    def _apply_states(self, states: list[tuple[str, CardState | None]]) -> None:
-        placed: list[tuple[str, Card | None, str | None]] = []
-
-        def write(conn):
-            placed.clear()
-            for cid, state in states:
-                if state is None:
-                    card_rows.delete_card(conn, self.id, cid)
-                    placed.append((cid, None, None))
-                    continue
-                current = card_rows.order_key_of(conn, self.id, cid)
-                key = (
-                    current
-                    if current == state.order_key
-                    else card_rows.free_key(conn, self.id, state.order_key)
-                )
-                if current is not None and current != key:
-                    card_rows.delete_card(conn, self.id, cid)
-                card_rows.put_card(conn, self.id, state.card, key)
-                placed.append((cid, state.card, key))
-
-        def mirror(t: Timeline, _):
-            for cid, card, key in placed:
-                if card is None:
-                    t.remove(cid)
-                else:
-                    t.put(card, key)
-
-        existed = set(self._loaded().key_of)
-        self._commit(write, mirror)
-        for cid, card, key in placed:
-            if card is None:
-                self._events.emit(SessionEvent("card_removed", self.id, card_id=cid))
-            else:
-                kind = "card_changed" if cid in existed else "card_added"
-                self._events.emit(SessionEvent(kind, self.id, card=card, card_id=cid, order_key=key))
-
-    # ---- branch and fork (T11) -----------------------------------------------------------------
-
-    def branch(self, at: str | Card) -> Session:
-        """A new session whose timeline is this one up to and including the card `at`."""
-        return self._copy_until(at, inclusive=True, suffix="branch")
-
-    def fork(self, at: str | Card) -> Session:
-        """A new session with everything above the card `at`."""
-        return self._copy_until(at, inclusive=False, suffix="fork")
-
-    def _copy_until(self, at: str | Card, inclusive: bool, suffix: str) -> Session:
-        self._check_idle()
-        cid = self._resolve_id(at)
-        timeline = self._loaded()
-        end = timeline.index(cid) + (1 if inclusive else 0)
-        rows = [(timeline.keys[i], timeline.cards[i].model_copy(deep=True)) for i in range(end)]
-        settings = self.settings.model_copy(update={"approved_always": []}, deep=True)
-        return Session._create(self.workspace, f"{self.title} ({suffix})", settings, self.id, rows)
-
-    # ---- turns ---------------------------------------------------------------------------------
-
-    def send(self, text: str | None = None, *, attachments: Iterable[Any] = (), wait: bool | None = None):
-        """Start a turn: with text, a new user input; with none (or only spaces), continue (T12).
-
-        In a script this waits for the turn to end; in a kernel it returns at once and the turn runs
-        in the background, so that Stop and approvals keep working (pass `wait=` to choose).
-        """
-        from .runs import Run
-
-        if text is not None and not isinstance(text, str):
-            raise InvalidInput(f"send() takes text (a string) or nothing; got {type(text).__name__}.")
-        attachments = list(attachments)
-        if text is not None and not text.strip() and not attachments:
-            text = None
-        files = attachments_for_message(attachments)
-        user = UserInput(text=text or "", attachments=files) if text is not None or files else None
-        _, info = resolve(self.settings.model, self.workspace.home)
-        check_vision([*self._loaded().cards, *([user] if user else [])], info.name, info.vision)
-        self._check_no_approval()
-        approvals.abandon_lost(self)
-        run = Run(self, user)
-        run.start()
-        return _drive(run, wait)
-
-    def approve(self, reason: str | None = None, *, always: bool = False, wait: bool | None = None):
-        """Approve the pending tool call (A1) — for this session from now on with `always=True` — and go on."""
-        return self._decide("approved_always" if always else "approved", reason, wait)
-
-    def reject(self, reason: str | None = None, *, wait: bool | None = None):
-        """Reject the pending tool call; the model reads a statement with `reason` and goes on (A2)."""
-        return self._decide("rejected", reason, wait)
-
-    def _decide(self, decision: str, reason: str | None, wait: bool | None):
-        from .runs import Run
-
-        self._check_idle()
-        approval, resume = approvals.decide(self, decision, reason)
-        run = Run(self, None, resume=resume)
-        try:
-            run.start()
-        except SessionBusy:  # another window took the session between the decision and the claim
-            approval.decision, approval.reason = "pending", None
-            self._save(approval)
-            with self._db.tx() as conn:
-                resume_rows.put_resume_point(conn, self.id, approval.id, resume)
-            raise
-        return _drive(run, wait)
-
-    def execute(
-        self,
-        name: str,
-        params: dict[str, Any] | None = None,
-        *,
-        before: str | Card | None = None,
-        after: str | Card | None = None,
-        wait: bool | None = None,
-    ):
-        """Insert a tool call and run it now under the safety level — Execute and add (T5)."""
-        return _drive(handtools.execute(self, name, params or {}, before, after), wait)
-
-    def reexecute(self, card_id: str | Card, *, wait: bool | None = None):
-        """Run an `ls`, `grep`, `find`, `read` or `lsp` call again with its edited parameters (T6)."""
-        return _drive(handtools.reexecute(self, card_id), wait)
-
-    def stop(self) -> bool:
-        """Stop the running turn, whichever window or process owns it (R3); False if none runs."""
-        with self._db.tx() as conn:
-            run_id = run_rows.request_stop(conn, self.id)
-        run = self._run if self._run is not None and not self._run.done else None
-        if run is not None:
-            run.cancel()
-        return run_id is not None or run is not None
-
-    @property
-    def last_run(self):
-        """The run this process started most recently, if any."""
-        return self._run
-
     # ---- engine side: used by runs, not on the undo stack --------------------------------------
 
     def _commit(self, write: Callable, mirror: Callable[[Timeline, Any], None]) -> Any:
@@ -614,14 +356,3 @@ def _state_of(conn, session_id: str) -> str:
     if row is not None and not run_rows.is_stale(row):
         return "running"
     return "awaiting_approval" if resume_rows.has_resume_point(conn, session_id) else "idle"
-
-
-def _drive(run, wait: bool | None):
-    """Wait for a run in a script, return at once in a kernel (unless `wait` says otherwise)."""
-    if wait is None:
-        wait = not _in_kernel()
-    if wait:
-        run.wait()
-        if run.error is not None:
-            raise run.error
-    return run

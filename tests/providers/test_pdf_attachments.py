@@ -15,9 +15,6 @@ from .wire_server import anthropic_reply, chat_reply, responses_reply
 REPORT = make_pdf("Quarterly report: revenue up 12%", "Costs flat")
 REPORT_B64 = base64.b64encode(REPORT).decode()
 EXTRACTED = "[report.pdf: text extracted from the PDF]\nQuarterly report: revenue up 12%\n\nCosts flat"
-SENT_AS_PENDING = pytest.mark.xfail(
-    reason="the card's sent_as is set once Session.send calls check_attachments(…, new=user)", strict=False
-)
 
 
 @pytest.fixture
@@ -143,7 +140,6 @@ def test_check_attachments_notes_on_the_new_input_how_its_pdf_goes(vendors, work
     assert user.attachments[0].sent_as == sent_as
 
 
-@SENT_AS_PENDING
 @pytest.mark.parametrize(
     ("model", "reply", "sent_as"),
     [
