@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import io
+import logging
 import mimetypes
 import os
 from collections.abc import Iterable
@@ -39,6 +40,8 @@ def pdf_text(data: bytes) -> str:
     from pypdf import PdfReader  # imported on first use: most sessions never see a PDF
     from pypdf.errors import DependencyError, FileNotDecryptedError
 
+    # pypdf logs its repairs of a broken file to stderr; the person gets one sentence from us instead.
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
     try:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):  # an owner-only password still reads
