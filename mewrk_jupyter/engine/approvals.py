@@ -105,6 +105,17 @@ def _open_approval(session: Session, call: ToolCall, resume: dict[str, Any]) -> 
     return approval.id  # the run's end tells every view that the session awaits approval
 
 
+def follow_edits(session: Session, card_ids: list[str]) -> None:
+    """Keep a pending approval showing the input that will run when its tool call was edited or undone."""
+    approval = pending_approval(session)
+    if approval is None or approval.tool_card_id not in card_ids:
+        return
+    found = session._loaded().get(approval.tool_card_id)
+    if found and isinstance(found[1], ToolCall) and found[1].params != approval.params:
+        approval.params = dict(found[1].params)
+        session._save(approval)
+
+
 def decide(session: Session, decision: str, reason: str | None) -> tuple[Approval, dict[str, Any]]:
     """Write the person's decision on the pending approval; returns it with the resume point to go on from."""
     if reason is not None and not isinstance(reason, str):

@@ -12,6 +12,7 @@ from ..cards.models import Card, ModelReply
 from ..cards.undo import UNDO, CardChange, CardState, UndoStep
 from ..errors import InvalidInput, NothingToUndo, SessionBusy
 from ..store import cards as card_rows
+from . import approvals
 from .events import SessionEvent
 from .timeline import Timeline
 
@@ -75,6 +76,7 @@ class TimelineEdits:
             UndoStep(self.id, f"edit {old.kind}", [CardChange(cid, CardState(old, key), CardState(new, key))])
         )
         self._events.emit(SessionEvent("card_changed", self.id, card=new, card_id=cid, order_key=key))
+        approvals.follow_edits(self, [cid])
         return new
 
     def delete(self, *card_ids: str | Card) -> list[Card]:
@@ -169,6 +171,7 @@ class TimelineEdits:
             else:
                 kind = "card_changed" if cid in existed else "card_added"
                 self._events.emit(SessionEvent(kind, self.id, card=card, card_id=cid, order_key=key))
+        approvals.follow_edits(self, [cid for cid, _, _ in placed])
 
     # ---- branch and fork (T11) -----------------------------------------------------------------
 

@@ -65,6 +65,10 @@ def test_the_executed_input_is_the_edited_one_and_the_history_records_it(workspa
     s = paused(workspace)
     call_id = s.pending_approval.tool_card_id
     s.edit(call_id, params={"path": "other.txt", "content": "changed"})
+    assert s.pending_approval.params == {"path": "other.txt", "content": "changed"}  # what will run
+    s.undo()
+    assert s.pending_approval.params == {"path": "notes.txt", "content": "hello"}
+    s.redo()
     s.approve()
     assert (workspace / "other.txt").read_text() == "changed" and not (workspace / "notes.txt").exists()
     assert [h for h in s.history if h.protocol == "tool"][-1].request["input"]["path"] == "other.txt"
