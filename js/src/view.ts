@@ -1,21 +1,14 @@
 // One view of a session's timeline: cards (virtualised), context menu, in-place editing, composer,
 // dashboard. The kernel-side session holds the truth; this view asks for a snapshot, then applies
 // patches, and turns every gesture into an action that the session carries out (or refuses).
-import {
-  Virtualizer,
-  elementScroll,
-  measureElement,
-  observeElementOffset,
-  observeElementRect,
-} from "@tanstack/virtual-core";
-
 import { LABELS, cardBody, cardFooter, h, iconButton } from "./card";
-import { Composer, MOD, autosize, type Outgoing } from "./composer";
+import { Composer, type Outgoing } from "./composer";
 import { ContextMenu, type MenuEntry } from "./menu";
 import { Panels, ring, type PanelName } from "./panels";
 import type { Action, CardData, ContextMsg, HistoryRow, KernelMsg, ResultMsg, SnapshotMsg, ToolInfo } from "./protocol";
 import { TimelineState } from "./state";
-import { toolForm } from "./toolform";
+import { type Editor, makeEditor } from "./editor";
+import { CardList, type Slot } from "./list";
 
 /** The part of anywidget's model this view uses. */
 export interface WidgetModel {
@@ -33,22 +26,7 @@ interface Draft {
   where: Where;
 }
 
-interface Editor {
-  node: HTMLElement;
-  fields: () => Record<string, unknown>;
-  focus: () => void;
-  /** Save, or (for a new tool call) Execute and add. */
-  save?: (execute: boolean) => void;
-}
 
-interface Slot {
-  el: HTMLElement;
-  head: HTMLElement;
-  body: HTMLElement;
-  error: HTMLElement;
-  foot: HTMLElement;
-  dirty: boolean;
-}
 
 function inTextBox(target: EventTarget | null): boolean {
   const el = target as HTMLElement | null;
@@ -73,29 +51,23 @@ export class TimelineView {
   private confirmDelete = false;
   private nextReq = 1;
   private readonly waiting = new Map<number, (result: ResultMsg) => void>();
-  private readonly slots = new Map<string, Slot>();
   private readonly editors = new Map<string, Editor>();
   private readonly errors = new Map<string, string>();
   private readonly open = new Set<string>();
   private readonly selected = new Set<string>();
   private drafts: Draft[] = [];
   private draftCount = 0;
-  private rows: string[] = [];
   private selectAnchor: string | null = null;
   private dragging = false;
-  private stick = true;
-  private frame = 0;
   private focusAfterRender: string | null = null;
   private noticeTimer = 0;
   private readonly menu = new ContextMenu();
-  private readonly virtualizer: Virtualizer<HTMLElement, HTMLElement>;
+  private readonly list: CardList;
   private readonly cleanups: (() => void)[] = [];
 
   readonly root: HTMLElement;
   private readonly title: HTMLElement;
   private readonly stateBadge: HTMLElement;
-  private readonly scroller: HTMLElement;
-  private readonly inner: HTMLElement;
   private readonly empty: HTMLElement;
   private readonly notice: HTMLElement;
   private readonly composer: Composer;
@@ -110,9 +82,14 @@ export class TimelineView {
   ) {
     this.title = h("span", { class: "mw-title" }, "Loading the timeline…");
     this.stateBadge = h("span", { class: "mw-state", "data-state": "idle", "data-testid": "mw-state" });
-    this.inner = h("div", { class: "mw-timeline-inner" });
+    this.list = new CardList({
+      rows: () => this.computeRows(),
+      fill: (id, slot) => this.fill(id, slot),
+      rendered: (rows) => this.rendered(rows),
+      scrolled: () => this.menu.isOpen && this.menu.close(),
+    });
+    this.cleanups.push(this.list.cleanup);
     this.empty = h("div", { class: "mw-empty" }, "Loading the timeline…");
-    this.scroller = h("div", { class: "mw-timeline", role: "list", "aria-label": "Timeline" }, this.inner);
     this.notice = h("div", { class: "mw-notice", role: "status", "aria-live": "polite", "data-testid": "mw-notice" });
     this.composer = new Composer({
       submit: (out, done) => this.submit(out, done),
@@ -139,7 +116,7 @@ export class TimelineView {
       { class: "mw-root", tabindex: "-1", "data-lm-suppress-shortcuts": "", "data-jp-suppress-context-menu": "" },
       h("div", { class: "mw-header" }, this.title, h("span", { class: "mw-header-tools" }, historyButton, this.stateBadge)),
       this.panels.el,
-      this.scroller,
+      this.list.scroller,
       this.empty,
       this.notice,
       this.composer.el,
@@ -147,20 +124,6 @@ export class TimelineView {
     );
     host.append(this.root);
 
-    this.virtualizer = new Virtualizer<HTMLElement, HTMLElement>({
-      count: 0,
-      getScrollElement: () => this.scroller,
-      estimateSize: () => 72,
-      getItemKey: (index) => this.rows[index] ?? index,
-      scrollToFn: elementScroll,
-      observeElementRect,
-      observeElementOffset,
-      measureElement,
-      overscan: 8,
-      gap: 6,
-      onChange: () => this.schedule(),
-    });
-    this.cleanups.push(this.virtualizer._didMount());
 
     this.bind();
     this.updateComposer();
@@ -192,7 +155,6 @@ export class TimelineView {
     window.clearInterval(this.heartbeat);
     this.sayBye();
     this.menu.close();
-    cancelAnimationFrame(this.frame);
     window.clearTimeout(this.noticeTimer);
     for (const cleanup of this.cleanups) cleanup();
     this.root.remove();
@@ -209,31 +171,26 @@ export class TimelineView {
     const leaving = () => this.sayBye();
     window.addEventListener("pagehide", leaving);
     this.cleanups.push(() => window.removeEventListener("pagehide", leaving));
-    this.inner.addEventListener("input", (event) => {
+    this.list.inner.addEventListener("input", (event) => {
       const box = event.target as HTMLElement;
       const id = this.cardIdOf(box);
       if (id && box.classList.contains("mw-reason")) this.reasons.set(id, (box as HTMLTextAreaElement).value);
     });
     this.root.addEventListener("keydown", (event) => this.key(event));
-    this.inner.addEventListener("click", (event) => this.click(event));
-    this.inner.addEventListener("dblclick", (event) => {
+    this.list.inner.addEventListener("click", (event) => this.click(event));
+    this.list.inner.addEventListener("dblclick", (event) => {
       const id = this.cardIdOf(event.target);
       if (id && !inTextBox(event.target) && !this.editors.has(id)) this.startEdit(id);
     });
-    this.inner.addEventListener("mousedown", (event) => this.mouseDown(event));
-    this.inner.addEventListener("mouseover", (event) => this.mouseOver(event));
-    this.inner.addEventListener("mousemove", (event) => this.hoverHalf(event));
-    this.inner.addEventListener("mouseleave", () => this.clearHover());
+    this.list.inner.addEventListener("mousedown", (event) => this.mouseDown(event));
+    this.list.inner.addEventListener("mouseover", (event) => this.mouseOver(event));
+    this.list.inner.addEventListener("mousemove", (event) => this.hoverHalf(event));
+    this.list.inner.addEventListener("mouseleave", () => this.clearHover());
     const up = () => (this.dragging = false);
     window.addEventListener("mouseup", up);
     this.cleanups.push(() => window.removeEventListener("mouseup", up));
-    this.scroller.addEventListener("contextmenu", (event) => this.contextMenu(event));
+    this.list.scroller.addEventListener("contextmenu", (event) => this.contextMenu(event));
     this.empty.addEventListener("contextmenu", (event) => this.contextMenu(event));
-    this.scroller.addEventListener("scroll", () => {
-      const s = this.scroller;
-      this.stick = s.scrollTop + s.clientHeight >= s.scrollHeight - 24;
-      if (this.menu.isOpen) this.menu.close();
-    });
   }
 
   private act(action: Action, done?: (result: ResultMsg) => void): void {
@@ -307,7 +264,7 @@ export class TimelineView {
     this.composer.model = msg.session.model;
     if (msg.heartbeat) this.beat(msg.heartbeat);
     this.title.textContent = `${msg.session.title} · ${msg.session.id} · ${msg.session.model}`;
-    for (const id of [...this.slots.keys()]) {
+    for (const id of this.list.ids()) {
       if (!this.state.get(id) && !id.startsWith("draft-")) this.forget(id);
       else this.dirty(id);
     }
@@ -317,8 +274,7 @@ export class TimelineView {
   }
 
   private forget(id: string): void {
-    this.slots.get(id)?.el.remove();
-    this.slots.delete(id);
+    this.list.forget(id);
     this.editors.delete(id);
     this.errors.delete(id);
     this.selected.delete(id);
@@ -329,16 +285,11 @@ export class TimelineView {
   // ---- rendering --------------------------------------------------------------------------------
 
   private dirty(id: string): void {
-    const slot = this.slots.get(id);
-    if (slot) slot.dirty = true;
+    this.list.dirty(id);
   }
 
   private schedule(): void {
-    if (this.frame) return;
-    this.frame = requestAnimationFrame(() => {
-      this.frame = 0;
-      this.render();
-    });
+    this.list.schedule();
   }
 
   private computeRows(): string[] {
@@ -351,64 +302,22 @@ export class TimelineView {
     return rows;
   }
 
-  private render(): void {
-    this.rows = this.computeRows();
-    const empty = this.ready && this.rows.length === 0;
-    this.empty.hidden = this.ready && !empty;
+  private rendered(rows: string[]): void {
+    this.empty.hidden = this.ready && rows.length > 0;
     if (this.ready) {
       this.empty.textContent = "The timeline is empty. Write below and Send, or right-click here to insert a card.";
     }
-    this.scroller.hidden = this.rows.length === 0;
-    this.virtualizer.setOptions({ ...this.virtualizer.options, count: this.rows.length });
-    this.virtualizer._willUpdate();
-    const items = this.virtualizer.getVirtualItems();
-    this.inner.style.height = `${this.virtualizer.getTotalSize()}px`;
-    const shown = new Set<HTMLElement>();
-    let previous: HTMLElement | null = null;
-    for (const item of items) {
-      const id = this.rows[item.index];
-      const slot = this.slot(id);
-      if (slot.dirty) this.fill(id, slot);
-      slot.el.dataset.index = String(item.index);
-      slot.el.style.transform = `translateY(${item.start}px)`;
-      // DOM order follows the timeline, for screen readers and Tab.
-      const next: ChildNode | null = previous ? previous.nextSibling : this.inner.firstChild;
-      if (next !== slot.el) this.inner.insertBefore(slot.el, next);
-      previous = slot.el;
-      shown.add(slot.el);
-    }
-    for (const child of [...this.inner.children]) {
-      const el = child as HTMLElement;
-      if (!shown.has(el) && !el.contains(document.activeElement)) el.remove();
-    }
-    for (const el of shown) this.virtualizer.measureElement(el);
-    if (this.stick) this.scroller.scrollTop = this.scroller.scrollHeight;
     if (this.focusAfterRender) {
       const id = this.focusAfterRender;
       this.focusAfterRender = null;
       const editor = this.editors.get(id);
       if (editor) editor.focus();
-      else this.slots.get(id)?.el.focus({ preventScroll: true });
+      else this.list.get(id)?.el.focus({ preventScroll: true });
     }
-  }
-
-  private slot(id: string): Slot {
-    let slot = this.slots.get(id);
-    if (!slot) {
-      const head = h("div", { class: "mw-card-head" });
-      const body = h("div", { class: "mw-card-body" });
-      const error = h("div", { class: "mw-card-error", role: "alert" });
-      const foot = h("div", { class: "mw-card-foot" });
-      const el = h("div", { class: "mw-card", role: "listitem", tabindex: "0", "data-card-id": id }, head, body, error, foot);
-      slot = { el, head, body, error, foot, dirty: true };
-      this.slots.set(id, slot);
-    }
-    return slot;
   }
 
   /** (Re)build a card's parts; an open editor node is kept as it is, so focus and draft survive. */
   private fill(id: string, slot: Slot): void {
-    slot.dirty = false;
     const draft = this.drafts.find((d) => d.id === id);
     const card = this.state.get(id);
     const kind = draft?.kind ?? card?.kind ?? "preview";
@@ -466,69 +375,11 @@ export class TimelineView {
   // ---- editing ----------------------------------------------------------------------------------
 
   private makeEditor(id: string, card: CardData | undefined): Editor {
-    const areas: HTMLTextAreaElement[] = [];
-    const area = (value: string, label: string) => {
-      const ta = h("textarea", { class: "mw-edit-area", "aria-label": label });
-      ta.value = value;
-      areas.push(ta);
-      ta.addEventListener("input", () => autosize(ta));
-      return ta;
-    };
-    const node = h("div", { class: "mw-editor" });
-    let fields: () => Record<string, unknown>;
     const draftKind = this.drafts.find((d) => d.id === id)?.kind;
-    let firstFocus: (() => void) | null = null;
-    if (!card && draftKind === "tool_call") {
-      const form = toolForm(this.tools);
-      node.append(form.node);
-      fields = () => ({ ...form.value() });
-      firstFocus = form.focus;
-    } else if (card?.kind === "tool_call") {
-      const params = area(JSON.stringify(card.params ?? {}, null, 2), "Parameters (JSON)");
-      const result = area(card.result ?? "", "Result");
-      node.append(h("label", { class: "mw-muted" }, "Parameters (JSON)"), params, h("label", { class: "mw-muted" }, "Result"), result);
-      fields = () => {
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(params.value || "{}");
-        } catch {
-          throw new Error("The parameters are not valid JSON.");
-        }
-        return { params: parsed, result: result.value };
-      };
-    } else {
-      const text = area(card?.text ?? "", "Card text");
-      node.append(text);
-      fields = () => ({ text: text.value });
-    }
-    const save = h("button", { class: "mw-button mw-primary", type: "button", "data-testid": "mw-save" }, "Save");
-    const cancel = h("button", { class: "mw-button", type: "button" }, "Cancel");
-    save.addEventListener("click", () => this.save(id));
-    cancel.addEventListener("click", () => this.cancelEdit(id));
-    const bar = h("div", { class: "mw-editor-bar" }, h("span", { class: "mw-muted" }, `${MOD}+Enter saves · Esc cancels`), save);
-    if (!card && draftKind === "tool_call") {
-      save.title = "Record the call and the return value; nothing is executed";
-      const run = h("button", { class: "mw-button", type: "button", "data-testid": "mw-execute", title: "Run it now under the safety level and add the real result" }, "Execute and add");
-      run.addEventListener("click", () => this.save(id, true));
-      bar.append(run);
-    }
-    bar.append(cancel);
-    node.append(bar);
-    node.addEventListener("keydown", (event) => {
-      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) this.save(id);
-      else if (event.key === "Escape") this.cancelEdit(id);
-      else return;
-      event.preventDefault();
-      event.stopPropagation();
+    return makeEditor(card, draftKind === "tool_call" && !card ? this.tools : null, {
+      save: (execute) => this.save(id, execute),
+      cancel: () => this.cancelEdit(id),
     });
-    const focus = () => {
-      if (firstFocus) return firstFocus();
-      const first = areas[0];
-      for (const ta of areas) autosize(ta);
-      first.focus({ preventScroll: true });
-      first.setSelectionRange(first.value.length, first.value.length);
-    };
-    return { node, fields, focus };
   }
 
   private startEdit(id: string): void {
@@ -561,8 +412,7 @@ export class TimelineView {
     if (id.startsWith("draft-")) {
       const draft = this.drafts.find((d) => d.id === id);
       this.drafts = this.drafts.filter((d) => d.id !== id);
-      this.slots.get(id)?.el.remove();
-      this.slots.delete(id);
+      this.list.forget(id);
       this.focusAfterRender = draft?.anchor ?? null;
     } else {
       this.dirty(id);
@@ -667,7 +517,7 @@ export class TimelineView {
 
   private clearHover(keep: HTMLElement | null = null): void {
     if (this.menu.isOpen) return;
-    for (const el of this.inner.querySelectorAll<HTMLElement>("[data-hover]")) {
+    for (const el of this.list.inner.querySelectorAll<HTMLElement>("[data-hover]")) {
       if (el !== keep) delete el.dataset.hover;
     }
   }
@@ -684,14 +534,14 @@ export class TimelineView {
       this.openMenu(last, "after", event.clientX, event.clientY);
       return;
     }
-    const rect = this.slots.get(id)!.el.getBoundingClientRect();
+    const rect = this.list.get(id)!.el.getBoundingClientRect();
     const where: Where = event.clientY < rect.top + rect.height / 2 ? "before" : "after";
     this.openMenu(id, where, event.clientX, event.clientY);
   }
 
   private openMenu(id: string | null, where: Where, x: number, y: number): void {
     const card = id ? this.state.get(id) : undefined;
-    const el = id ? this.slots.get(id)?.el : undefined;
+    const el = id ? this.list.get(id)?.el : undefined;
     if (el) el.dataset.hover = where;
     const entries: MenuEntry[] = [{ heading: !card ? "Insert" : where === "before" ? "Insert above" : "Insert below" }];
     for (const kind of this.kinds) {
@@ -737,7 +587,7 @@ export class TimelineView {
 
   private cardOrComposerError(id: string | undefined, message?: string): void {
     const text = message ?? "That did not work.";
-    if (id && this.slots.has(id)) {
+    if (id && this.list.has(id)) {
       this.errors.set(id, text);
       this.dirty(id);
       this.schedule();
@@ -754,17 +604,17 @@ export class TimelineView {
     } else if (mod && !event.altKey && key === "x") {
       this.act({ action: "redo" }, (r) => this.showNotice(r.ok ? "info" : "error", r.message ?? ""));
     } else if (((event.shiftKey && event.key === "F10") || event.key === "ContextMenu") && id) {
-      const rect = this.slots.get(id)!.el.getBoundingClientRect();
+      const rect = this.list.get(id)!.el.getBoundingClientRect();
       this.openMenu(id, "after", rect.left + 24, rect.bottom - 4);
     } else if ((event.key === "Enter" || event.key === "F2") && id && !mod) {
       this.startEdit(id);
     } else if ((event.key === "Delete" || event.key === "Backspace") && id) {
       this.remove(this.selected.has(id) ? [...this.selected] : [id]);
     } else if ((event.key === "ArrowDown" || event.key === "ArrowUp") && id) {
-      const at = this.rows.indexOf(id) + (event.key === "ArrowDown" ? 1 : -1);
-      if (at < 0 || at >= this.rows.length) return;
-      this.virtualizer.scrollToIndex(at, { align: "auto" });
-      this.focusAfterRender = this.rows[at];
+      const at = this.list.rows.indexOf(id) + (event.key === "ArrowDown" ? 1 : -1);
+      if (at < 0 || at >= this.list.rows.length) return;
+      this.list.scrollToIndex(at);
+      this.focusAfterRender = this.list.rows[at];
       this.schedule();
     } else if (event.key === "Escape" && this.selected.size) {
       this.setSelection([]);
@@ -786,7 +636,7 @@ export class TimelineView {
       if (open) this.panels.show(open);
       if (result.message) this.showNotice("info", result.message);
       else this.clearNotice();
-      if (sent) this.stick = true;
+      if (sent) this.list.stick = true;
       done(true);
     };
     if (out.text.startsWith("/") && !out.files.length) {

@@ -1,0 +1,157 @@
+// The virtualised card list (DESIGN §5): only the cards near the viewport are in the DOM, each in a
+// reusable slot that is rebuilt when marked dirty. What a card shows is the view's business (`fill`).
+import {
+  Virtualizer,
+  elementScroll,
+  measureElement,
+  observeElementOffset,
+  observeElementRect,
+} from "@tanstack/virtual-core";
+
+import { h } from "./card";
+
+export interface Slot {
+  el: HTMLElement;
+  head: HTMLElement;
+  body: HTMLElement;
+  error: HTMLElement;
+  foot: HTMLElement;
+  dirty: boolean;
+}
+
+export interface ListHooks {
+  /** The row ids in order (cards and drafts). */
+  rows: () => string[];
+  /** Rebuild one slot's parts. */
+  fill: (id: string, slot: Slot) => void;
+  /** After each render: focus, the empty notice. */
+  rendered: (rows: string[]) => void;
+  /** The person scrolled (the list's own keeping of the newest card in sight does not count). */
+  scrolled: () => void;
+}
+
+export class CardList {
+  readonly scroller: HTMLElement;
+  readonly inner: HTMLElement;
+  rows: string[] = [];
+  /** Keep the newest card in sight while the person has not scrolled up. */
+  stick = true;
+  private readonly slots = new Map<string, Slot>();
+  private readonly virtualizer: Virtualizer<HTMLElement, HTMLElement>;
+  private frame = 0;
+  private ownTop = -1; // the scrollTop the list set itself, to tell its own scrolling from the person's
+  readonly cleanup: () => void;
+
+  constructor(private readonly hooks: ListHooks) {
+    this.inner = h("div", { class: "mw-timeline-inner" });
+    this.scroller = h("div", { class: "mw-timeline", role: "list", "aria-label": "Timeline" }, this.inner);
+    this.virtualizer = new Virtualizer<HTMLElement, HTMLElement>({
+      count: 0,
+      getScrollElement: () => this.scroller,
+      estimateSize: () => 72,
+      getItemKey: (index) => this.rows[index] ?? index,
+      scrollToFn: elementScroll,
+      observeElementRect,
+      observeElementOffset,
+      measureElement,
+      overscan: 8,
+      gap: 6,
+      onChange: () => this.schedule(),
+    });
+    const unmount = this.virtualizer._didMount();
+    this.scroller.addEventListener("scroll", () => {
+      const s = this.scroller;
+      this.stick = s.scrollTop + s.clientHeight >= s.scrollHeight - 24;
+      if (Math.abs(s.scrollTop - this.ownTop) > 1) this.hooks.scrolled();
+    });
+    this.cleanup = () => {
+      cancelAnimationFrame(this.frame);
+      unmount();
+    };
+  }
+
+  /** The slot of a card that has one (it is, or was lately, near the viewport). */
+  get(id: string): Slot | undefined {
+    return this.slots.get(id);
+  }
+
+  has(id: string): boolean {
+    return this.slots.has(id);
+  }
+
+  ids(): string[] {
+    return [...this.slots.keys()];
+  }
+
+  dirty(id: string): void {
+    const slot = this.slots.get(id);
+    if (slot) slot.dirty = true;
+  }
+
+  forget(id: string): void {
+    this.slots.get(id)?.el.remove();
+    this.slots.delete(id);
+  }
+
+  scrollToIndex(index: number): void {
+    this.virtualizer.scrollToIndex(index, { align: "auto" });
+  }
+
+  schedule(): void {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.render();
+    });
+  }
+
+  private render(): void {
+    this.rows = this.hooks.rows();
+    this.scroller.hidden = this.rows.length === 0;
+    this.virtualizer.setOptions({ ...this.virtualizer.options, count: this.rows.length });
+    this.virtualizer._willUpdate();
+    const items = this.virtualizer.getVirtualItems();
+    this.inner.style.height = `${this.virtualizer.getTotalSize()}px`;
+    const shown = new Set<HTMLElement>();
+    let previous: HTMLElement | null = null;
+    for (const item of items) {
+      const id = this.rows[item.index];
+      const slot = this.slot(id);
+      if (slot.dirty) {
+        slot.dirty = false;
+        this.hooks.fill(id, slot);
+      }
+      slot.el.dataset.index = String(item.index);
+      slot.el.style.transform = `translateY(${item.start}px)`;
+      // DOM order follows the timeline, for screen readers and Tab.
+      const next: ChildNode | null = previous ? previous.nextSibling : this.inner.firstChild;
+      if (next !== slot.el) this.inner.insertBefore(slot.el, next);
+      previous = slot.el;
+      shown.add(slot.el);
+    }
+    for (const child of [...this.inner.children]) {
+      const el = child as HTMLElement;
+      if (!shown.has(el) && !el.contains(document.activeElement)) el.remove();
+    }
+    for (const el of shown) this.virtualizer.measureElement(el);
+    if (this.stick) {
+      this.scroller.scrollTop = this.scroller.scrollHeight;
+      this.ownTop = this.scroller.scrollTop;
+    }
+    this.hooks.rendered(this.rows);
+  }
+
+  private slot(id: string): Slot {
+    let slot = this.slots.get(id);
+    if (!slot) {
+      const head = h("div", { class: "mw-card-head" });
+      const body = h("div", { class: "mw-card-body" });
+      const error = h("div", { class: "mw-card-error", role: "alert" });
+      const foot = h("div", { class: "mw-card-foot" });
+      const el = h("div", { class: "mw-card", role: "listitem", tabindex: "0", "data-card-id": id }, head, body, error, foot);
+      slot = { el, head, body, error, foot, dirty: true };
+      this.slots.set(id, slot);
+    }
+    return slot;
+  }
+}
