@@ -56,6 +56,10 @@ class TurnControl:
     def _decide(self, decision: str, reason: str | None, wait: bool | None):
         from .runs import Run
 
+        # A notebook run top to bottom decides in the next cell while this process's turn still
+        # streams: wait for it to pause (or end) rather than refuse.
+        if self._run is not None and not self._run.done and self._run.state == "running":
+            self._run.wait()
         self._check_idle()
         approval, resume = approvals.decide(self, decision, reason)
         run = Run(self, None, resume=resume)

@@ -175,3 +175,11 @@ def test_the_markdown_view_shows_the_approval_and_its_decision(workspace):
     approval = [c for c in s.cards if c.kind == "approval"][0]
     assert "rejected: no" in card_markdown(approval)
     assert "rejected" in card_markdown(s.card(approval.tool_card_id))
+
+
+def test_deciding_while_this_process_still_streams_waits_for_the_pause(workspace):
+    s = mw.Session.new(model="offline/slow")
+    s.send(f"long: 30\n{WRITE}", wait=False)
+    assert s.state == "running"
+    s.approve()
+    assert (workspace / "notes.txt").read_text() == "hello" and s.state == "idle"
