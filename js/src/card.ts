@@ -98,7 +98,8 @@ export function cardBody(card: CardData, opts: BodyOptions): HTMLElement {
         const result = h("pre", { class: "mw-tool-result" + (card.is_error ? " mw-is-error" : "") }, card.result);
         box.append(disclosure(firstLine(card.result) || "(empty result)", result, opts.open, opts.onToggle));
       } else {
-        box.append(h("div", { class: "mw-muted" }, card.status === "running" ? "running…" : "no result yet"));
+        const waiting: Record<string, string> = { running: "running…", pending: "not run yet: waiting for a decision" };
+        box.append(h("div", { class: "mw-muted" }, waiting[card.status ?? ""] ?? "no result yet"));
       }
       return box;
     }

@@ -129,8 +129,8 @@ export class Panels {
       this.host.loadEntry(row.id, (entry, error) => {
         if (!entry) return content.replaceChildren(h("div", { class: "mw-card-error" }, error ?? "That request is gone."));
         content.replaceChildren(
-          h("div", { class: "mw-history-part" }, h("strong", {}, "Sent"), jsonTree(entry.request, 1)),
-          h("div", { class: "mw-history-part" }, h("strong", {}, "Received"), jsonTree(entry.response ?? null, 1)),
+          h("div", { class: "mw-history-part" }, h("strong", {}, "Sent"), jsonTree(entry.request, 2)),
+          h("div", { class: "mw-history-part" }, h("strong", {}, "Received"), jsonTree(entry.response ?? null, 2)),
         );
       });
     });

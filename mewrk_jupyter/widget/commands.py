@@ -7,13 +7,13 @@ A command the session cannot do (no `compact()`, no pending approval API yet) is
 
 from __future__ import annotations
 
-import re
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import CardNotFound, InvalidInput
+from ..errors import InvalidInput
+from ..magics import card_id
 
 
 @dataclass(frozen=True)
@@ -32,14 +32,8 @@ class SlashCommand:
 
 
 def card_ref(session: Any, ref: str | None) -> str:
-    """A card id from an id, an id prefix or a position from the end (`-1`: the last card)."""
-    ref = ref or "-1"
-    if re.fullmatch(r"-\d+", ref):
-        cards = session.cards
-        if not 1 <= -int(ref) <= len(cards):
-            raise CardNotFound(f"No card at position {ref}: the timeline has {len(cards)} cards.")
-        return cards[int(ref)].id
-    return ref
+    """A card id from an id, an id prefix or a position from the end; the last card by default."""
+    return card_id(session, ref or "-1")  # the magics' own reading, so `-1` means the same in both
 
 
 def _sentence(text: str) -> str:

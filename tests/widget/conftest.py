@@ -109,6 +109,27 @@ class Lab:
             self.api("DELETE", f"/api/kernels/{kernel['id']}")
 
 
+@pytest.fixture
+def session(tmp_path, monkeypatch):
+    """A session in a fresh workspace with one exchange on its timeline."""
+    import mewrk_jupyter as mw
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    s = mw.Session.new(workspace=tmp_path, title="widget test")
+    s.send("hello", wait=True)
+    return s
+
+
+@pytest.fixture
+def widget(session):
+    """A kernel-side widget of that session whose wire the test reads."""
+    from .recording import RecordingWidget
+
+    w = RecordingWidget(session)
+    yield w
+    w.close()
+
+
 @pytest.fixture(scope="session")
 def lab(tmp_path_factory) -> Iterator[Lab]:
     """JupyterLab on a free localhost port, rooted in a temporary folder with its own HOME."""

@@ -20,20 +20,9 @@ PNG = base64.b64decode(
 )
 
 
-@pytest.fixture
-def session(tmp_path, monkeypatch) -> mw.Session:
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    s = mw.Session.new(workspace=tmp_path, title="composer test")
-    s.send("hello", wait=True)
-    return s
-
-
-@pytest.fixture
-def widget(session):
-    w = RecordingWidget(session)
-    w.hello()
-    yield w
-    w.close()
+@pytest.fixture(autouse=True)
+def _a_view_is_open(widget):
+    widget.hello()
 
 
 def _wait_idle(session: mw.Session) -> None:

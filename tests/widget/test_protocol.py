@@ -8,28 +8,11 @@ import sys
 import time
 from typing import Any
 
-import pytest
-
 import mewrk_jupyter as mw
 from mewrk_jupyter.errors import R1_SENTENCE
 from mewrk_jupyter.widget import TimelineWidget, attach_to_session
 
 from .recording import Client, RecordingWidget, truth
-
-
-@pytest.fixture
-def session(tmp_path, monkeypatch) -> mw.Session:
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    s = mw.Session.new(workspace=tmp_path, title="widget test")
-    s.send("hello", wait=True)
-    return s
-
-
-@pytest.fixture
-def widget(session):
-    w = RecordingWidget(session)
-    yield w
-    w.close()
 
 
 def test_snapshot_carries_the_whole_timeline_for_the_view_that_asked(session, widget):
