@@ -68,7 +68,8 @@ class Run:
         self.on_finish: list[Any] = []  # called with the run once it ended, on its thread
         self.state = "pending"
         self.error: MewrkError | None = None
-        self.card_ids: list[str] = []
+        # The cell that decided an approval shows the calls it runs, from the start.
+        self.card_ids: list[str] = list(resume["calls"]) if resume is not None else []
         self._cancel = threading.Event()
         self._done = threading.Event()
         self._exchange: Exchange | None = None
@@ -183,7 +184,6 @@ class Run:
         steps, continues = 0, 0
         if self._resume is not None:  # an approval was decided, or a person runs a tool by hand
             steps = self._resume.get("steps", 0)
-            self.card_ids.extend(self._resume["calls"])  # the cell that decided shows the calls it ran
             if not self._settle(self._resume["calls"], steps) or not self._resume.get("continue_turn"):
                 return
         while steps < MAX_STEPS:

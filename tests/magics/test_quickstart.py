@@ -9,6 +9,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
+TOOLS_CELL = "s.last_run.wait()  # only needed when the notebook runs all cells at once\n%mewrk tools"
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "quickstart.ipynb"
 
 
@@ -34,5 +35,8 @@ def test_quickstart_notebook_runs(tmp_path, monkeypatch):
     assert "What is this workbench for?" in by_source["%%mewrk\nWhat is this workbench for?"]
     assert "Undid edit model_reply" in by_source["%mewrk undo"]
     assert "now current" in by_source["%mewrk fork -1"]
+    assert "`write(path='hello.txt'" in by_source["%mewrk approve"]
+    assert (tmp_path / "hello.txt").read_text() == "Hello from the model"
+    assert "| `write` | ask |" in by_source[TOOLS_CELL]
     assert "**mewrk:**" not in "\n".join(by_source.values())
     assert (tmp_path / ".mewrk" / "mewrk.db").exists()
