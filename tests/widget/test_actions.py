@@ -302,3 +302,20 @@ def test_execute_and_add_runs_the_tool_and_reexecute_records_the_new_result(widg
     bash = session.insert(mw.ToolCall(name="bash", params={"command": "true"}, result=""))
     refused = widget.do("reexecute", card_id=bash.id)
     assert not refused["ok"] and refused["message"]
+
+
+def test_an_approval_that_can_no_longer_be_resumed_is_said_plainly(widget, session):
+    from mewrk_jupyter.errors import RESUME_LOST
+    from mewrk_jupyter.store import approvals as resume_rows
+
+    _ask_for_bash(session, widget)
+    approval = session.pending_approval
+    with session._db.tx() as conn:  # the session's storage was cleaned (A3)
+        resume_rows.drop_resume_point(conn, session.id, approval.id)
+    cards = len(session.cards)
+    result = widget.do("approve", card_id=approval.id, reason="", always=False)
+    assert not result["ok"] and result["message"] == RESUME_LOST
+    assert widget.of("notice")[-1] == {"type": "notice", "level": "error", "text": RESUME_LOST}
+    assert session.state == "idle" and len(session.cards) == cards  # no turn started by itself
+    changed = [m["card"] for m in widget.of("card_changed") if m["card"]["id"] == approval.id]
+    assert changed[-1]["decision"] == "expired"

@@ -111,6 +111,19 @@ def test_attachments_by_button_paste_and_drop_and_the_vision_gate(lab, page):
     )
     assert nb.print_value("[(a.name, a.size) for a in s.cards[0].attachments]") == "[('notes.txt', 900)]"
 
+    # A file that would take the message past 32 MB is refused by name; nothing else is lost (T18).
+    root.locator("[data-testid='mw-composer']").evaluate(
+        """el => {
+          const data = new DataTransfer();
+          data.items.add(new File([new Uint8Array(33 * 1024 * 1024)], "huge.bin"));
+          el.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
+        }"""
+    )
+    expect(root.locator("[data-testid='mw-notice']")).to_contain_text(
+        "“huge.bin” (33.0 MB) was not attached: a message takes at most 32 MB"
+    )
+    expect(root.locator("[data-testid='mw-attachment']")).to_have_count(0)
+
     # A dropped image: the composer warns at once, the session refuses the send, nothing is lost.
     before = nb.print_value("len(s.cards)")
     root.locator("[data-testid='mw-composer']").evaluate(
