@@ -93,6 +93,21 @@ export class CardList {
     this.slots.delete(id);
   }
 
+  /** The line that shows where a new card would go follows the mouse: upper half before, lower after. */
+  hover(event: MouseEvent): void {
+    const el = (event.target as HTMLElement).closest(".mw-card") as HTMLElement | null;
+    this.clearHover(el);
+    if (!el || el.classList.contains("mw-editing")) return;
+    const rect = el.getBoundingClientRect();
+    el.dataset.hover = event.clientY < rect.top + rect.height / 2 ? "before" : "after";
+  }
+
+  clearHover(keep: HTMLElement | null = null): void {
+    for (const el of this.inner.querySelectorAll<HTMLElement>("[data-hover]")) {
+      if (el !== keep) delete el.dataset.hover;
+    }
+  }
+
   scrollToIndex(index: number): void {
     this.virtualizer.scrollToIndex(index, { align: "auto" });
   }

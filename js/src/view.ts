@@ -6,7 +6,9 @@ import { Composer, type Outgoing } from "./composer";
 import { ContextMenu, type MenuEntry } from "./menu";
 import { Panels, ring, type PanelName } from "./panels";
 import type { Action, CardData, ContextMsg, HistoryRow, KernelMsg, ResultMsg, SnapshotMsg, ToolInfo } from "./protocol";
+import { BoxSelection } from "./selection";
 import { TimelineState } from "./state";
+import { sendFiles } from "./upload";
 import { type Editor, makeEditor } from "./editor";
 import { CardList, type Slot } from "./list";
 
@@ -43,7 +45,6 @@ export class TimelineView {
   private sessionState = "idle";
   private tools: ToolInfo[] = [];
   private chunk = 2 * 1024 * 1024;
-  private uploadCount = 0;
   private heartbeat = 0;
   private readonly reasons = new Map<string, string>();
   private kinds: string[] = ["system_prompt", "user_input", "thinking", "model_reply"];
@@ -54,11 +55,15 @@ export class TimelineView {
   private readonly editors = new Map<string, Editor>();
   private readonly errors = new Map<string, string>();
   private readonly open = new Set<string>();
-  private readonly selected = new Set<string>();
+  private readonly selected = new BoxSelection(
+    (a, b) => this.state.range(a, b),
+    (ids) => {
+      for (const id of ids) this.dirty(id);
+      this.schedule();
+    },
+  );
   private drafts: Draft[] = [];
   private draftCount = 0;
-  private selectAnchor: string | null = null;
-  private dragging = false;
   private focusAfterRender: string | null = null;
   private noticeTimer = 0;
   private readonly menu = new ContextMenu();
@@ -184,9 +189,9 @@ export class TimelineView {
     });
     this.list.inner.addEventListener("mousedown", (event) => this.mouseDown(event));
     this.list.inner.addEventListener("mouseover", (event) => this.mouseOver(event));
-    this.list.inner.addEventListener("mousemove", (event) => this.hoverHalf(event));
-    this.list.inner.addEventListener("mouseleave", () => this.clearHover());
-    const up = () => (this.dragging = false);
+    this.list.inner.addEventListener("mousemove", (event) => !this.menu.isOpen && this.list.hover(event));
+    this.list.inner.addEventListener("mouseleave", () => !this.menu.isOpen && this.list.clearHover());
+    const up = () => this.selected.up();
     window.addEventListener("mouseup", up);
     this.cleanups.push(() => window.removeEventListener("mouseup", up));
     this.list.scroller.addEventListener("contextmenu", (event) => this.contextMenu(event));
@@ -277,7 +282,7 @@ export class TimelineView {
     this.list.forget(id);
     this.editors.delete(id);
     this.errors.delete(id);
-    this.selected.delete(id);
+    this.selected.forget(id);
     this.open.delete(id);
     this.drafts = this.drafts.filter((d) => d.anchor !== id || d.id === id);
   }
@@ -467,7 +472,7 @@ export class TimelineView {
     if (act === "reexecute") this.act({ action: "reexecute", card_id: id }, (r) => !r.ok && this.cardOrComposerError(id, r.message));
     else if (act === "approve" || act === "approve-always" || act === "reject") this.decide(id, act);
     else if (act === "edit") this.startEdit(id);
-    else if (act === "delete") this.remove(this.selected.has(id) ? [...this.selected] : [id]);
+    else if (act === "delete") this.remove(this.selected.targets(id));
     else if (!(event.ctrlKey || event.metaKey || event.shiftKey) && this.selected.size && !inTextBox(event.target)) {
       this.setSelection([]);
     }
@@ -476,50 +481,16 @@ export class TimelineView {
   private mouseDown(event: MouseEvent): void {
     const id = this.cardIdOf(event.target);
     if (!id || id.startsWith("draft-") || event.button !== 0 || inTextBox(event.target)) return;
-    if (event.ctrlKey || event.metaKey) {
-      // Ctrl/Cmd+drag selects a range of cards (T10).
-      event.preventDefault();
-      this.dragging = true;
-      this.selectAnchor = id;
-      this.setSelection([id]);
-    } else if (event.shiftKey && this.selectAnchor) {
-      event.preventDefault();
-      this.setSelection(this.state.range(this.selectAnchor, id));
-    }
+    if (this.selected.down(id, event)) event.preventDefault();
   }
 
   private mouseOver(event: MouseEvent): void {
-    if (!this.dragging || !this.selectAnchor) return;
     const id = this.cardIdOf(event.target);
-    if (id && !id.startsWith("draft-")) this.setSelection(this.state.range(this.selectAnchor, id));
+    if (id && !id.startsWith("draft-")) this.selected.over(id);
   }
 
   private setSelection(ids: string[]): void {
-    for (const id of this.selected) this.dirty(id);
-    this.selected.clear();
-    for (const id of ids) {
-      this.selected.add(id);
-      this.dirty(id);
-    }
-    this.schedule();
-  }
-
-  /** The line that shows where a new card would go follows the mouse: upper half before, lower after. */
-  private hoverHalf(event: MouseEvent): void {
-    if (this.menu.isOpen) return;
-    const el = (event.target as HTMLElement).closest(".mw-card") as HTMLElement | null;
-    this.clearHover(el);
-    if (!el || el.classList.contains("mw-editing")) return;
-    const rect = el.getBoundingClientRect();
-    const where = event.clientY < rect.top + rect.height / 2 ? "before" : "after";
-    el.dataset.hover = where;
-  }
-
-  private clearHover(keep: HTMLElement | null = null): void {
-    if (this.menu.isOpen) return;
-    for (const el of this.list.inner.querySelectorAll<HTMLElement>("[data-hover]")) {
-      if (el !== keep) delete el.dataset.hover;
-    }
+    this.selected.set(ids);
   }
 
   private contextMenu(event: MouseEvent): void {
@@ -557,7 +528,7 @@ export class TimelineView {
       entries.push({
         label: many ? `Delete ${this.selected.size} cards` : "Delete",
         testid: "delete",
-        run: () => this.remove(many ? [...this.selected] : [id]),
+        run: () => this.remove(this.selected.targets(id)),
       });
       entries.push({ separator: true });
       entries.push({ label: "Fork from here (the cards above)", testid: "fork", run: () => this.copy("fork", id) });
@@ -609,7 +580,7 @@ export class TimelineView {
     } else if ((event.key === "Enter" || event.key === "F2") && id && !mod) {
       this.startEdit(id);
     } else if ((event.key === "Delete" || event.key === "Backspace") && id) {
-      this.remove(this.selected.has(id) ? [...this.selected] : [id]);
+      this.remove(this.selected.targets(id));
     } else if ((event.key === "ArrowDown" || event.key === "ArrowUp") && id) {
       const at = this.list.rows.indexOf(id) + (event.key === "ArrowDown" ? 1 : -1);
       if (at < 0 || at >= this.list.rows.length) return;
@@ -643,28 +614,12 @@ export class TimelineView {
       this.act({ action: "command", text: out.text }, (r) => finish(r, !!r.data?.sent));
       return;
     }
-    this.upload(out.files)
+    sendFiles(this.model, this.viewId, out.files, this.chunk)
       .then((ids) => this.act({ action: "send", text: out.text, attachments: ids }, (r) => finish(r, true)))
       .catch((exc: Error) => {
         this.showNotice("error", `The attachments could not be read: ${exc.message}. Nothing was sent.`);
         done(false);
       });
-  }
-
-  /** Send files to the kernel in chunks small enough for a websocket frame; returns their upload ids. */
-  private async upload(files: File[]): Promise<string[]> {
-    const ids: string[] = [];
-    for (const file of files) {
-      const id = `${this.viewId}-${++this.uploadCount}`;
-      const bytes = await file.arrayBuffer();
-      for (let offset = 0; offset === 0 || offset < bytes.byteLength; offset += this.chunk) {
-        const meta = { type: "upload", view: this.viewId, upload_id: id, name: file.name, media_type: file.type, size: bytes.byteLength, offset };
-        this.model.send(meta, undefined, [bytes.slice(offset, offset + this.chunk)]);
-        if (bytes.byteLength === 0) break;
-      }
-      ids.push(id);
-    }
-    return ids;
   }
 
   /** Approve, approve always, or reject the pending tool call, with the reason typed on the card (A1, A2). */
