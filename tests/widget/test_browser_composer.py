@@ -188,3 +188,28 @@ def test_approval_card_and_the_tool_call_form(lab, page):
         "[c.result for c in s.cards if c.kind == 'tool_call' and c.name == 'ls'][0]"
     )
     expect(tool.locator("[data-testid='mw-reexecute']")).to_have_count(0)  # bash is not re-executable
+
+
+def test_a_closed_tab_stops_its_views_store_watch(lab, page, browser):
+    nb = Notebook.open(page, lab)
+    code = ATTACH + (
+        "from mewrk_jupyter.widget import timeline as wt\n"
+        "wt.HEARTBEAT_EVERY, wt.VIEW_TIMEOUT = 0.5, 3.0\n"
+        "s = mw.Session.new()\n"
+        "w = s.widget()\n"
+        "w"
+    )
+    _widget_cell(nb, code)
+    assert nb.print_value("(len(w._views), w._watcher is not None and w._watcher.is_alive())") == "(1, True)"
+    page.close()  # the tab goes away with its output still in the notebook
+
+    other = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    again = Notebook.open(other, lab, nb.path)  # the same kernel, from a new tab that shows no widget
+    try:
+        expect(again.cells.first).to_be_visible()
+        for _ in range(20):
+            if again.print_value("(len(w._views), w._watcher is None)") == "(0, True)":
+                break
+        assert again.print_value("(len(w._views), w._watcher is None)") == "(0, True)"
+    finally:
+        other.context.close()
