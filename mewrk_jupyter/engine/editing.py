@@ -10,7 +10,7 @@ from typing import Any
 from ..cards import rules
 from ..cards.models import Card, ModelReply
 from ..cards.undo import UNDO, CardChange, CardState, UndoStep
-from ..errors import InvalidInput, NothingToUndo, SessionBusy
+from ..errors import InvalidInput, NotEditable, NothingToUndo, SessionBusy
 from ..store import cards as card_rows
 from . import approvals
 from .events import SessionEvent
@@ -87,6 +87,12 @@ class TimelineEdits:
         ids = list(dict.fromkeys(self._resolve_id(c) for c in card_ids))
         timeline = self._loaded()
         states = [(cid, *timeline.get(cid)) for cid in ids]
+        waiting = approvals.pending_approval(self)
+        if waiting is not None and waiting.id in ids and self.state == "awaiting_approval":
+            raise NotEditable(
+                "This approval is waiting for your decision: approve or reject it (a rejection can carry "
+                "a reason); it cannot be deleted."
+            )
 
         def write(conn):
             for cid in ids:

@@ -183,3 +183,14 @@ def test_deciding_while_this_process_still_streams_waits_for_the_pause(workspace
     assert s.state == "running"
     s.approve()
     assert (workspace / "notes.txt").read_text() == "hello" and s.state == "idle"
+
+
+def test_a_waiting_approval_cannot_be_deleted_but_its_tool_call_can(workspace):
+    s = paused(workspace)
+    approval = s.pending_approval
+    with pytest.raises(mw.NotEditable, match="waiting for your decision"):
+        s.delete(approval.id)
+    s.delete(approval.tool_card_id)  # the person removed the call: approving runs nothing
+    s.approve()
+    assert not (workspace / "notes.txt").exists() and s.state == "idle"
+    assert s.cards[-1].kind == "model_reply"
