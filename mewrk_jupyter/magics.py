@@ -18,7 +18,7 @@ from IPython.display import display
 
 from .engine.render import timeline_markdown
 from .engine.session import Session, list_sessions
-from .errors import CardNotFound, MewrkError
+from .errors import MewrkError
 from .turn_view import TurnView, markdown_bundle, turn_markdown
 
 NO_SESSION = "No current session — `%mewrk new` starts one, `%mewrk use ID` picks one."
@@ -157,13 +157,8 @@ def parse(cmd: Command, rest: str, body: str | None) -> tuple[list[str], str]:
 
 
 def card_id(session: Session, ref: str) -> str:
-    """A card id from an id, an id prefix, or a position from the end such as `-1`."""
-    if re.fullmatch(r"-\d+", ref):
-        cards = session.cards
-        if not 1 <= -int(ref) <= len(cards):
-            raise CardNotFound(f"No card at position {ref}: the timeline has {len(cards)} cards.")
-        return cards[int(ref)].id
-    return ref
+    """A card id from an id, an id prefix, or a position from the end such as `-1` (the session reads it)."""
+    return session.card(ref).id
 
 
 # ---- the magic -----------------------------------------------------------------------------------

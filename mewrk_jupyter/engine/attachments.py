@@ -77,15 +77,21 @@ def to_attachment(item: Attachment | str | os.PathLike) -> Attachment:
     path = Path(item).expanduser()
     if not path.is_file():
         raise InvalidInput(f"Cannot attach {path}: no such file.")
-    data = path.read_bytes()
-    media_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    return attachment_from_bytes(path.name, path.read_bytes())
+
+
+def attachment_from_bytes(name: str, data: bytes, media_type: str | None = None) -> Attachment:
+    """An Attachment of a file's bytes (a widget upload, a paste), read as a file of that name would be."""
+    name = Path(name.replace("\\", "/")).name or "file"
+    guessed = mimetypes.guess_type(name)[0]
+    media_type = guessed or media_type or "application/octet-stream"
     text = None
     if media_type.startswith("text/") or media_type in ("application/json", "application/x-yaml"):
         text = data.decode("utf-8", errors="replace")
     elif media_type == PDF:
         text = _pdf_text_or_none(data)
     return Attachment(
-        name=path.name, media_type=media_type, data=base64.b64encode(data).decode(), size=len(data), text=text
+        name=name, media_type=media_type, data=base64.b64encode(data).decode(), size=len(data), text=text
     )
 
 

@@ -6,6 +6,7 @@ A person's changes live in `editing.py`, turns in `turns.py`; both are mixed int
 from __future__ import annotations
 
 import json
+import re
 import threading
 import uuid
 import weakref
@@ -15,7 +16,7 @@ from typing import Any
 
 from ..cards.models import Approval, Card, ModelReply, ToolCall
 from ..errors import CardNotFound, InvalidInput, SessionNotFound
-from ..providers.base import ToolSpec
+from ..providers.base import ModelInfo, ToolSpec
 from ..providers.registry import default_model, prices_of, resolve
 from ..store import approvals as resume_rows
 from ..store import cards as card_rows
@@ -155,7 +156,7 @@ class Session(TimelineEdits, TurnControl):
         return CardList(self._loaded().cards)
 
     def card(self, card_id: str | Card) -> Card:
-        """One card, by id or unambiguous id prefix."""
+        """One card, by id, unambiguous id prefix, or position from the end (`"-1"`: the last card)."""
         timeline = self._loaded()
         return timeline.get(self._resolve_id(card_id))[1]
 
@@ -166,6 +167,12 @@ class Session(TimelineEdits, TurnControl):
         timeline = self._loaded()
         if card_id in timeline.key_of:
             return card_id
+        if re.fullmatch(r"-\d+", card_id):  # a position from the end: `-1` is the last card
+            if not 1 <= -int(card_id) <= len(timeline.cards):
+                raise CardNotFound(
+                    f"No card at position {card_id}: the timeline has {len(timeline.cards)} cards."
+                )
+            return timeline.cards[int(card_id)].id
         matches = [cid for cid in timeline.key_of if cid.startswith(card_id)]
         if len(matches) == 1:
             return matches[0]
@@ -215,6 +222,11 @@ class Session(TimelineEdits, TurnControl):
                 self._db.conn(), self.id, lambda model: prices_of(model, self.workspace.home)
             ).model_dump(),
         )
+
+    @property
+    def model_info(self) -> ModelInfo:
+        """What the engine knows of the session's model: window, vision, thinking, prices."""
+        return resolve(self.settings.model, self.workspace.home)[1]
 
     @property
     def pending_approval(self) -> Approval | None:

@@ -12,7 +12,6 @@ from typing import Any
 from ..cards.models import ToolCall, card_from_dict
 from ..cards.rules import INSERTABLE
 from ..errors import InvalidInput, MewrkError
-from ..providers.registry import resolve
 from . import commands
 from .payloads import context_payload, history_entry, history_rows
 
@@ -99,7 +98,7 @@ class Actions:
     def model_has_vision(self) -> bool:
         """Whether the session's model takes images (T19); the composer warns before a send is refused."""
         try:
-            return bool(resolve(self.session.settings.model, self.session.workspace.home)[1].vision)
+            return self.session.model_info.vision
         except MewrkError:
             return False
 

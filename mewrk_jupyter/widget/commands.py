@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InvalidInput
-from ..magics import card_id
 
 
 @dataclass(frozen=True)
@@ -33,7 +32,7 @@ class SlashCommand:
 
 def card_ref(session: Any, ref: str | None) -> str:
     """A card id from an id, an id prefix or a position from the end; the last card by default."""
-    return card_id(session, ref or "-1")  # the magics' own reading, so `-1` means the same in both
+    return session.card(ref or "-1").id  # the session reads positions, so `-1` means the same everywhere
 
 
 def _sentence(text: str) -> str:

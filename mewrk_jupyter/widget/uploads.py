@@ -8,14 +8,12 @@ handed to `Session.send(attachments=…)`, which refuses the whole message above
 
 from __future__ import annotations
 
-import tempfile
 import threading
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ..cards.models import Attachment
-from ..engine.attachments import to_attachment
+from ..engine.attachments import attachment_from_bytes
 from ..errors import InvalidInput
 
 CHUNK = 2 * 1024 * 1024
@@ -89,11 +87,4 @@ class Uploads:
 
 def _attachment(upload: Upload) -> Attachment:
     """The engine's own reading of the file, as if it had been attached by path."""
-    name = Path(upload.name.replace("\\", "/")).name or "file"
-    with tempfile.TemporaryDirectory(prefix="mewrk-upload-") as folder:
-        path = Path(folder) / name
-        path.write_bytes(bytes(upload.data))
-        attachment = to_attachment(path)
-    if attachment.media_type == "application/octet-stream" and upload.media_type:
-        attachment = attachment.model_copy(update={"media_type": upload.media_type})
-    return attachment
+    return attachment_from_bytes(upload.name, bytes(upload.data), upload.media_type or None)

@@ -78,3 +78,13 @@ def test_a_pdf_attachment_holding_only_its_text_goes_as_text_and_one_holding_not
     assert s.history[-1].request["messages"][0]["parts"][0]["text"] == "the text"
     with pytest.raises(mw.InvalidInput, match="`b.pdf` holds neither the PDF nor its text"):
         s.send("read", attachments=[mw.Attachment(name="b.pdf", media_type="application/pdf")])
+
+
+def test_bytes_are_read_as_a_file_of_that_name_would_be(workspace):
+    from mewrk_jupyter.engine.attachments import attachment_from_bytes
+
+    text = attachment_from_bytes("C:\\notes\\todo.md", b"- milk\n")
+    assert (text.name, text.media_type, text.text, text.size) == ("todo.md", "text/markdown", "- milk\n", 7)
+    blob = attachment_from_bytes("data", b"\x00\x01", "image/png")
+    assert blob.media_type == "image/png" and blob.text is None
+    assert mw.Session.new().model_info.vision is False

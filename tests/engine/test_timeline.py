@@ -126,3 +126,14 @@ def test_engine_made_read_only_cards_refuse_edits_but_can_be_deleted(workspace):
         s.edit(subagent.id, text="x")
     s.delete(preview.id, secret.id, subagent.id)
     assert s.cards == []
+
+
+def test_a_card_can_be_named_by_its_position_from_the_end(workspace):
+    s = mw.Session.new()
+    first = s.insert(mw.UserInput(text="one"))
+    last = s.insert(mw.UserInput(text="two"))
+    assert s.card("-1").id == last.id and s.card("-2").id == first.id
+    with pytest.raises(mw.CardNotFound, match="No card at position -3: the timeline has 2 cards"):
+        s.card("-3")
+    s.edit("-1", text="changed")
+    assert s.cards[-1].text == "changed"
