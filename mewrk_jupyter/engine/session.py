@@ -183,21 +183,12 @@ class Session(TimelineEdits, TurnControl):
     @property
     def history(self) -> HistoryList:
         """Every request exactly as it was sent, with what came back (T17)."""
-        rows = history_rows.load_history(self._db.conn(), self.id)
-        return HistoryList(
-            HistoryEntry(
-                id=row["id"],
-                run_id=row["run_id"],
-                model=row["model"],
-                protocol=row["protocol"],
-                started_at=row["started_at"],
-                ended_at=row["ended_at"],
-                request=json.loads(row["request"]),
-                response=json.loads(row["response"]) if row["response"] else None,
-                error=row["error"],
-            )
-            for row in rows
-        )
+        return HistoryList(_history_entry(row) for row in history_rows.load_history(self._db.conn(), self.id))
+
+    def history_entry(self, entry_id: int) -> HistoryEntry | None:
+        """One request of the history by its id, without reading the others; None if there is none."""
+        row = history_rows.load_entry(self._db.conn(), self.id, entry_id)
+        return _history_entry(row) if row is not None else None
 
     @property
     def context(self) -> ContextInfo:
@@ -368,3 +359,17 @@ def _state_of(conn, session_id: str) -> str:
     if row is not None and not run_rows.is_stale(row):
         return "running"
     return "awaiting_approval" if resume_rows.has_resume_point(conn, session_id) else "idle"
+
+
+def _history_entry(row) -> HistoryEntry:
+    return HistoryEntry(
+        id=row["id"],
+        run_id=row["run_id"],
+        model=row["model"],
+        protocol=row["protocol"],
+        started_at=row["started_at"],
+        ended_at=row["ended_at"],
+        request=json.loads(row["request"]),
+        response=json.loads(row["response"]) if row["response"] else None,
+        error=row["error"],
+    )

@@ -39,6 +39,13 @@ def load_history(conn: sqlite3.Connection, session_id: str) -> list[sqlite3.Row]
     return conn.execute("SELECT * FROM history WHERE session_id = ? ORDER BY id", (session_id,)).fetchall()
 
 
+def load_entry(conn: sqlite3.Connection, session_id: str, entry_id: int) -> sqlite3.Row | None:
+    """One history row of a session, or None."""
+    return conn.execute(
+        "SELECT * FROM history WHERE session_id = ? AND id = ?", (session_id, entry_id)
+    ).fetchone()
+
+
 def last_usage(conn: sqlite3.Connection, session_id: str) -> dict[str, Any] | None:
     """The usage figures of the session's most recent answered request, or None."""
     row = conn.execute(

@@ -87,12 +87,7 @@ def history_rows(session: Any) -> list[dict[str, Any]]:
 
 def history_entry(session: Any, entry_id: int) -> dict[str, Any] | None:
     """One request exactly as sent, with what came back; None when the session has no such entry."""
-    for entry in session.history:
-        if entry.id == entry_id:
-            return {
-                "id": entry.id,
-                "request": entry.request,
-                "response": entry.response,
-                "error": entry.error,
-            }
-    return None
+    entry = session.history_entry(entry_id)
+    if entry is None:
+        return None
+    return {"id": entry.id, "request": entry.request, "response": entry.response, "error": entry.error}

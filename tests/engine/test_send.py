@@ -173,3 +173,14 @@ def test_context_figures_come_from_the_last_request(workspace):
     assert info.used == s.history[-1].response["usage"]["input_tokens"] > 0
     assert info.window == 32_000 and info.estimated
     assert set(info.by_kind) == {"user_input", "model_reply"}
+
+
+def test_one_history_entry_is_read_by_its_id(workspace):
+    s = mw.Session.new()
+    s.send("one")
+    s.send("two")
+    second = s.history[1]
+    assert s.history_entry(second.id) == second
+    assert s.history_entry(10_000) is None
+    other = mw.Session.new()
+    assert other.history_entry(second.id) is None  # an entry of another session is not this one's
