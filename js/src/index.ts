@@ -1,6 +1,7 @@
 // anywidget entry point: one TimelineView per rendered output of a TimelineWidget.
 import "./style.css";
-import { TimelineView, type WidgetModel } from "./view";
+import type { WidgetModel } from "./connection";
+import { TimelineView } from "./view";
 
 export default {
   render({ model, el }: { model: WidgetModel; el: HTMLElement }) {

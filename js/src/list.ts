@@ -19,6 +19,18 @@ export interface Slot {
   dirty: boolean;
 }
 
+/** The card (or draft) an event happened in, by its row id. */
+export function cardIdOf(target: EventTarget | null): string | null {
+  const el = (target as HTMLElement | null)?.closest?.(".mw-card") as HTMLElement | null;
+  return el?.dataset.cardId ?? null;
+}
+
+/** Text boxes keep the browser's own keys, clicks and menu. */
+export function inTextBox(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null;
+  return !!el && (el.tagName === "TEXTAREA" || el.tagName === "INPUT" || el.tagName === "SELECT" || el.isContentEditable);
+}
+
 export interface ListHooks {
   /** The row ids in order (cards and drafts). */
   rows: () => string[];
@@ -36,6 +48,8 @@ export class CardList {
   rows: string[] = [];
   /** Keep the newest card in sight while the person has not scrolled up. */
   stick = true;
+  /** The row to focus once it is drawn (a new editor, the next card on an arrow key); `rendered` does it. */
+  focusNext: string | null = null;
   private readonly slots = new Map<string, Slot>();
   private readonly virtualizer: Virtualizer<HTMLElement, HTMLElement>;
   private frame = 0;

@@ -1,6 +1,6 @@
 // Files travel to the kernel in binary chunks small enough for one websocket frame (the Jupyter server
 // takes frames of up to 10 MB); the kernel puts them together (mewrk_jupyter/widget/uploads.py).
-import type { WidgetModel } from "./view";
+import type { WidgetModel } from "./connection";
 
 let counter = 0;
 

@@ -1,0 +1,67 @@
+// What a card's buttons, its menu and the Delete key ask of the session: delete, fork, branch, re-execute,
+// and the approval decisions with the reason typed on the card (A1, A2). A refusal shows on the card while
+// it is drawn, else in the notice line.
+import type { Editing } from "./editing";
+import type { CardList } from "./list";
+import type { Action, ResultMsg } from "./protocol";
+import type { BoxSelection } from "./selection";
+
+export interface CardActionsHost {
+  act(action: Action, done: (result: ResultMsg) => void): void;
+  notice(level: "info" | "error", text: string): void;
+}
+
+export type Decision = "approve" | "approve-always" | "reject";
+
+export class CardActions {
+  /** The reason typed on each waiting approval, kept while its card is redrawn. */
+  readonly reasons = new Map<string, string>();
+  /** "Confirm before delete" is a session setting, off by default (T8); a delete is undoable anyway. */
+  confirmDelete = false;
+
+  constructor(
+    private readonly list: CardList,
+    private readonly editing: Editing,
+    private readonly selected: BoxSelection,
+    private readonly host: CardActionsHost,
+  ) {}
+
+  /** Delete the card, or the whole selection when the card is in it. */
+  remove(id: string): void {
+    const ids = this.selected.targets(id);
+    if (this.confirmDelete && !window.confirm(ids.length > 1 ? `Delete ${ids.length} cards?` : "Delete this card?")) return;
+    this.host.act({ action: "delete", card_ids: ids }, (result) => {
+      if (!result.ok) this.error(ids[0], result.message);
+      else this.selected.set([]);
+    });
+  }
+
+  copy(how: "fork" | "branch", id: string): void {
+    this.host.act({ action: how, card_id: id }, (result) => {
+      if (!result.ok) this.error(id, result.message);
+      else this.host.notice("info", result.message ?? "");
+    });
+  }
+
+  reexecute(id: string): void {
+    this.host.act({ action: "reexecute", card_id: id }, (r) => !r.ok && this.error(id, r.message));
+  }
+
+  /** Approve, approve always, or reject the pending tool call, with the reason typed on the card. */
+  decide(id: string, how: Decision): void {
+    const reason = this.reasons.get(id) ?? "";
+    const done = (r: ResultMsg) => {
+      if (!r.ok) return this.error(id, r.message);
+      this.reasons.delete(id);
+      this.host.notice("info", r.message ?? "");
+    };
+    if (how === "reject") this.host.act({ action: "reject", card_id: id, reason }, done);
+    else this.host.act({ action: "approve", card_id: id, reason, always: how === "approve-always" }, done);
+  }
+
+  private error(id: string | undefined, message?: string): void {
+    const text = message ?? "That did not work.";
+    if (id && this.list.has(id)) this.editing.showError(id, text);
+    else this.host.notice("error", text);
+  }
+}

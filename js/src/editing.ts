@@ -1,0 +1,116 @@
+// In-place editing (T6) and the saving of drafts as new cards (T4, T5): which rows have an editor open,
+// the error each row shows, and what Save asks of the session (edit, insert, or a recorded tool call).
+import { Drafts, type Where, isDraft } from "./drafts";
+import { type Editor, makeEditor } from "./editor";
+import type { CardList } from "./list";
+import type { Action, CardData, ResultMsg, ToolInfo } from "./protocol";
+import type { TimelineState } from "./state";
+
+export interface EditingHost {
+  act(action: Action, done: (result: ResultMsg) => void): void;
+  /** The tools a new tool call may name. */
+  tools(): ToolInfo[];
+}
+
+export class Editing {
+  readonly editors = new Map<string, Editor>();
+  readonly drafts = new Drafts();
+  /** The fields each kind of card may have edited, as the session says. */
+  editable: Record<string, string[]> = {};
+  private readonly errors = new Map<string, string>();
+
+  constructor(
+    private readonly state: TimelineState,
+    private readonly list: CardList,
+    private readonly host: EditingHost,
+  ) {}
+
+  canEdit(card: CardData): boolean {
+    if (!(card.kind in this.editable)) return false;
+    if (card.kind === "model_reply" && card.complete === false) return false;
+    return !(card.kind === "thinking" && card.encrypted);
+  }
+
+  error(id: string): string | undefined {
+    return this.errors.get(id);
+  }
+
+  /** Show an error on a row (until it is saved, cancelled or edited again). */
+  showError(id: string, text: string): void {
+    this.errors.set(id, text);
+    this.list.dirty(id);
+    this.list.schedule();
+  }
+
+  start(id: string): void {
+    const card = this.state.get(id);
+    if (!card) return;
+    if (!this.canEdit(card)) return this.showError(id, "This card cannot be edited.");
+    this.editors.set(id, this.editorFor(id, card));
+    this.errors.delete(id);
+    this.list.dirty(id);
+    this.list.focusNext = id;
+    this.list.schedule();
+  }
+
+  /** Open an editor for a new card of `kind`, before or after `anchor` (at the end when it is null). */
+  startDraft(kind: string, anchor: string | null, where: Where): void {
+    const draft = this.drafts.add(kind, anchor, where);
+    this.editors.set(draft.id, this.editorFor(draft.id, undefined));
+    this.list.focusNext = draft.id;
+    this.list.schedule();
+  }
+
+  cancel(id: string): void {
+    this.editors.delete(id);
+    this.errors.delete(id);
+    if (isDraft(id)) {
+      const draft = this.drafts.get(id);
+      this.drafts.remove(id);
+      this.list.forget(id);
+      this.list.focusNext = draft?.anchor ?? null;
+    } else {
+      this.list.dirty(id);
+      this.list.focusNext = id;
+    }
+    this.list.schedule();
+  }
+
+  save(id: string, execute = false): void {
+    const editor = this.editors.get(id);
+    if (!editor) return;
+    let fields: Record<string, unknown>;
+    try {
+      fields = editor.fields();
+    } catch (exc) {
+      return this.showError(id, (exc as Error).message);
+    }
+    const draft = this.drafts.get(id);
+    const done = (result: ResultMsg) => {
+      if (!result.ok) return this.showError(id, result.message ?? "That did not work.");
+      const newId = result.data?.card_id as string | undefined;
+      this.cancel(id);
+      if (newId) this.list.focusNext = newId;
+    };
+    if (draft?.kind === "tool_call") {
+      const { name, params, result } = fields as { name: string; params: Record<string, unknown>; result: string | null };
+      this.host.act({ action: "tool_call", name, params, result, execute, anchor: draft.anchor, where: draft.where }, done);
+    } else if (draft) this.host.act({ action: "insert", kind: draft.kind, fields, anchor: draft.anchor, where: draft.where }, done);
+    else this.host.act({ action: "edit", card_id: id, fields }, done);
+  }
+
+  /** A card is gone: its editor, its error and the drafts inserted at it go too. */
+  forget(id: string): void {
+    this.editors.delete(id);
+    this.errors.delete(id);
+    this.drafts.forgetAnchor(id);
+  }
+
+  private editorFor(id: string, card: CardData | undefined): Editor {
+    const draftKind = this.drafts.get(id)?.kind;
+    return makeEditor(card, draftKind === "tool_call" && !card ? this.host.tools() : null, {
+      save: (execute) => this.save(id, execute),
+      cancel: () => this.cancel(id),
+    });
+  }
+}
