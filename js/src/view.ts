@@ -299,7 +299,12 @@ export class TimelineView {
       if (sent) this.list.stick = true;
       done(true);
     };
-    if (out.text.startsWith("/") && !out.files.length) {
+    if (out.text.startsWith("/")) {
+      if (out.files.length) {
+        // A command takes no files: keep both rather than guess which one the person meant.
+        this.notice.show("error", "A /command runs without attachments — remove the files, or start with a space to send them with this text.");
+        return done(false);
+      }
       this.link.act({ action: "command", text: out.text }, (r) => finish(r, !!r.data?.sent));
       return;
     }

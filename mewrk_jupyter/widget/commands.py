@@ -145,7 +145,10 @@ def run_command(session: Any, line: str) -> tuple[str, dict[str, Any]]:
     name, _, rest = line[1:].partition(" ")
     command = COMMANDS.get(name.strip().lower())
     if command is None or not command.available(session):
-        raise InvalidInput(f"Unknown command /{name} — type /help to see the commands.")
+        raise InvalidInput(
+            f"Unknown command /{name} — type /help to see the commands, "
+            "or start with a space to send the text as a message."
+        )
     free = command.synopsis.endswith("[REASON]")
     if free:
         args, text = [], rest

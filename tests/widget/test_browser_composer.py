@@ -139,6 +139,14 @@ def test_attachments_by_button_paste_and_drop_and_the_vision_gate(lab, page):
     expect(box).to_have_value("what is this?")
     assert nb.print_value("len(s.cards)") == before
 
+    # A /command with files attached runs nothing and keeps both (N4).
+    box.fill("/undo")
+    root.locator("[data-testid='mw-send']").click()
+    expect(notice).to_contain_text("A /command runs without attachments")
+    expect(root.locator("[data-testid='mw-attachment']")).to_contain_text("cat.png")
+    expect(box).to_have_value("/undo")
+    assert nb.print_value("len(s.cards)") == before
+
 
 def test_approval_card_and_the_tool_call_form(lab, page):
     nb = Notebook.open(page, lab)
