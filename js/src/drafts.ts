@@ -33,9 +33,14 @@ export class Drafts {
     this.drafts = this.drafts.filter((d) => d.id !== id);
   }
 
-  /** A card is gone: the drafts inserted at it go with it. */
+  /** A card is gone: drafts written beside it move to the end, so that nothing typed is lost. */
   forgetAnchor(id: string): void {
-    this.drafts = this.drafts.filter((d) => d.anchor !== id || d.id === id);
+    for (const draft of this.drafts) {
+      if (draft.anchor === id) {
+        draft.anchor = null;
+        draft.where = "after";
+      }
+    }
   }
 
   /** The rows of the list: the cards in order, each draft beside its anchor (at the end without one). */

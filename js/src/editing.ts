@@ -99,7 +99,7 @@ export class Editing {
     else this.host.act({ action: "edit", card_id: id, fields }, done);
   }
 
-  /** A card is gone: its editor, its error and the drafts inserted at it go too. */
+  /** A card is gone: its editor and error go too; drafts written beside it stay, at the end. */
   forget(id: string): void {
     this.editors.delete(id);
     this.errors.delete(id);

@@ -85,6 +85,20 @@ def test_context_menu_inserts_above_by_the_upper_half_and_escape_cancels(lab, pa
     expect(root.locator(".mw-card.mw-draft")).to_have_count(0)
     assert nb.print_value("len(s.cards)") == "3"
 
+    # A draft whose card is deleted elsewhere keeps its text and is saved at the end: nothing typed is lost.
+    reply.locator(".mw-card-body").click()
+    page.keyboard.press("Shift+F10")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    draft = root.locator(".mw-card.mw-draft")
+    draft.locator("textarea").fill("still here")
+    assert nb.print_value("len(s.delete(s.cards[-1].id))") == "1"
+    expect(root.locator(".mw-card[data-kind='model_reply']")).to_have_count(0)
+    expect(draft.locator("textarea")).to_have_value("still here")
+    draft.locator("textarea").press("Control+Enter")
+    expect(root.locator(".mw-card.mw-draft")).to_have_count(0)
+    assert nb.print_value("[c.kind for c in s.cards]") == "['user_input', 'system_prompt', 'user_input']"
+
 
 def test_markdown_of_a_reply_is_sanitised(lab, page):
     nb = Notebook.open(page, lab)
