@@ -30,8 +30,20 @@ class ApprovalLost(MewrkError):
         super().__init__(message)
 
 
+def waiting_approval(session: Session) -> Approval | None:
+    """The pending approval whose paused turn can resume — found through its resume point, not a scan."""
+    approval_id = resume_rows.waiting_approval_id(session._db.conn(), session.id)
+    found = session._loaded().get(approval_id) if approval_id else None
+    if found and isinstance(found[1], Approval) and found[1].decision == "pending":
+        return found[1]
+    return None
+
+
 def pending_approval(session: Session) -> Approval | None:
-    """The approval card that waits for a decision, if any."""
+    """The approval card that waits for a decision, if any — also one whose resume point is lost."""
+    waiting = waiting_approval(session)
+    if waiting is not None:
+        return waiting
     for card in reversed(session._loaded().cards):
         if isinstance(card, Approval) and card.decision == "pending":
             return card
@@ -107,7 +119,7 @@ def _open_approval(session: Session, call: ToolCall, resume: dict[str, Any]) -> 
 
 def follow_edits(session: Session, card_ids: list[str]) -> None:
     """Keep a pending approval showing the input that will run when its tool call was edited or undone."""
-    approval = pending_approval(session)
+    approval = waiting_approval(session)  # edits must stay cheap on a long timeline: no scan here
     if approval is None or approval.tool_card_id not in card_ids:
         return
     found = session._loaded().get(approval.tool_card_id)

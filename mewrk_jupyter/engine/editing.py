@@ -87,8 +87,8 @@ class TimelineEdits:
         ids = list(dict.fromkeys(self._resolve_id(c) for c in card_ids))
         timeline = self._loaded()
         states = [(cid, *timeline.get(cid)) for cid in ids]
-        waiting = approvals.pending_approval(self)
-        if waiting is not None and waiting.id in ids and self.state == "awaiting_approval":
+        waiting = approvals.waiting_approval(self)
+        if waiting is not None and waiting.id in ids:
             raise NotEditable(
                 "This approval is waiting for your decision: approve or reject it (a rejection can carry "
                 "a reason); it cannot be deleted."

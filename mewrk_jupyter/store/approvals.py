@@ -26,6 +26,15 @@ def get_resume_point(conn: sqlite3.Connection, session_id: str, approval_id: str
     return json.loads(row[0]) if row else None
 
 
+def waiting_approval_id(conn: sqlite3.Connection, session_id: str) -> str | None:
+    """The approval card whose turn is paused, newest first, or None."""
+    row = conn.execute(
+        "SELECT approval_id FROM resume_points WHERE session_id = ? ORDER BY created_at DESC LIMIT 1",
+        (session_id,),
+    ).fetchone()
+    return row[0] if row else None
+
+
 def has_resume_point(conn: sqlite3.Connection, session_id: str) -> bool:
     """True when a turn of the session waits for an approval."""
     row = conn.execute("SELECT 1 FROM resume_points WHERE session_id = ? LIMIT 1", (session_id,)).fetchone()
