@@ -17,7 +17,7 @@ from typing import Any
 from ..cards.models import Approval, Card, ModelReply, ToolCall
 from ..errors import CardNotFound, InvalidInput, SessionNotFound
 from ..providers.base import ModelInfo, ToolSpec
-from ..providers.registry import default_model, prices_of, resolve
+from ..providers.registry import config_for, default_model, prices_of, resolve
 from ..store import approvals as resume_rows
 from ..store import cards as card_rows
 from ..store import history as history_rows
@@ -28,6 +28,7 @@ from . import approvals
 from .context import ContextInfo, session_spending, tokens_by_kind
 from .editing import TimelineEdits
 from .events import EventHub, Listener, SessionEvent
+from .policy import policy_for
 from .settings import SessionSettings
 from .timeline import Timeline
 from .toolbox import ToolBox
@@ -77,6 +78,7 @@ class Session(TimelineEdits, TurnControl):
         except ValueError as exc:
             raise InvalidInput(f"Invalid session settings: {exc}") from None
         resolve(parsed.model, ws.home)  # an unknown model is a clear error now, not at the first send
+        policy_for(config_for(ws.home), parsed.safety_level)  # so is an unknown safety level
         return cls._create(ws, title or "untitled", parsed, parent_id=None, cards=[])
 
     @classmethod

@@ -49,6 +49,11 @@ class ToolBox:
                 self._built_from = config
             return self._registry
 
+    def check(self) -> None:
+        """Raise ConfigError now, before anything is sent, if the tools or the safety level are misconfigured."""
+        self.registry  # noqa: B018  (building it checks the agent's tool list)
+        policy_for(config_for(self.session.workspace.home), self.session.settings.safety_level)
+
     def specs(self) -> list[ToolSpec]:
         """What the model is told about the tools, in every request."""
         return self.registry.specs()

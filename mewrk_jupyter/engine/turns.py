@@ -40,6 +40,7 @@ class TurnControl:
         # Refused before anything is sent: images without vision, PDFs without text for a text-only model.
         check_attachments([*self._loaded().cards, *([user] if user else [])], info, new=user)
         self._check_no_approval()
+        self._toolbox.check()
         approvals.abandon_lost(self)
         run = Run(self, user)
         run.start()

@@ -87,9 +87,14 @@ def test_deny_is_a_statement_to_the_model_not_a_run(workspace):
 
 
 def test_an_unknown_safety_level_is_a_clear_error_before_anything_runs(workspace):
-    s = mw.Session.new(safety_level="strict")
     with pytest.raises(mw.ConfigError, match=r"no safety level `strict`.*policy/strict.yaml"):
+        mw.Session.new(safety_level="strict")
+    policy(workspace, "allow: [ls]\n", level="strict")
+    s = mw.Session.new(safety_level="strict")
+    (workspace / ".mewrk" / "policy" / "strict.yaml").unlink()  # removed while the session lives
+    with pytest.raises(mw.ConfigError, match=r"no safety level `strict`"):
         s.send('call: ls {"path": "."}')
+    assert s.cards == [] and s.history == []  # refused before the question was stored or sent
 
 
 def test_a_reply_cut_at_the_output_limit_gets_a_host_message_asking_to_continue(
