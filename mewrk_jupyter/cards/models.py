@@ -42,6 +42,7 @@ class Attachment(BaseModel):
     size: int = 0
     sent_as: Literal["original", "extracted_text"] | None = None
     text: str | None = None
+    pages: int | None = None  # of a PDF, when it could be read
 
 
 class Card(BaseModel):

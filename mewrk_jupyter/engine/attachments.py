@@ -17,6 +17,8 @@ from ..errors import InvalidInput
 from ..providers.base import AttachmentPart, ModelInfo
 
 MAX_MESSAGE_BYTES = 32 * 1024 * 1024
+# Pages a protocol takes in one PDF document (Anthropic Messages: 100 per request).
+PDF_PAGE_LIMITS = {"anthropic-messages": 100}
 PDF = "application/pdf"
 
 
@@ -35,8 +37,8 @@ def _decoded(data: str) -> bytes:
         return b""
 
 
-def pdf_text(data: bytes) -> str:
-    """The text layer of a PDF, page after page; UnreadablePdf says why there is none."""
+def _page_texts(data: bytes) -> list[str]:
+    """The text of each page of a PDF; UnreadablePdf when it is encrypted or damaged."""
     from pypdf import PdfReader  # imported on first use: most sessions never see a PDF
     from pypdf.errors import DependencyError, FileNotDecryptedError
 
@@ -46,31 +48,38 @@ def pdf_text(data: bytes) -> str:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):  # an owner-only password still reads
             raise UnreadablePdf("it is encrypted")
-        pages = [(page.extract_text() or "").strip() for page in reader.pages]
+        return [(page.extract_text() or "").strip() for page in reader.pages]
     except UnreadablePdf:
         raise
     except (DependencyError, FileNotDecryptedError) as exc:  # AES needs `cryptography`, absent here
         raise UnreadablePdf("it is encrypted") from exc
     except Exception as exc:  # pypdf raises many kinds on a broken file; all mean the same here
         raise UnreadablePdf("it is damaged or not a PDF") from exc
-    text = "\n\n".join(page for page in pages if page)
+
+
+def pdf_text(data: bytes) -> str:
+    """The text layer of a PDF, page after page; UnreadablePdf says why there is none."""
+    text = "\n\n".join(page for page in _page_texts(data) if page)
     if not text:
         raise UnreadablePdf("it has no text layer, e.g. a scan")
     return text
 
 
-def _pdf_text_or_none(data: bytes) -> str | None:
+def _pdf_facts(data: bytes) -> tuple[str | None, int | None]:
+    """A PDF's text (None without a text layer) and its page count (None when it cannot be read)."""
     try:
-        return pdf_text(data)
+        pages = _page_texts(data)
     except UnreadablePdf:
-        return None
+        return None, None
+    return "\n\n".join(page for page in pages if page) or None, len(pages)
 
 
 def to_attachment(item: Attachment | str | os.PathLike) -> Attachment:
     """An Attachment as given, or one read from a file path."""
     if isinstance(item, Attachment):
         if item.media_type == PDF and item.text is None and item.data:
-            return item.model_copy(update={"text": _pdf_text_or_none(_decoded(item.data))})
+            text, pages = _pdf_facts(_decoded(item.data))
+            return item.model_copy(update={"text": text, "pages": pages})
         return item
     if not isinstance(item, str | os.PathLike):
         raise InvalidInput(f"An attachment is a file path or mw.Attachment; got {type(item).__name__}.")
@@ -85,14 +94,13 @@ def attachment_from_bytes(name: str, data: bytes, media_type: str | None = None)
     name = Path(name.replace("\\", "/")).name or "file"
     guessed = mimetypes.guess_type(name)[0]
     media_type = guessed or media_type or "application/octet-stream"
-    text = None
+    text, pages = None, None
     if media_type.startswith("text/") or media_type in ("application/json", "application/x-yaml"):
         text = data.decode("utf-8", errors="replace")
     elif media_type == PDF:
-        text = _pdf_text_or_none(data)
-    return Attachment(
-        name=name, media_type=media_type, data=base64.b64encode(data).decode(), size=len(data), text=text
-    )
+        text, pages = _pdf_facts(data)
+    encoded = base64.b64encode(data).decode()
+    return Attachment(name=name, media_type=media_type, data=encoded, size=len(data), text=text, pages=pages)
 
 
 def attachments_for_message(items: Iterable[Attachment | str | os.PathLike]) -> list[Attachment]:
@@ -126,8 +134,13 @@ def check_vision(cards: Iterable[Card], model: str, vision: bool) -> None:
 
 
 def pdf_sent_as(attachment: Attachment, info: ModelInfo) -> Literal["original", "extracted_text"]:
-    """How a PDF reaches this model: the original document, or the text extracted from it (T18)."""
-    return "original" if info.pdf_input and attachment.data else "extracted_text"
+    """How a PDF reaches this model: the original document, or the text extracted from it (T18).
+
+    A PDF longer than the protocol takes as a document goes as its text rather than be refused.
+    """
+    limit = PDF_PAGE_LIMITS.get(info.protocol)
+    too_long = limit is not None and (attachment.pages or 0) > limit
+    return "original" if info.pdf_input and attachment.data and not too_long else "extracted_text"
 
 
 def _check_pdf_readable(attachment: Attachment, info: ModelInfo) -> None:

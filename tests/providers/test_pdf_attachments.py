@@ -51,6 +51,18 @@ def test_anthropic_receives_the_pdf_as_a_document_block(vendors):
     assert s.cards[0].attachments[0].text == "Quarterly report: revenue up 12%\n\nCosts flat"
 
 
+def test_a_pdf_longer_than_anthropic_takes_goes_as_its_text(vendors, workspace):
+    (workspace / "long.pdf").write_bytes(make_pdf(*[f"page {i}" for i in range(101)]))
+    vendors.enqueue(anthropic_reply("Long."))
+    s = mw.Session.new(model="anthropic/claude-test")
+    s.send("summarise", attachments=["long.pdf"])
+    attachment = s.cards[0].attachments[0]
+    assert attachment.pages == 101 and attachment.sent_as == "extracted_text"
+    first = _user_content(vendors.last_json())[0]
+    assert first["type"] == "text" and first["text"].startswith("[long.pdf: text extracted from the PDF]")
+    assert "page 100" in first["text"]
+
+
 def test_openai_responses_receives_the_pdf_as_an_input_file(vendors):
     vendors.enqueue(responses_reply("Revenue is up."))
     s = mw.Session.new(model="openai/gpt-test")
