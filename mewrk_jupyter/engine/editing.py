@@ -42,8 +42,6 @@ class TimelineEdits:
             raise InvalidInput(
                 f"insert() takes a card such as mw.UserInput(text='…'); got {type(card).__name__}."
             )
-        if before is not None and after is not None:
-            raise InvalidInput("Give either before= or after=, not both.")
         rules.check_insertable(card)
         self._check_idle()
         if card.id in self._loaded().key_of:
@@ -52,18 +50,18 @@ class TimelineEdits:
         if isinstance(card, ModelReply):
             update.update(complete=True, interrupted=False)
         card = card.model_copy(update=update, deep=True)
-        before_id = self._resolve_id(before) if before is not None else None
-        after_id = self._resolve_id(after) if after is not None else None
-
-        def write(conn):
-            key = card_rows.key_for_insert(conn, self.id, before=before_id, after=after_id)
-            card_rows.put_card(conn, self.id, card, key)
-            return key
-
-        key = self._commit(write, lambda t, key: t.put(card, key))
+        key = self._place(card, *self._anchor(before, after))
         UNDO.push(UndoStep(self.id, f"insert {card.kind}", [CardChange(card.id, None, CardState(card, key))]))
-        self._events.emit(SessionEvent("card_added", self.id, card=card, card_id=card.id, order_key=key))
         return card
+
+    def _anchor(self, before: str | Card | None, after: str | Card | None) -> tuple[str | None, str | None]:
+        """The ids a new card goes before or after (neither: at the end)."""
+        if before is not None and after is not None:
+            raise InvalidInput("Give either before= or after=, not both.")
+        return (
+            self._resolve_id(before) if before is not None else None,
+            self._resolve_id(after) if after is not None else None,
+        )
 
     def edit(self, card_id: str | Card, **fields: Any) -> Card:
         """Change a card in place under the rules of T6; the model never sees that it was edited."""

@@ -44,19 +44,8 @@ def execute(session: Session, name: str, params: dict[str, Any], before: Any, af
     session._check_idle()
     session._check_no_approval()
     _check_tool(session, name, params)
-    if before is not None and after is not None:
-        raise InvalidInput("Give either before= or after=, not both.")
-    before_id = session._resolve_id(before) if before is not None else None
-    after_id = session._resolve_id(after) if after is not None else None
     call = ToolCall(origin="person", name=name, params=dict(params), status="pending")
-
-    def write(conn):
-        key = card_rows.key_for_insert(conn, session.id, before=before_id, after=after_id)
-        card_rows.put_card(conn, session.id, call, key)
-        return key
-
-    key = session._commit(write, lambda t, key: t.put(call, key))
-    session._emit(SessionEvent("card_added", session.id, card=call, card_id=call.id, order_key=key))
+    session._place(call, *session._anchor(before, after))
 
     def on_done(run: Run) -> None:
         found = session._loaded().get(call.id)

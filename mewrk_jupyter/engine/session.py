@@ -253,9 +253,13 @@ class Session(TimelineEdits, TurnControl):
 
     def _append(self, card: Card) -> str:
         """Add an engine or model card at the end of the timeline."""
+        return self._place(card)
+
+    def _place(self, card: Card, before_id: str | None = None, after_id: str | None = None) -> str:
+        """Store a new card before or after another (default: at the end) and announce it; returns its key."""
 
         def write(conn):
-            key = card_rows.key_for_insert(conn, self.id)
+            key = card_rows.key_for_insert(conn, self.id, before=before_id, after=after_id)
             card_rows.put_card(conn, self.id, card, key)
             return key
 
