@@ -50,13 +50,6 @@ def pending_approval(session: Session) -> Approval | None:
     return None
 
 
-def _decision_for(session: Session, call: ToolCall) -> Approval | None:
-    for card in reversed(session._loaded().cards):
-        if isinstance(card, Approval) and card.tool_card_id == call.id:
-            return card
-    return None
-
-
 def settle(run: Run, call_ids: list[str], resume: dict[str, Any]) -> bool:
     """Give every call of a response its result; False when the turn paused for an approval.
 
@@ -68,13 +61,17 @@ def settle(run: Run, call_ids: list[str], resume: dict[str, Any]) -> bool:
     timeline = s._loaded()
     to_run: list[ToolCall] = []
     waiting: ToolCall | None = None
+    # Each call's latest approval, found in one pass over the timeline rather than one per call.
+    decisions = {
+        c.tool_card_id: c for c in timeline.cards if isinstance(c, Approval) and c.tool_card_id in call_ids
+    }
     for cid in call_ids:
         found = timeline.get(cid)
         if not found or not isinstance(found[1], ToolCall) or found[1].status != "pending":
             continue  # deleted by the person, or already settled
         call = found[1]
         tier = toolbox.tier(call.name)
-        decided = _decision_for(s, call)
+        decided = decisions.get(call.id)
         if tier == "deny":
             _answer(s, call, denial(call.name, s.settings.safety_level), "denied")
         elif tier == "allow" or (decided is not None and decided.decision in ("approved", "approved_always")):
