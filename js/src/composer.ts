@@ -60,6 +60,7 @@ export class Composer {
   private busy = false;
   private ready = false;
   private running = false;
+  private lost = false;
   commands: CommandInfo[] = [];
   vision = true;
   model = "";
@@ -133,8 +134,17 @@ export class Composer {
   setState(ready: boolean, running: boolean): void {
     this.ready = ready;
     this.running = running;
-    this.sendButton.disabled = !ready || running || this.busy;
-    this.stopButton.disabled = !running;
+    this.sendButton.disabled = this.lost || !ready || running || this.busy;
+    this.stopButton.disabled = this.lost || !running;
+  }
+
+  /** The kernel is gone: nothing can be sent or stopped from here; what was typed stays to be copied. */
+  disconnect(): void {
+    this.lost = true;
+    this.input.readOnly = true;
+    this.attachButton.disabled = true;
+    this.hideHints();
+    this.setState(false, false);
   }
 
   // ---- attachments and pasted text (T18, T19) -----------------------------------------------------

@@ -2,20 +2,66 @@
 // results, and the heartbeat and bye by which the kernel knows that this view is still shown.
 import type { Action, ResultMsg } from "./protocol";
 
+/** A Lumino signal, as far as this view uses one. */
+interface Signal<T> {
+  connect(slot: (sender: unknown, value: T) => void): boolean;
+  disconnect(slot: (sender: unknown, value: T) => void): boolean;
+}
+
 /** The part of anywidget's model this view uses. */
 export interface WidgetModel {
   send(content: unknown, callbacks?: unknown, buffers?: ArrayBuffer[]): void;
   on(event: string, callback: (...args: any[]) => void): void;
   off(event: string, callback?: (...args: any[]) => void): void;
+  /** JupyterLab's widget manager; its kernel tells when the kernel restarts or dies. */
+  widget_manager?: { kernel?: { status?: string; statusChanged?: Signal<string> } | null };
 }
+
+/** Said on a view whose kernel is gone, where its controls were. */
+export const LOST =
+  "This view lost its kernel (it was restarted or shut down), so nothing here reaches the session any more. " +
+  "Re-run the cell, or `%mewrk show`, to work with the session again.";
+
+// Kernel states after which a widget's comm never comes back: a restarted kernel has new widgets.
+const GONE = new Set(["restarting", "autorestarting", "dead"]);
 
 export class Connection {
   readonly viewId = Math.random().toString(36).slice(2, 10);
   private nextReq = 1;
   private readonly waiting = new Map<number, (result: ResultMsg) => void>();
   private heartbeat = 0;
+  /** Set once the kernel behind this view is gone; every action is then refused with LOST. */
+  lost = false;
 
   constructor(readonly model: WidgetModel) {}
+
+  /**
+   * Call `onLost` once when the kernel behind this view restarts, dies or closes the widget. The widget
+   * manager marks the view disconnected on a restart (`comm_live_update`); a shut-down kernel only says
+   * so through its status, so that is watched too. `host` is the view's element. Returns what stops
+   * watching.
+   */
+  watchKernel(host: HTMLElement, onLost: () => void): () => void {
+    const lose = () => {
+      if (this.lost) return;
+      this.lost = true;
+      window.clearInterval(this.heartbeat);
+      onLost();
+    };
+    const kernel = this.model.widget_manager?.kernel;
+    const status = (_: unknown, value: string) => GONE.has(value) && lose();
+    kernel?.statusChanged?.connect(status);
+    // The manager marks the view's element first; a change back to live is not a loss.
+    const liveChanged = () => host.closest(".jupyter-widgets-disconnected") && lose();
+    this.model.on("comm_live_update", liveChanged);
+    this.model.on("comm:close", lose);
+    if (kernel?.status && GONE.has(kernel.status)) lose();
+    return () => {
+      kernel?.statusChanged?.disconnect(status);
+      this.model.off("comm_live_update", liveChanged);
+      this.model.off("comm:close", lose);
+    };
+  }
 
   /** Ask for a snapshot of the timeline (again, after a missed patch). */
   hello(): void {
@@ -25,6 +71,10 @@ export class Connection {
   /** Ask the session for an action; `done` gets its result. */
   act(action: Action, done?: (result: ResultMsg) => void): void {
     const req = this.nextReq++;
+    if (this.lost) {
+      done?.({ type: "result", for: this.viewId, req, ok: false, message: LOST });
+      return;
+    }
     if (done) this.waiting.set(req, done);
     this.model.send({ type: "action", view: this.viewId, req, ...action });
   }
@@ -50,6 +100,7 @@ export class Connection {
   }
 
   bye(): void {
+    if (this.lost) return;
     try {
       this.model.send({ type: "bye", view: this.viewId });
     } catch {

@@ -10,6 +10,8 @@ export interface EditingHost {
   act(action: Action, done: (result: ResultMsg) => void): void;
   /** The tools a new tool call may name. */
   tools(): ToolInfo[];
+  /** Why nothing can be edited from this view at all (its kernel is gone), or null. */
+  blocked(): string | null;
 }
 
 export class Editing {
@@ -45,6 +47,8 @@ export class Editing {
   start(id: string): void {
     const card = this.state.get(id);
     if (!card) return;
+    const blocked = this.host.blocked();
+    if (blocked) return this.showError(id, blocked);
     if (!this.canEdit(card)) return this.showError(id, "This card cannot be edited.");
     this.editors.set(id, this.editorFor(id, card));
     this.errors.delete(id);
@@ -55,6 +59,7 @@ export class Editing {
 
   /** Open an editor for a new card of `kind`, before or after `anchor` (at the end when it is null). */
   startDraft(kind: string, anchor: string | null, where: Where): void {
+    if (this.host.blocked()) return;
     const draft = this.drafts.add(kind, anchor, where);
     this.editors.set(draft.id, this.editorFor(draft.id, undefined));
     this.list.focusNext = draft.id;

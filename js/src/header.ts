@@ -2,7 +2,12 @@
 import { h } from "./card";
 import type { SnapshotMsg } from "./protocol";
 
-const STATE_WORDS: Record<string, string> = { idle: "idle", running: " running", awaiting_approval: "waiting for approval" };
+const STATE_WORDS: Record<string, string> = {
+  idle: "idle",
+  running: " running",
+  awaiting_approval: "waiting for approval",
+  disconnected: "disconnected",
+};
 
 export class Header {
   readonly el: HTMLElement;

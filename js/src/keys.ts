@@ -1,6 +1,6 @@
-// The timeline's keys: Ctrl/Cmd+Z undoes and Ctrl/Cmd+X redoes (T9), Shift+F10 or the menu key opens the
-// context menu, Enter or F2 edits, Delete or Backspace deletes (T8), the arrows go from card to card and
-// Esc drops the selection. Text boxes and the open menu keep their own keys.
+// The timeline's keys: Ctrl/Cmd+Z undoes, Ctrl/Cmd+Shift+Z and Ctrl/Cmd+X redo (T9), Shift+F10 or the menu
+// key opens the context menu, Enter or F2 edits, Delete or Backspace deletes (T8), the arrows go from card
+// to card and Esc drops the selection. Text boxes and the open menu keep their own keys.
 import type { GestureParts } from "./gestures";
 import { cardIdOf, inTextBox } from "./list";
 import type { Action, ResultMsg } from "./protocol";
@@ -13,14 +13,20 @@ export interface KeyParts extends GestureParts {
 /** Carry out a key pressed in the widget, when it means something here (the event is then used up). */
 export function timelineKey(event: KeyboardEvent, parts: KeyParts): void {
   const { list, selected, editing, actions, menu } = parts;
-  if (inTextBox(event.target) || menu.isOpen) return;
+  if (inTextBox(event.target)) {
+    // The browser types the key (Enter makes a new line). JupyterLab, whose shortcuts listen on the
+    // document, must not see it: its notebook takes Enter and Shift+Enter for its own and cancels them.
+    event.stopPropagation();
+    return;
+  }
+  if (menu.isOpen) return;
   const mod = event.ctrlKey || event.metaKey;
   const key = event.key.toLowerCase();
   const id = cardIdOf(document.activeElement);
   const tell = (r: ResultMsg) => parts.notice(r.ok ? "info" : "error", r.message ?? "");
   if (mod && !event.shiftKey && !event.altKey && key === "z") {
     parts.act({ action: "undo" }, tell);
-  } else if (mod && !event.altKey && key === "x") {
+  } else if (mod && !event.altKey && (key === "x" || (event.shiftKey && key === "z"))) {
     parts.act({ action: "redo" }, tell);
   } else if (((event.shiftKey && event.key === "F10") || event.key === "ContextMenu") && id) {
     menu.atCard(id);

@@ -75,8 +75,11 @@ export class CardList {
     const unmount = this.virtualizer._didMount();
     this.scroller.addEventListener("scroll", () => {
       const s = this.scroller;
+      // Only the person's scrolling decides whether to follow the end: after the list's own jump to the
+      // end, cards measured taller than estimated grow the list under it, which is no reason to stop.
+      if (Math.abs(s.scrollTop - this.ownTop) <= 1) return;
       this.stick = s.scrollTop + s.clientHeight >= s.scrollHeight - 24;
-      if (Math.abs(s.scrollTop - this.ownTop) > 1) this.hooks.scrolled();
+      this.hooks.scrolled();
     });
     this.cleanup = () => {
       cancelAnimationFrame(this.frame);

@@ -6,7 +6,7 @@ import { LABELS, cardBody, cardFooter, h, iconButton } from "./card";
 import { CardActions } from "./cardactions";
 import { CardMenu } from "./cardmenu";
 import { Composer, type Outgoing } from "./composer";
-import { Connection, type WidgetModel } from "./connection";
+import { Connection, LOST, type WidgetModel } from "./connection";
 import { Dashboard } from "./dashboard";
 import { isDraft } from "./drafts";
 import { Editing } from "./editing";
@@ -47,6 +47,7 @@ export class TimelineView {
   private readonly header: Header;
   private readonly panels: Panels;
   private readonly empty: HTMLElement;
+  private readonly lostBanner: HTMLElement;
   private readonly notice = new Notice();
   private readonly composer: Composer;
   private readonly dashboard: Dashboard;
@@ -62,7 +63,11 @@ export class TimelineView {
       scrolled: () => this.menu.isOpen && this.menu.close(),
     });
     this.cleanups.push(this.list.cleanup);
-    this.editing = new Editing(this.state, this.list, { act, tools: () => this.tools });
+    this.editing = new Editing(this.state, this.list, {
+      act,
+      tools: () => this.tools,
+      blocked: () => (this.link.lost ? LOST : null),
+    });
     this.actions = new CardActions(this.list, this.editing, this.selected, { act, notice });
     this.header = new Header(() => this.panels.toggle("history"));
     this.panels = new Panels({
@@ -74,6 +79,7 @@ export class TimelineView {
         ),
     });
     this.empty = h("div", { class: "mw-empty" }, "Loading the timeline…");
+    this.lostBanner = h("div", { class: "mw-lost", role: "alert", "data-testid": "mw-lost", hidden: "" }, LOST);
     this.composer = new Composer({
       submit: (out, done) => this.submit(out, done),
       stop: () => act({ action: "stop" }),
@@ -85,6 +91,7 @@ export class TimelineView {
       // Focusable, so that a click anywhere in the widget brings its keys (undo, redo) here.
       { class: "mw-root", tabindex: "-1", "data-lm-suppress-shortcuts": "", "data-jp-suppress-context-menu": "" },
       this.header.el,
+      this.lostBanner,
       this.panels.el,
       this.list.scroller,
       this.empty,
@@ -93,7 +100,7 @@ export class TimelineView {
       this.dashboard.el,
     );
     const { state, list, selected, editing, actions, root } = this;
-    this.menu = new CardMenu({ state, list, selected, editing, actions, root, ready: () => this.ready, tools: () => this.tools });
+    this.menu = new CardMenu({ state, list, selected, editing, actions, root, ready: () => this.ready && !this.link.lost, tools: () => this.tools });
     this.parts = { list, selected, editing, actions, menu: this.menu, act, notice };
     host.append(this.root);
 
@@ -101,6 +108,19 @@ export class TimelineView {
     this.updateState();
     this.link.hello();
     this.link.beat(20);
+    this.cleanups.push(this.link.watchKernel(host, () => this.disconnected()));
+  }
+
+  /** The kernel behind this view is gone: say so where the controls were, and disable them. */
+  private disconnected(): void {
+    this.root.dataset.disconnected = "";
+    this.lostBanner.hidden = false;
+    this.menu.close();
+    this.composer.disconnect();
+    this.header.setState("disconnected");
+    this.notice.clear();
+    for (const id of this.list.ids()) this.list.dirty(id);
+    this.list.schedule();
   }
 
   dispose(): void {
@@ -213,6 +233,7 @@ export class TimelineView {
   }
 
   private updateState(): void {
+    if (this.link.lost) return;
     this.composer.setState(this.ready, this.sessionState === "running");
     this.header.setState(this.sessionState);
   }
@@ -277,6 +298,11 @@ export class TimelineView {
     const foot = card ? cardFooter(card) : h("div", { class: "mw-card-foot" });
     slot.foot.replaceWith(foot);
     slot.foot = foot;
+    if (this.link.lost) {
+      // Nothing reaches the session any more: no button on a card may look as if it would.
+      for (const button of el.querySelectorAll("button")) button.disabled = true;
+      slot.head.querySelector(".mw-card-tools")?.replaceChildren();
+    }
   }
 
   private canReexecute(card: CardData): boolean {

@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 import uuid
 from collections.abc import Iterator
@@ -103,10 +104,18 @@ class Lab:
 
     def shutdown_kernels(self) -> None:
         """Close every notebook session and its kernel, so that the next test starts clean."""
-        for session in self.api("GET", "/api/sessions") or []:
-            self.api("DELETE", f"/api/sessions/{session['id']}")
-        for kernel in self.api("GET", "/api/kernels") or []:
-            self.api("DELETE", f"/api/kernels/{kernel['id']}")
+        # A kernel a test has just restarted answers 500 to a shutdown until it is up again: ask again.
+        for attempt in range(20):
+            try:
+                for session in self.api("GET", "/api/sessions") or []:
+                    self.api("DELETE", f"/api/sessions/{session['id']}")
+                for kernel in self.api("GET", "/api/kernels") or []:
+                    self.api("DELETE", f"/api/kernels/{kernel['id']}")
+                return
+            except urllib.error.HTTPError:
+                if attempt == 19:
+                    raise
+                time.sleep(0.5)
 
 
 @pytest.fixture

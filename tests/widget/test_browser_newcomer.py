@@ -1,0 +1,72 @@
+"""What a newcomer does in JupyterLab and Chromium: typing with Enter, restarting the kernel, opening a
+second view, scrolling — each checked on screen and kernel-side."""
+
+from __future__ import annotations
+
+from playwright.sync_api import expect
+
+from .notebook import ATTACH, Notebook
+from .test_browser import _widget_cell
+
+
+def test_enter_makes_a_new_line_in_the_composer_and_the_card_editor(lab, page):
+    nb = Notebook.open(page, lab)
+    _, root = _widget_cell(nb, ATTACH + "s = mw.Session.new()\ns.widget()")
+    cells_before = nb.cells.count()
+    box = root.locator("[data-testid='mw-input']")
+    box.click()
+    page.keyboard.type("line one")
+    page.keyboard.press("Enter")
+    page.keyboard.type('call: ls {"path": "."}')
+    page.keyboard.press("Shift+Enter")
+    page.keyboard.type("line three")
+    expect(box).to_have_value('line one\ncall: ls {"path": "."}\nline three')
+    page.keyboard.press("Control+Enter")  # still sends
+    expect(root.locator(".mw-card[data-kind='tool_call']")).to_have_count(1)
+    expect(box).to_have_value("")
+    assert nb.cells.count() == cells_before  # Enter and Shift+Enter ran no notebook cell
+    first = nb.print_value("s.cards[0].text")
+    assert first.splitlines() == ["line one", 'call: ls {"path": "."}', "line three"]
+
+    reply = root.locator(".mw-card[data-kind='model_reply']").last
+    expect(reply).to_be_visible()
+    reply.hover()
+    reply.locator("[data-act='edit']").click()
+    area = reply.locator("textarea")
+    expect(area).to_be_focused()
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.type("first")
+    page.keyboard.press("Enter")
+    page.keyboard.type("second")
+    expect(area).to_have_value("first\nsecond")
+    page.keyboard.press("Control+Enter")  # still saves
+    expect(reply.locator("textarea")).to_have_count(0)
+    assert nb.print_value("s.cards[-1].text.splitlines()") == "['first', 'second']"
+
+
+def test_a_view_whose_kernel_restarted_says_so_and_disables_its_controls(lab, page):
+    nb = Notebook.open(page, lab)
+    code = (
+        ATTACH
+        + 's = mw.Session.new()\ns.send(\'call: write {"path": "a.txt", "content": "x"}\', wait=True)\ns.widget()'
+    )
+    _, root = _widget_cell(nb, code)
+    approve = root.locator("[data-testid='mw-approve']")
+    expect(approve).to_be_enabled()
+    box = root.locator("[data-testid='mw-input']")
+    box.fill("typed before the restart")
+
+    page.get_by_role("menuitem", name="Kernel").click()  # as a person does: Kernel → Restart Kernel…
+    page.get_by_role("menuitem", name="Restart Kernel…").click()
+    page.locator(".jp-Dialog .jp-mod-accept").click()  # the dialog's red Restart button
+
+    lost = root.locator("[data-testid='mw-lost']")
+    expect(lost).to_be_visible()
+    expect(lost).to_contain_text("lost its kernel")
+    expect(lost).to_contain_text("%mewrk show")
+    expect(root.locator("[data-testid='mw-state']")).to_have_text("disconnected")
+    expect(root.locator("[data-testid='mw-send']")).to_be_disabled()
+    expect(root.locator("[data-testid='mw-stop']")).to_be_disabled()
+    expect(root.locator("[data-testid='mw-approve']")).to_be_disabled()
+    expect(box).to_have_value("typed before the restart")  # nothing typed is lost
+    expect(root.locator(".mw-card-tools button")).to_have_count(0)
