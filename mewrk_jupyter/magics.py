@@ -16,6 +16,7 @@ from typing import Any
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 from IPython.display import display
 
+from .engine.navigation import copy_session, switched_sentence
 from .engine.render import timeline_markdown
 from .engine.session import Session, list_sessions
 from .errors import MewrkError
@@ -229,11 +230,19 @@ def _new(call: Call) -> None:
         display(session.widget())
 
 
-@command("use", "ID", "make a session current (an id prefix is enough)", False)
+@command("use", "ID", "make a session current and show it (an id prefix is enough)", False)
 def _use(call: Call) -> None:
     session = STATE.session = Session.open(call.args[0])
-    size = len(session.cards)
-    say(f"Using session `{session.id}` · {session.title} · `{session.settings.model}` · {size} cards")
+    say(switched_sentence(session))
+    show_timeline(call, session)
+
+
+def show_timeline(call: Call, session: Session) -> None:
+    """The session's live widget in a kernel; its timeline as Markdown in a terminal."""
+    if _in_kernel(call.shell):
+        display(session)  # the widget, with the Markdown timeline for front ends without widgets
+    else:
+        say(timeline_markdown(session))
 
 
 @command("sessions", "", "list the sessions of this workspace", False)
@@ -257,13 +266,13 @@ def follow_turn(call: Call, run: Any) -> None:
     say(turn_markdown(run))
 
 
-@command("fork", "CARD", "new session with everything above CARD")
-@command("branch", "CARD", "new session with the timeline up to and including CARD")
+@command("fork", "CARD", "new session with everything above CARD; it becomes current")
+@command("branch", "CARD", "new session with the timeline up to and including CARD; it becomes current")
 def _copy(call: Call) -> None:
-    at = card_id(call.session, call.args[0])
-    new = STATE.session = call.session.branch(at) if call.name == "branch" else call.session.fork(at)
-    verb = "Branched" if call.name == "branch" else "Forked"
-    say(f"{verb} `{call.session.id}` at `{at}` into session `{new.id}` · {new.title} — now current")
+    new, sentence = copy_session(call.session, call.name, call.args[0])
+    STATE.session = new
+    say(f"{sentence} `%mewrk` commands now act on it; `%mewrk use {call.session.id}` goes back.")
+    show_timeline(call, new)
 
 
 @command("redo", "", "redo what was undone last")

@@ -9,6 +9,8 @@ import type { BoxSelection } from "./selection";
 export interface CardActionsHost {
   act(action: Action, done: (result: ResultMsg) => void): void;
   notice(level: "info" | "error", text: string): void;
+  /** What an action said, with its offers (a new branch to open here) when it made any. */
+  told(result: ResultMsg): void;
 }
 
 export type Decision = "approve" | "approve-always" | "reject";
@@ -39,7 +41,7 @@ export class CardActions {
   copy(how: "fork" | "branch", id: string): void {
     this.host.act({ action: how, card_id: id }, (result) => {
       if (!result.ok) this.error(id, result.message);
-      else this.host.notice("info", result.message ?? "");
+      else this.host.told(result);
     });
   }
 

@@ -1,4 +1,5 @@
-// The header line: which session this is (title, id, model) and what it is doing, beside the History button.
+// The header line: which session this is (title, id, model) and what it is doing, beside the History button;
+// after a branch or fork was opened in place, the way back to the session it came from.
 import { h } from "./card";
 import type { SnapshotMsg } from "./protocol";
 
@@ -13,17 +14,25 @@ export class Header {
   readonly el: HTMLElement;
   private readonly title: HTMLElement;
   private readonly badge: HTMLElement;
+  private readonly back: HTMLButtonElement;
 
-  constructor(onHistory: () => void) {
+  constructor(onHistory: () => void, onBack: () => void) {
     this.title = h("span", { class: "mw-title" }, "Loading the timeline…");
+    this.back = h("button", { class: "mw-link mw-back", type: "button", "data-testid": "mw-back" });
+    this.back.hidden = true;
+    this.back.addEventListener("click", () => onBack());
     this.badge = h("span", { class: "mw-state", "data-state": "idle", "data-testid": "mw-state" });
     const history = h("button", { class: "mw-link", type: "button", "data-testid": "mw-history-button" }, "History");
     history.addEventListener("click", () => onHistory());
-    this.el = h("div", { class: "mw-header" }, this.title, h("span", { class: "mw-header-tools" }, history, this.badge));
+    const where = h("span", { class: "mw-where" }, this.back, this.title);
+    this.el = h("div", { class: "mw-header" }, where, h("span", { class: "mw-header-tools" }, history, this.badge));
   }
 
-  setSession(session: SnapshotMsg["session"]): void {
+  setSession(session: SnapshotMsg["session"], cameFrom?: SnapshotMsg["came_from"]): void {
     this.title.textContent = `${session.title} · ${session.id} · ${session.model}`;
+    this.back.hidden = !cameFrom;
+    this.back.textContent = cameFrom ? `← back to “${cameFrom.title}”` : "";
+    this.back.title = cameFrom ? `Show ${cameFrom.title} (${cameFrom.id}) in this view again` : "";
   }
 
   /** The session's state in words: idle, running (with a spinner), waiting for approval. */

@@ -95,6 +95,8 @@ export interface SnapshotMsg {
   type: "snapshot";
   for: string | null;
   session: { id: string; title: string; model: string };
+  /** The session this widget showed before it opened this one in place: the header's way back. */
+  came_from?: { id: string; title: string } | null;
   cards: { card: CardData; order_key: string }[];
   state: string;
   context: ContextMsg;
@@ -153,4 +155,7 @@ export type Action =
   | { action: "reject"; card_id: string; reason: string }
   | { action: "stop" }
   | { action: "branch"; card_id: string }
-  | { action: "fork"; card_id: string };
+  | { action: "fork"; card_id: string }
+  /** Show another session (a branch or fork just made) in this widget, in place; `back` returns. */
+  | { action: "open_session"; session_id: string }
+  | { action: "back" };

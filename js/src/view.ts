@@ -16,7 +16,7 @@ import { type KeyParts, timelineKey } from "./keys";
 import { CardList, cardIdOf, type Slot } from "./list";
 import { Notice } from "./notice";
 import { Panels, type PanelName } from "./panels";
-import type { CardData, ContextMsg, HistoryRow, KernelMsg, ResultMsg, SnapshotMsg, ToolInfo } from "./protocol";
+import type { Action, CardData, ContextMsg, HistoryRow, KernelMsg, ResultMsg, SnapshotMsg, ToolInfo } from "./protocol";
 import { BoxSelection } from "./selection";
 import { TimelineState } from "./state";
 import { sendFiles } from "./upload";
@@ -25,6 +25,8 @@ export class TimelineView {
   private readonly link: Connection;
   private readonly state = new TimelineState();
   private ready = false;
+  /** The session this view shows; it changes when a branch or fork is opened here, in place. */
+  private sessionId: string | null = null;
   private sessionState = "idle";
   private tools: ToolInfo[] = [];
   private chunk = 2 * 1024 * 1024;
@@ -68,8 +70,11 @@ export class TimelineView {
       tools: () => this.tools,
       blocked: () => (this.link.lost ? LOST : null),
     });
-    this.actions = new CardActions(this.list, this.editing, this.selected, { act, notice });
-    this.header = new Header(() => this.panels.toggle("history"));
+    this.actions = new CardActions(this.list, this.editing, this.selected, { act, notice, told: (r) => this.told(r) });
+    this.header = new Header(
+      () => this.panels.toggle("history"),
+      () => this.navigate({ action: "back" }),
+    );
     this.panels = new Panels({
       loadHistory: (done) =>
         act({ action: "history" }, (r) => done(r.ok ? ((r.data?.entries as HistoryRow[]) ?? []) : null, r.message)),
@@ -197,6 +202,14 @@ export class TimelineView {
 
   private applySnapshot(msg: SnapshotMsg): void {
     if (msg.for && msg.for !== this.link.viewId) return;
+    const switched = this.sessionId !== null && this.sessionId !== msg.session.id;
+    this.sessionId = msg.session.id;
+    if (switched) {
+      // Another session now shows here: start at its end, and let nothing of the old one linger.
+      this.selected.set([]);
+      this.list.stick = true;
+      this.notice.clear();
+    }
     this.state.reset(msg.cards);
     this.ready = true;
     this.menu.kinds = msg.kinds ?? this.menu.kinds;
@@ -210,7 +223,8 @@ export class TimelineView {
     this.composer.vision = msg.vision ?? true;
     this.composer.model = msg.session.model;
     if (msg.heartbeat) this.link.beat(msg.heartbeat);
-    this.header.setSession(msg.session);
+    this.header.setSession(msg.session, msg.came_from);
+    if (switched) this.panels.refresh();
     for (const id of this.list.ids()) {
       if (!this.state.get(id) && !isDraft(id)) this.forget(id);
       else this.list.dirty(id);
@@ -309,6 +323,21 @@ export class TimelineView {
     return card.kind === "tool_call" && !!this.tools.find((t) => t.name === card.name && t.reexecute);
   }
 
+  // ---- other sessions ---------------------------------------------------------------------------
+
+  /** What an action said; after a branch or fork, with the offer to open the new session here. */
+  private told(result: ResultMsg): void {
+    const id = result.data?.session_id;
+    if (result.data?.offer_open && typeof id === "string") {
+      this.notice.offer(result.message ?? "", "Open it here", () => this.navigate({ action: "open_session", session_id: id }));
+    } else if (result.message) this.notice.show("info", result.message);
+  }
+
+  /** Show another session in this view (or the one before): the kernel answers with its snapshot. */
+  private navigate(action: Action): void {
+    this.link.act(action, (r) => this.notice.show(r.ok ? "info" : "error", r.message ?? ""));
+  }
+
   // ---- composer ---------------------------------------------------------------------------------
 
   /** Send the composer's message (files first, in chunks) or run its slash command. */
@@ -320,7 +349,7 @@ export class TimelineView {
       }
       const open = result.data?.open as PanelName | undefined;
       if (open) this.panels.show(open);
-      if (result.message) this.notice.show("info", result.message);
+      if (result.message) this.told(result);
       else this.notice.clear();
       if (sent) this.list.stick = true;
       done(true);

@@ -14,8 +14,8 @@ Wire messages (all JSON objects with a `type`):
                          {type: "bye", view}     (the view was removed)
                          {type: "upload", view, upload_id, name, media_type, size, offset} + one binary chunk
                          {type: "action", view, req, action, ...arguments}
-    kernel → front end   {type: "snapshot", for, session, cards: [{card, order_key}], state, context,
-                          kinds, editable, confirm_delete, commands, tools, vision, chunk, heartbeat}
+    kernel → front end   {type: "snapshot", for, session, came_from, cards: [{card, order_key}], state,
+                          context, kinds, editable, confirm_delete, commands, tools, vision, chunk, heartbeat}
                          {type: "card_added" | "card_changed", card, order_key}
                          {type: "card_removed", card_id}
                          {type: "text_delta", card_id, offset, text}   text replaces card.text[offset:]
@@ -25,6 +25,9 @@ Wire messages (all JSON objects with a `type`):
                          {type: "result", for, req, ok, message, card_id, data}
 
 `for` names the view that asked; other views ignore the message. Patches go to every view.
+A branch or fork answers with `data.offer_open`; the `open_session` action then shows that session in
+this widget, in place (every view of it follows, with a fresh snapshot whose `came_from` names the
+session shown before), and `back` returns to it.
 Changes made by other processes (another kernel, a script) are found by looking at the store every
 WATCH_EVERY seconds while a view is alive, and sent as the same patches.
 """

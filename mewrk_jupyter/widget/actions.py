@@ -11,6 +11,7 @@ from typing import Any
 
 from ..cards.models import ToolCall, card_from_dict
 from ..cards.rules import INSERTABLE
+from ..engine.navigation import switched_sentence
 from ..errors import InvalidInput, MewrkError
 from . import commands
 from .payloads import context_payload, history_entry, history_rows
@@ -139,12 +140,20 @@ class Actions:
         return commands.run_command(self.session, "/redo")
 
     def _do_branch(self, request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        new = self.session.branch(_text_arg(request, "card_id"))
-        return commands.copy_message("branch", new), {"session_id": new.id, "title": new.title}
+        return commands.copy_at(self.session, "branch", _text_arg(request, "card_id"))
 
     def _do_fork(self, request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        new = self.session.fork(_text_arg(request, "card_id"))
-        return commands.copy_message("fork", new), {"session_id": new.id, "title": new.title}
+        return commands.copy_at(self.session, "fork", _text_arg(request, "card_id"))
+
+    def _do_open_session(self, request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """Show another session of this workspace in this widget, in place; the header offers the way back."""
+        opened = self.switch_to(_text_arg(request, "session_id"))  # type: ignore[attr-defined]
+        return switched_sentence(opened), {"session_id": opened.id}
+
+    def _do_back(self, _request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """Show again the session this widget showed before the last `open_session`."""
+        opened = self.go_back()  # type: ignore[attr-defined]
+        return switched_sentence(opened), {"session_id": opened.id}
 
     # ---- the composer -------------------------------------------------------------------------------
 

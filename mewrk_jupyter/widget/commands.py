@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..engine.navigation import copy_session
 from ..errors import InvalidInput
 
 
@@ -56,17 +57,15 @@ def _stop(session: Any, _args: list[str], _text: str) -> tuple[str, dict[str, An
     return ("Stopping…" if session.stop() else "Nothing is running."), {}
 
 
-def copy_message(how: str, new: Any) -> str:
-    """What the person reads after a branch or a fork."""
-    verb = "Branched" if how == "branch" else "Forked"
-    return f"{verb} into session {new.id} “{new.title}” — open it with mw.Session.open('{new.id}')."
+def copy_at(session: Any, how: str, ref: str | None) -> tuple[str, dict[str, Any]]:
+    """Branch or fork at a card; the answer says so and offers the view to open the new session."""
+    new, sentence = copy_session(session, how, card_ref(session, ref))
+    return sentence, {"session_id": new.id, "title": new.title, "offer_open": True}
 
 
 def _copy(how: str) -> Callable[[Any, list[str], str], tuple[str, dict[str, Any]]]:
     def run(session: Any, args: list[str], _text: str) -> tuple[str, dict[str, Any]]:
-        at = card_ref(session, args[0] if args else None)
-        new = session.branch(at) if how == "branch" else session.fork(at)
-        return copy_message(how, new), {"session_id": new.id, "title": new.title}
+        return copy_at(session, how, args[0] if args else None)
 
     return run
 

@@ -13,7 +13,7 @@ import traitlets
 
 from ..cards.rules import EDITABLE_FIELDS, INSERTABLE
 from ..engine.events import SessionEvent
-from ..errors import MewrkError
+from ..errors import InvalidInput, MewrkError
 from . import commands
 from .actions import Actions
 from .payloads import card_payload, context_payload
@@ -67,6 +67,7 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
         self._watcher: threading.Thread | None = None
         self._views: dict[str, float] = {}  # views that said hello and not bye -> when last heard
         self._uploads = Uploads()
+        self._trail: list[Any] = []  # the sessions this widget showed before, the latest last
         self._unsubscribe = session.subscribe(self._on_event)
         self.on_msg(self._on_message)
 
@@ -79,6 +80,38 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                 self._timer.cancel()
                 self._timer = None
         super().close()
+
+    # ---- which session this widget shows ------------------------------------------------------
+
+    def switch_to(self, session_id: str) -> Any:
+        """Show another session of the workspace in this widget, in place; returns it."""
+        other = type(self.session).open(session_id, workspace=self.session.workspace.root)
+        if other is not self.session:
+            self._trail.append(self.session)
+            self._rebind(other)
+        return other
+
+    def go_back(self) -> Any:
+        """Show again the session shown before the last switch; returns it."""
+        if not self._trail:
+            raise InvalidInput("This view has no earlier session to go back to.")
+        previous = self._trail.pop()
+        self._rebind(previous)
+        return previous
+
+    def _rebind(self, other: Any) -> None:
+        """Follow `other` instead of the current session and send every view its whole timeline."""
+        with self._lock:  # no patch of either session slips between the switch and the snapshot
+            self._unsubscribe()
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            self._pending.clear()  # text of the old session's streaming cards: no view wants it now
+            self._lengths.clear()
+            self.session = other
+            self.session_id = other.id
+            self._unsubscribe = other.subscribe(self._on_event)
+            self.snapshot()
 
     # ---- kernel → front end --------------------------------------------------------------------
 
@@ -99,6 +132,7 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                 self._known[card.id] = (key, payload)
                 cards.append({"card": payload, "order_key": key})
             self._state = self.session.state
+            back = self._trail[-1] if self._trail else None  # the header's way back
             message = {
                 "type": "snapshot",
                 "for": view,
@@ -107,6 +141,7 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                     "title": self.session.title,
                     "model": self.session.settings.model,
                 },
+                "came_from": {"id": back.id, "title": back.title} if back else None,
                 "cards": cards,
                 "state": self._state,
                 "context": context_payload(self.session),
@@ -132,6 +167,8 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
             self._queue_delta(event)
             return
         with self._lock:
+            if event.session_id != self.session.id:  # sent before this widget switched to another session
+                return
             if event.kind in ("card_added", "card_changed") and event.card is not None:
                 self._pending.pop(event.card.id, None)  # the card itself carries that text
                 payload = card_payload(event.card)
@@ -159,6 +196,8 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
     def _queue_delta(self, event: SessionEvent) -> None:
         card_id, text = event.card_id or "", event.text or ""
         with self._lock:
+            if event.session_id != self.session.id:
+                return
             known = self._lengths.get(card_id)
             if known is None:  # the card was added before this widget subscribed
                 found = self.session._loaded().get(card_id)

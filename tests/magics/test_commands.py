@@ -123,29 +123,44 @@ def test_delete_several_cards_and_undo_brings_them_back(mewrk):
     assert "Deleted model_reply" in mewrk("delete -1")
 
 
-def test_branch_and_fork_make_the_new_session_current(mewrk):
+def test_branch_and_fork_say_where_they_cut_show_the_new_timeline_and_make_it_current(mewrk):
     mewrk("new demo")
     mewrk("send hi")
     original = magics.current_session()
-    reply = original.cards[-1].id
-    out = mewrk(f"branch {reply}")
+    reply = original.cards[-1]
+    out = mewrk(f"branch {reply.id}")
     branch = magics.current_session()
     assert branch.id != original.id and branch.parent_id == original.id
-    assert branch.id in out and "now current" in out
+    first_line = reply.text.splitlines()[0]
+    assert out.startswith(
+        f"Branched “demo” at the reply “{first_line}” into “demo (branch)” (id {branch.id}): "
+        "2 cards, up to and including that one. `%mewrk` commands now act on it; "
+        f"`%mewrk use {original.id}` goes back."
+    )
+    # Outside a kernel the new session's timeline follows as Markdown (in a kernel: its widget).
+    assert f"### demo (branch) · `{branch.id}`" in out and f"`{reply.id}`" in out
     assert kinds(branch) == ["user_input", "model_reply"]
+    assert "mewrk.Session" not in out and "mw.Session" not in out  # words, not a Python snippet
+
     mewrk(f"use {original.id}")
     out = mewrk("fork -1")
     fork = magics.current_session()
-    assert fork.id in out and "now current" in out and kinds(fork) == ["user_input"]
-    assert kinds(original) == ["user_input", "model_reply"]
+    assert out.startswith(f"Forked “demo” at the reply “{first_line}” into “demo (fork)” (id {fork.id}): ")
+    assert "the 1 card above it." in out and f"### demo (fork) · `{fork.id}`" in out
+    assert kinds(fork) == ["user_input"] and kinds(original) == ["user_input", "model_reply"]
+    out = mewrk(f"fork {original.cards[0].id}")
+    assert "at your message “hi”" in out and "an empty timeline, as nothing is above it." in out
 
 
-def test_use_accepts_an_id_prefix_and_sessions_lists_them(mewrk):
+def test_use_accepts_an_id_prefix_shows_the_timeline_and_sessions_lists_them(mewrk):
     mewrk("new alpha")
     alpha = magics.current_session()
+    mewrk("send hello")
     mewrk("new beta")
     out = mewrk(f"use {alpha.id[:6]}")
-    assert magics.current_session().id == alpha.id and alpha.id in out
+    assert magics.current_session().id == alpha.id
+    assert out.startswith(f"Switched to “alpha” (id {alpha.id}): offline/echo, 2 cards.")
+    assert f"### alpha · `{alpha.id}`" in out and "hello" in out
     table = mewrk("sessions")
     assert "| id | title |" in table and "alpha" in table and "beta" in table
     assert f"Current: `{alpha.id}`" in table

@@ -34,7 +34,8 @@ def test_quickstart_notebook_runs(tmp_path, monkeypatch):
     assert "New session" in by_source["%mewrk new quickstart"]
     assert "What is this workbench for?" in by_source["%%mewrk\nWhat is this workbench for?"]
     assert "Undid edit model_reply" in by_source["%mewrk undo"]
-    assert "now current" in by_source["%mewrk fork -1"]
+    assert "Forked “quickstart” at the reply" in by_source["%mewrk fork -1"]
+    assert "into “quickstart (fork)”" in by_source["%mewrk fork -1"]
     assert "`write(path='hello.txt'" in by_source["%mewrk approve"]
     assert (tmp_path / "hello.txt").read_text() == "Hello from the model"
     assert "| `write` | ask |" in by_source[TOOLS_CELL]

@@ -75,8 +75,10 @@ def test_slash_continue_runs_the_model_without_a_new_message(widget, session):
 
 def test_slash_branch_defaults_to_the_last_card_and_fork_takes_a_position(widget, session):
     branched = widget.do("command", text="/branch")
-    assert branched["ok"] and "Branched into session" in branched["message"]
     copy = mw.Session.open(branched["data"]["session_id"], workspace=session.workspace.root)
+    assert branched["ok"] and branched["message"].startswith("Branched “widget test” at the reply “")
+    assert f"into “widget test (branch)” (id {copy.id}): 2 cards" in branched["message"]
+    assert branched["data"]["offer_open"]  # the view offers to open it in place
     assert [c.id for c in copy.cards] == [c.id for c in session.cards]
     forked = widget.do("command", text="/fork -1")
     assert forked["ok"]

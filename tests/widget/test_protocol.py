@@ -182,7 +182,12 @@ def test_branch_and_fork_answer_with_the_new_session(session, widget):
     branched = mw.Session.open(branch["data"]["session_id"], workspace=session.workspace.root)
     assert [c.kind for c in forked.cards] == ["user_input"]
     assert [c.kind for c in branched.cards] == ["user_input", "model_reply"]
-    assert fork["data"]["session_id"] in fork["message"]
+    assert fork["message"] == (
+        f"Forked “widget test” at the reply “{reply.title_line()}” into “widget test (fork)” "
+        f"(id {forked.id}): the 1 card above it."
+    )
+    assert branch["message"].startswith("Branched “widget test” at the reply")
+    assert "Session.open" not in fork["message"] + branch["message"]  # words, not a Python snippet
 
 
 def test_attach_gives_a_session_class_its_widget_and_display(tmp_path, monkeypatch):

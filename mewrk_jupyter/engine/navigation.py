@@ -1,0 +1,80 @@
+"""What a person reads after a branch, a fork or a switch to another session: one sentence for every surface.
+
+The magics, the widget's slash commands and its context menu all say these same words, so a branch
+reads alike wherever it was made. Plain text (no Markdown), so that the widget's notice line and a
+notebook's output show it the same.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..cards.models import Card
+
+# Each kind of card in the words a person uses, with its article.
+KIND_WORDS = {
+    "system_prompt": "the system prompt",
+    "user_input": "your message",
+    "thinking": "the thinking",
+    "tool_call": "the tool call",
+    "model_reply": "the reply",
+    "host_message": "the host message",
+    "summary_divider": "the summary",
+    "handoff": "the handoff",
+    "native_compaction": "the compacted history",
+    "approval": "the approval",
+    "subagent": "the subagent's card",
+    "preview": "the preview",
+}
+
+# Characters of a card's first line quoted in a sentence.
+QUOTE_AT_MOST = 60
+
+
+def count_cards(n: int) -> str:
+    """How many cards, with the plural right: "1 card", "3 cards"."""
+    return f"{n} card" if n == 1 else f"{n} cards"
+
+
+def card_in_words(card: Card) -> str:
+    """A card by its kind in words and its first line: 'the reply “The answer is 4.”'."""
+    words = KIND_WORDS.get(card.kind, "the card")
+    first = card.title_line() or getattr(card, "summary", "") or getattr(card, "name", "")
+    first = first.strip().splitlines()[0] if first.strip() else ""
+    if len(first) > QUOTE_AT_MOST:
+        first = first[: QUOTE_AT_MOST - 1].rstrip() + "…"
+    return f"{words} “{first}”" if first else words
+
+
+def branched_sentence(origin: Any, at: Card, new: Any) -> str:
+    """After `origin.branch(at)` made `new`: where it was cut and what the new session holds."""
+    held = count_cards(len(new.cards))
+    return (
+        f"Branched “{origin.title}” at {card_in_words(at)} into “{new.title}” (id {new.id}): "
+        f"{held}, up to and including that one."
+    )
+
+
+def forked_sentence(origin: Any, at: Card, new: Any) -> str:
+    """After `origin.fork(at)` made `new`: where it was cut and what the new session holds."""
+    n = len(new.cards)
+    held = f"the {count_cards(n)} above it" if n else "an empty timeline, as nothing is above it"
+    return f"Forked “{origin.title}” at {card_in_words(at)} into “{new.title}” (id {new.id}): {held}."
+
+
+def switched_sentence(session: Any) -> str:
+    """After choosing a session to work on (`%mewrk use`, or opening it in a widget)."""
+    return (
+        f"Switched to “{session.title}” (id {session.id}): "
+        f"{session.settings.model}, {count_cards(len(session.cards))}."
+    )
+
+
+def copy_session(origin: Any, how: str, at: str | Card) -> tuple[Any, str]:
+    """Branch or fork `origin` at a card; returns the new session and the sentence that says so."""
+    card = origin.card(at)
+    if how == "branch":
+        new = origin.branch(card.id)
+        return new, branched_sentence(origin, card, new)
+    new = origin.fork(card.id)
+    return new, forked_sentence(origin, card, new)
