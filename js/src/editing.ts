@@ -44,6 +44,16 @@ export class Editing {
     this.list.schedule();
   }
 
+  /** Take back every card error that says `text` (it described a state that has ended). */
+  clearErrors(text: string): void {
+    for (const [id, error] of [...this.errors]) {
+      if (error !== text) continue;
+      this.errors.delete(id);
+      this.list.dirty(id);
+    }
+    this.list.schedule();
+  }
+
   start(id: string): void {
     const card = this.state.get(id);
     if (!card) return;

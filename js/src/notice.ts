@@ -31,6 +31,11 @@ export class Notice {
     this.el.replaceChildren(`${text} `, link);
   }
 
+  /** Clear the line if it still says `text`. */
+  clearIf(text: string): void {
+    if (this.el.textContent === text) this.clear();
+  }
+
   clear(): void {
     this.el.textContent = "";
     delete this.el.dataset.level;

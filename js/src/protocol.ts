@@ -118,6 +118,8 @@ export interface ResultMsg {
   message?: string;
   card_id?: string | null;
   data?: Record<string, unknown>;
+  /** The message is true only while the session is in this state (a refusal while a turn runs). */
+  while_state?: string;
 }
 
 export type KernelMsg =

@@ -51,6 +51,8 @@ export class TimelineView {
   private readonly empty: HTMLElement;
   private readonly lostBanner: HTMLElement;
   private readonly notice = new Notice();
+  /** Notices and card errors true only while the session is in a state: text → that state. */
+  private readonly holding = new Map<string, string>();
   private readonly composer: Composer;
   private readonly dashboard: Dashboard;
 
@@ -161,6 +163,7 @@ export class TimelineView {
   private receive(msg: KernelMsg): void {
     if (msg.type === "snapshot") return this.applySnapshot(msg);
     if (msg.type === "result") {
+      if (msg.while_state && msg.message) this.holding.set(msg.message, msg.while_state);
       return this.link.settle(msg, (result) => {
         if (!result.ok) this.notice.show("error", result.message ?? "That did not work.");
         else if (result.message) this.notice.show("info", result.message);
@@ -188,6 +191,7 @@ export class TimelineView {
       case "state":
         this.sessionState = msg.state;
         this.updateState();
+        this.expireNotices();
         if (msg.state !== "running") this.panels.refresh();
         return;
       case "notice":
@@ -216,6 +220,7 @@ export class TimelineView {
     this.editing.editable = msg.editable ?? {};
     this.actions.confirmDelete = !!msg.confirm_delete;
     this.sessionState = msg.state;
+    this.expireNotices();
     this.tools = msg.tools ?? [];
     this.chunk = msg.chunk ?? this.chunk;
     this.composer.commands = msg.commands ?? [];
@@ -244,6 +249,16 @@ export class TimelineView {
   private showContext(ctx: ContextMsg): void {
     this.dashboard.update(ctx);
     this.panels.setContext(ctx);
+  }
+
+  /** Refusals such as "The model is running…" and "Stopping…" go once the state they describe ends. */
+  private expireNotices(): void {
+    for (const [text, during] of [...this.holding]) {
+      if (during === this.sessionState) continue;
+      this.holding.delete(text);
+      this.notice.clearIf(text);
+      this.editing.clearErrors(text);
+    }
   }
 
   private updateState(): void {

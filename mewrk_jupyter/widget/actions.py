@@ -12,7 +12,7 @@ from typing import Any
 from ..cards.models import ToolCall, card_from_dict
 from ..cards.rules import INSERTABLE
 from ..engine.navigation import switched_sentence
-from ..errors import InvalidInput, MewrkError
+from ..errors import InvalidInput, MewrkError, SessionBusy
 from . import commands
 from .payloads import context_payload, history_entry, history_rows
 
@@ -62,7 +62,13 @@ class Actions:
             if handler is None:
                 raise InvalidInput(f"The widget asked for an unknown action {name!r}.")
             message, data = handler(request)
+            if "while_state" in data:  # a notice true only while the session stays in that state
+                answer["while_state"] = data.pop("while_state")
             answer.update(message=message, data=data)
+        except SessionBusy as exc:
+            # The refusal describes the turn (or the waiting approval): the views drop it when that ends.
+            state = self.session.state
+            answer.update(ok=False, message=str(exc), while_state=state if state != "idle" else "running")
         except MewrkError as exc:
             answer.update(ok=False, message=str(exc))
         except Exception as exc:  # a fault must reach the person as a sentence, not kill the comm

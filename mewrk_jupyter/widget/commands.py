@@ -54,7 +54,9 @@ def _redo(session: Any, _args: list[str], _text: str) -> tuple[str, dict[str, An
 
 
 def _stop(session: Any, _args: list[str], _text: str) -> tuple[str, dict[str, Any]]:
-    return ("Stopping…" if session.stop() else "Nothing is running."), {}
+    if session.stop():
+        return "Stopping…", {"while_state": "running"}
+    return "Nothing is running.", {}
 
 
 def copy_at(session: Any, how: str, ref: str | None) -> tuple[str, dict[str, Any]]:

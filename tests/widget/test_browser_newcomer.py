@@ -70,3 +70,34 @@ def test_a_view_whose_kernel_restarted_says_so_and_disables_its_controls(lab, pa
     expect(root.locator("[data-testid='mw-approve']")).to_be_disabled()
     expect(box).to_have_value("typed before the restart")  # nothing typed is lost
     expect(root.locator(".mw-card-tools button")).to_have_count(0)
+
+
+def test_notices_about_a_running_turn_clear_when_it_ends(lab, page):
+    nb = Notebook.open(page, lab)
+    _, root = _widget_cell(nb, ATTACH + "s = mw.Session.new(model='offline/slow')\ns.widget()")
+    box = root.locator("[data-testid='mw-input']")
+    box.click()
+    page.keyboard.type("go")
+    page.keyboard.press("Enter")
+    page.keyboard.type("long: 600")
+    page.keyboard.press("Control+Enter")
+    question = root.locator(".mw-card[data-kind='user_input']")
+    expect(root.locator("[data-testid='mw-stop']")).to_be_enabled()
+
+    question.hover()
+    question.locator("[data-act='edit']").click()
+    page.keyboard.type(" and more")
+    page.keyboard.press("Control+Enter")  # refused while the model runs, said on the card
+    error = question.locator(".mw-card-error")
+    expect(error).to_contain_text("The model is running")
+
+    root.locator("[data-testid='mw-stop']").click()
+    notice = root.locator("[data-testid='mw-notice']")
+    expect(root.locator("[data-testid='mw-state']")).to_have_text("idle")
+    expect(error).to_be_hidden()  # the refusal described the turn, which has ended
+    expect(notice).not_to_contain_text("Stopping")
+    assert nb.print_value("s.state") == "idle"
+    question.locator("textarea").click()  # the editor kept the text: saving now works
+    page.keyboard.press("Control+Enter")
+    expect(question.locator("textarea")).to_have_count(0)
+    assert nb.print_value("s.cards[0].text") == "go\nlong: 600 and more"
