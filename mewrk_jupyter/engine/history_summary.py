@@ -23,6 +23,19 @@ if TYPE_CHECKING:
 
 CUT = 80  # characters of a message's first line in its one-line form
 
+# Why a response ended, in words (the neutral stop reasons of providers/base.py, and the engine's own).
+ENDINGS = {
+    "end_turn": "the model finished",
+    "tool_use": "the model called tools",
+    "max_tokens": "cut at the output limit",
+    "stop_sequence": "a stop sequence",
+    "pause_turn": "paused by the server",
+    "refusal": "the model refused",
+    "model_context_window_exceeded": "the context window was full",
+    "stopped": "stopped by Stop",
+    "interrupted": "the stream broke off",
+}
+
 
 def plural(n: int, word: str) -> str:
     """'1 message', '2 messages'."""
@@ -76,11 +89,8 @@ def message_changes(before: list[SentItem], after: list[SentItem]) -> list[str]:
             edited.append(_edit(old.pop(0), new.pop(0)))
         removed += [_quoted(i) for i in old]
         added += [_quoted(i) for i in new]
-    return [
-        f"{verb} {_joined(items)}"
-        for verb, items in (("added", added), ("edited", edited), ("removed", removed))
-        if items
-    ]
+    verbs = (("edited", edited), ("removed", removed), ("added", added))
+    return [f"{verb} {_joined(items)}" for verb, items in verbs if items]
 
 
 def _joined(items: list[str]) -> str:
@@ -89,7 +99,7 @@ def _joined(items: list[str]) -> str:
 
 
 class RequestSummary(BaseModel):
-    """One history entry in words: what the History panel and `%mewrk history` show of it."""
+    """One history entry in plain words: what the History panel and `%mewrk history` show of it."""
 
     number: int
     entry_id: int
@@ -131,7 +141,7 @@ def _meta(entry: HistoryEntry) -> str:
         took = " · no answer recorded"
     if entry.protocol == "tool":
         return f"{when}{took}"
-    return f"`{entry.model}` · {entry.protocol} · {when}{took}"
+    return f"{entry.model} · {entry.protocol} · {when}{took}"
 
 
 def _usage(response: dict[str, Any] | None) -> str:
@@ -159,8 +169,8 @@ def _received(response: dict[str, Any] | None) -> list[str]:
             )
         else:
             lines.append(f"Model: {first_line(block.get('text') or '')}")
-    if response.get("stop_reason"):
-        lines.append(f"Stopped: {response['stop_reason']}")
+    if reason := response.get("stop_reason"):
+        lines.append(f"Ended: {ENDINGS.get(reason, reason)}")
     return lines
 
 
@@ -221,7 +231,7 @@ def _changes(previous: HistoryEntry, sent: Any, entry: HistoryEntry) -> list[str
     before = read_request(previous.request, previous.protocol)
     words = []
     if previous.model != entry.model:
-        words.append(f"the model went from `{previous.model}` to `{entry.model}`")
+        words.append(f"the model went from {previous.model} to {entry.model}")
     if before.system != sent.system:
         old, new = (format_tokens(sum(estimate_tokens(s) for s in x.system)) for x in (before, sent))
         words.append(f"the system prefix changed (≈{old} → ≈{new} tokens)")
