@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from ..providers.offline import estimate_tokens
 from .context import format_tokens
-from .sent import SentItem, read_request
+from .sent import SentItem, SentRequest, read_request
 
 if TYPE_CHECKING:
     from .views import HistoryEntry
@@ -226,7 +226,7 @@ def summarise(entry: HistoryEntry, previous: HistoryEntry | None, compare: bool 
     )
 
 
-def _changes(previous: HistoryEntry, sent: Any, entry: HistoryEntry) -> list[str]:
+def _changes(previous: HistoryEntry, sent: SentRequest, entry: HistoryEntry) -> list[str]:
     """Since the previous request: the model, the system prefix, the tools, then the messages."""
     before = read_request(previous.request, previous.protocol)
     words = []
