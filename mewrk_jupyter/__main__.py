@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import mewrk_jupyter as mw
 
 
@@ -29,14 +27,8 @@ def main() -> None:
     _show_cards(s)
 
     print(f"\n{s.context.line()}\n")
-    print(f"History — {len(s.history)} requests, exactly as sent:")
-    for entry in s.history:
-        print(f"\n  request {entry.id} to {entry.model}:")
-        for message in entry.request["messages"]:
-            text = " ".join(p.get("text", f"[{p['type']}]") for p in message["parts"])
-            print(f"    {message['role']:>9}: {text[:100]}")
-        answer = entry.response["content"][-1]
-        print(f"    {'reply':>9}: {json.dumps(answer.get('text', answer), ensure_ascii=False)[:100]}")
+    print(f"History — {len(s.history)} requests, each in short (s.history[N-1] shows request N in full):\n")
+    print(s.history._repr_markdown_())
     print(f"\nReopen it later with: mw.Session.open({s.id!r})")
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 from IPython.display import display
 
+from .engine.history_summary import full_markdown, plural, previous_request, summarise
 from .engine.navigation import copy_session, switched_sentence
 from .engine.render import timeline_markdown
 from .engine.session import Session, list_sessions
@@ -300,11 +301,25 @@ def _show(call: Call) -> None:
         say(timeline_markdown(call.session))
 
 
+@command("history", "[N]", "each request in a few lines; with N, request N in full, exactly as sent")
+def _history(call: Call) -> None:
+    history = call.session.history
+    if not call.args:
+        say(history._repr_markdown_())
+        return
+    number = int(call.args[0]) if call.args[0].isdigit() else 0
+    if not 1 <= number <= len(history):
+        held = f"it has {plural(len(history), 'request')}" if history else "it has no requests yet"
+        say(f"**mewrk:** There is no request {call.args[0]} in this session: {held}.")
+        return
+    entry = history[number - 1]
+    summary = summarise(entry, previous_request(history, number)).markdown(messages=None)
+    say(f"{summary}\n\n{full_markdown(entry)}")
+
+
 @command("context", "", "how full the context window is, by card kind")
-@command("history", "", "what was really sent and received, request by request (T17)")
 def _report(call: Call) -> None:
-    report = call.session.history if call.name == "history" else call.session.context
-    say(report._repr_markdown_())
+    say(call.session.context._repr_markdown_())
 
 
 @command("stop", "", "stop the running turn, whichever window owns it")

@@ -1,43 +1,10 @@
 // The panels above the timeline: History (T17), the context breakdown behind the ring (T16, D6) and the
 // slash-command list. One shows at a time; each is a view of what the kernel answers, nothing more.
 import { LABELS, formatTokens, h } from "./card";
+import { historyRow } from "./history";
 import type { CommandInfo, ContextMsg, HistoryRow } from "./protocol";
 
 export type PanelName = "history" | "context" | "help";
-
-/** A JSON value as a tree of disclosures: objects and arrays fold, the first `openDepth` levels open. */
-export function jsonTree(value: unknown, openDepth = 1, depth = 0): HTMLElement {
-  if (value === null || typeof value !== "object") {
-    const kind = value === null ? "null" : typeof value;
-    return h("span", { class: `mw-json-${kind}` }, JSON.stringify(value) ?? "undefined");
-  }
-  const entries: [string, unknown][] = Array.isArray(value)
-    ? value.map((v, i) => [String(i), v])
-    : Object.entries(value as Record<string, unknown>);
-  const summary = Array.isArray(value)
-    ? `[…] ${entries.length} item${entries.length === 1 ? "" : "s"}`
-    : `{…} ${entries.map(([k]) => k).slice(0, 6).join(", ")}${entries.length > 6 ? ", …" : ""}`;
-  const list = h("div", { class: "mw-json-children" });
-  const details = h("details", { class: "mw-json" }, h("summary", {}, summary), list);
-  let filled = false;
-  const fill = () => {
-    if (filled) return;
-    filled = true; // children are built when first opened: a long history stays light
-    for (const [key, child] of entries) {
-      list.append(h("div", { class: "mw-json-row" }, h("span", { class: "mw-json-key" }, `${key}: `), jsonTree(child, openDepth, depth + 1)));
-    }
-  };
-  details.addEventListener("toggle", () => details.open && fill());
-  if (depth < openDepth) {
-    details.open = true;
-    fill();
-  }
-  return details;
-}
-
-function clock(seconds: number): string {
-  return new Date(seconds * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
-}
 
 export interface PanelHost {
   /** Ask the kernel for the history rows, or for one entry's JSON. */
@@ -102,39 +69,8 @@ export class Panels {
       if (this.current !== "history") return;
       if (!rows) return list.replaceChildren(h("div", { class: "mw-card-error" }, error ?? "The history could not be read."));
       if (!rows.length) return list.replaceChildren(h("div", { class: "mw-muted" }, "No requests yet: send a message."));
-      list.replaceChildren(...rows.map((row, i) => this.historyRow(row, i + 1)));
+      list.replaceChildren(...rows.map((row) => historyRow(row, (id, done) => this.host.loadEntry(id, done))));
     });
-  }
-
-  private historyRow(row: HistoryRow, n: number): HTMLElement {
-    const parts = [`Request ${n}`, row.model, clock(row.started_at)];
-    if (row.messages != null) parts.push(`${row.messages} messages`);
-    const usage = row.usage;
-    if (usage && typeof usage.input_tokens === "number") {
-      parts.push(`${formatTokens(usage.input_tokens)} in · ${formatTokens(Number(usage.output_tokens ?? 0))} out`);
-    }
-    if (row.error) parts.push(`error: ${row.error}`);
-    else if (!row.answered) parts.push("no answer recorded");
-    const content = h("div", { class: "mw-history-json" }, h("div", { class: "mw-muted" }, "Loading…"));
-    const details = h(
-      "details",
-      { class: "mw-history-row", "data-entry": String(row.id) },
-      h("summary", {}, parts.join(" · ")),
-      content,
-    );
-    let loaded = false;
-    details.addEventListener("toggle", () => {
-      if (!details.open || loaded) return;
-      loaded = true;
-      this.host.loadEntry(row.id, (entry, error) => {
-        if (!entry) return content.replaceChildren(h("div", { class: "mw-card-error" }, error ?? "That request is gone."));
-        content.replaceChildren(
-          h("div", { class: "mw-history-part" }, h("strong", {}, "Sent"), jsonTree(entry.request, 2)),
-          h("div", { class: "mw-history-part" }, h("strong", {}, "Received"), jsonTree(entry.response ?? null, 2)),
-        );
-      });
-    });
-    return details;
   }
 
   private showContext(): void {

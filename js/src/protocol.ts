@@ -77,9 +77,24 @@ export interface JsonSchema {
   items?: JsonSchema;
 }
 
-/** One request of the history (T17), without its JSON. */
+/** A request of the history in plain words, as the kernel's summariser writes it (engine/history_summary.py). */
+export interface HistorySummary {
+  number: number;
+  entry_id: number;
+  title: string;
+  meta: string;
+  sizes: string;
+  changes: string[];
+  messages: string[];
+  received: string[];
+  error: string | null;
+}
+
+/** One request of the history (T17), without its JSON; `number` counts from 1 in the session. */
 export interface HistoryRow {
   id: number;
+  number: number;
+  summary: HistorySummary;
   run_id: string | null;
   model: string;
   protocol: string;

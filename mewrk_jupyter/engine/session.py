@@ -370,6 +370,7 @@ def _state_of(conn, session_id: str) -> str:
 def _history_entry(row) -> HistoryEntry:
     return HistoryEntry(
         id=row["id"],
+        number=row["number"],
         run_id=row["run_id"],
         model=row["model"],
         protocol=row["protocol"],

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import html
-import json
-from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel
+
+from .history_summary import full_markdown, summarise, summarise_history
+
+FULL_HINT = "_`%mewrk history N` shows request N in full, exactly as sent (in Python: `s.history[N-1]`)._"
 
 
 def _cell(text: str) -> str:
@@ -30,9 +32,10 @@ class CardList(list):
 
 
 class HistoryEntry(BaseModel):
-    """One request exactly as sent, and what came back (T17)."""
+    """One request exactly as sent, and what came back (T17); `number` counts from 1 in its session."""
 
-    id: int
+    id: int  # the store's id, unique across sessions
+    number: int
     run_id: str | None
     model: str
     protocol: str
@@ -43,23 +46,19 @@ class HistoryEntry(BaseModel):
     error: str | None
 
     def _repr_markdown_(self) -> str:
-        when = datetime.fromtimestamp(self.started_at).strftime("%H:%M:%S")
-        body = json.dumps(self.request, indent=2, ensure_ascii=False)
-        answer = json.dumps(self.response, indent=2, ensure_ascii=False) if self.response else "—"
-        error = f"\n\n**error:** {self.error}" if self.error else ""
-        return (
-            f"**Request {self.id}** · `{self.model}` · {when}\n\n```json\n{body}\n```\n\n"
-            f"**Response**\n\n```json\n{answer}\n```{error}"
-        )
+        summary = summarise(self, None, compare=False)  # alone, it does not know the request before it
+        return f"{summary.markdown(messages=None)}\n\n{full_markdown(self)}"
 
 
 class HistoryList(list):
-    """A session's history; renders each request and response in a notebook."""
+    """A session's history; renders a short summary of each request, the full JSON one step away."""
 
     def _repr_markdown_(self) -> str:
         if not self:
             return "_No requests yet._"
-        return "\n\n---\n\n".join(entry._repr_markdown_() for entry in self)
+        blocks = [summary.markdown() for summary in summarise_history(self)]
+        blocks.append(FULL_HINT)
+        return "\n\n---\n\n".join(blocks)
 
 
 class SessionInfo(BaseModel):

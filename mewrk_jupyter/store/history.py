@@ -35,14 +35,19 @@ def record_response(
 
 
 def load_history(conn: sqlite3.Connection, session_id: str) -> list[sqlite3.Row]:
-    """Every history row of a session, oldest first."""
-    return conn.execute("SELECT * FROM history WHERE session_id = ? ORDER BY id", (session_id,)).fetchall()
+    """Every history row of a session, oldest first, each with its `number` in the session (from 1)."""
+    return conn.execute(
+        "SELECT *, ROW_NUMBER() OVER (ORDER BY id) AS number FROM history WHERE session_id = ? ORDER BY id",
+        (session_id,),
+    ).fetchall()
 
 
 def load_entry(conn: sqlite3.Connection, session_id: str, entry_id: int) -> sqlite3.Row | None:
-    """One history row of a session, or None."""
+    """One history row of a session with its `number` in the session, or None."""
     return conn.execute(
-        "SELECT * FROM history WHERE session_id = ? AND id = ?", (session_id, entry_id)
+        "SELECT *, (SELECT COUNT(*) FROM history AS h WHERE h.session_id = history.session_id AND h.id <= history.id)"
+        " AS number FROM history WHERE session_id = ? AND id = ?",
+        (session_id, entry_id),
     ).fetchone()
 
 

@@ -6,9 +6,7 @@ from typing import Any
 
 from ..cards.models import Card
 from ..engine.context import format_tokens
-
-# Characters of a history entry's JSON above which the panel is offered it one entry at a time.
-HISTORY_PREVIEW = 160
+from ..engine.history_summary import summarise_history
 
 
 def card_payload(card: Card) -> dict[str, Any]:
@@ -64,13 +62,16 @@ def _usage_of(response: dict[str, Any] | None) -> dict[str, Any] | None:
 
 
 def history_rows(session: Any) -> list[dict[str, Any]]:
-    """One line per request of the session's history (T17); the JSON itself comes one entry at a time."""
+    """Each request of the session's history in a few readable lines (T17); its JSON comes on demand."""
     rows = []
-    for entry in session.history:
+    history = session.history
+    for entry, summary in zip(history, summarise_history(history), strict=True):
         messages = entry.request.get("messages")
         rows.append(
             {
                 "id": entry.id,
+                "number": entry.number,
+                "summary": summary.model_dump(),
                 "run_id": entry.run_id,
                 "model": entry.model,
                 "protocol": entry.protocol,
@@ -90,4 +91,10 @@ def history_entry(session: Any, entry_id: int) -> dict[str, Any] | None:
     entry = session.history_entry(entry_id)
     if entry is None:
         return None
-    return {"id": entry.id, "request": entry.request, "response": entry.response, "error": entry.error}
+    return {
+        "id": entry.id,
+        "number": entry.number,
+        "request": entry.request,
+        "response": entry.response,
+        "error": entry.error,
+    }

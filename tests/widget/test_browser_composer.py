@@ -66,7 +66,8 @@ def test_slash_commands_history_panel_and_context_ring(lab, page):
     rows = panel.locator(".mw-history-row")
     expect(rows).to_have_count(2)
     assert nb.print_value("len(s.history)") == "2"
-    rows.nth(0).locator("summary").first.click()
+    expect(rows.nth(0)).to_contain_text("Request 1")
+    rows.nth(0).get_by_role("button", name="Show the request as sent (raw JSON)").click()
     sent = rows.nth(0).locator(".mw-json").first
     expect(sent).to_contain_text('model: "offline/echo"')
     for _ in range(8):  # unfold the request level by level, as a person clicks down to the message

@@ -1,0 +1,268 @@
+"""A request of the history in a few readable lines (T17): the one summary the magic, the repr and the
+widget's History panel all show.
+
+Pure functions over a history entry and the previous request of the same session. Everything is read
+from the body as it was sent (`sent.py`), so the summary says what the vendor received.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+from ..providers.offline import estimate_tokens
+from .context import format_tokens
+from .sent import SentItem, SentRequest, read_request
+
+if TYPE_CHECKING:
+    from .views import HistoryEntry
+
+CUT = 80  # characters of a message's first line in its one-line form
+
+# Why a response ended, in words (the neutral stop reasons of providers/base.py, and the engine's own).
+ENDINGS = {
+    "end_turn": "the model finished",
+    "tool_use": "the model called tools",
+    "max_tokens": "cut at the output limit",
+    "stop_sequence": "a stop sequence",
+    "pause_turn": "paused by the server",
+    "refusal": "the model refused",
+    "model_context_window_exceeded": "the context window was full",
+    "stopped": "stopped by Stop",
+    "interrupted": "the stream broke off",
+}
+
+
+def plural(n: int, word: str) -> str:
+    """'1 message', '2 messages'."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def first_line(text: str, limit: int = CUT) -> str:
+    """The first non-empty line of a text, cut to `limit` characters; '…' says there was more."""
+    lines = [line.strip() for line in text.strip().splitlines()]
+    line = lines[0] if lines else ""
+    more = len(lines) > 1
+    if len(line) > limit:
+        line, more = line[: limit - 1].rstrip(), True
+    return line + ("…" if more else "")
+
+
+def item_line(item: SentItem) -> str:
+    """A sent item in one line: who or what, in words, then the first line of its text."""
+    note = f" ({item.note})" if item.note else ""
+    text = "" if item.note.startswith("encrypted") else first_line(item.text)
+    return f"{item.label}{note}: {text}" if text else f"{item.label}{note}"
+
+
+def _quoted(item: SentItem) -> str:
+    text = "" if item.note.startswith("encrypted") else first_line(item.text, 40)
+    return f"{item.label} “{text}”" if text else item.label
+
+
+def _edit(old: SentItem, new: SentItem) -> str:
+    """An edited item: the first line where the old and new text differ, before and after."""
+    old_lines, new_lines = old.text.splitlines(), new.text.splitlines()
+    same = zip(old_lines, new_lines, strict=False)
+    at = next((i for i, (a, b) in enumerate(same) if a != b), min(len(old_lines), len(new_lines)))
+    before = first_line("\n".join(old_lines[at:]), 40)
+    after = first_line("\n".join(new_lines[at:]), 40)
+    return f"{new.label} “{before}” → “{after}”"
+
+
+def message_changes(before: list[SentItem], after: list[SentItem]) -> list[str]:
+    """What changed between two requests' messages, in words: added, edited and removed items."""
+    added: list[str] = []
+    edited: list[str] = []
+    removed: list[str] = []
+    matcher = difflib.SequenceMatcher(a=[i.key() for i in before], b=[i.key() for i in after], autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        old, new = before[i1:i2], after[j1:j2]
+        # Items of the same kind at the same place were edited; the rest came or went.
+        while old and new and old[0].label == new[0].label:
+            edited.append(_edit(old.pop(0), new.pop(0)))
+        removed += [_quoted(i) for i in old]
+        added += [_quoted(i) for i in new]
+    verbs = (("edited", edited), ("removed", removed), ("added", added))
+    return [f"{verb} {_joined(items)}" for verb, items in verbs if items]
+
+
+def _joined(items: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+class RequestSummary(BaseModel):
+    """One history entry in plain words: what the History panel and `%mewrk history` show of it."""
+
+    number: int
+    entry_id: int
+    title: str  # "Request 2" or "Request 3 · tool ls"
+    meta: str  # model, protocol, when, how long
+    sizes: str  # messages, tokens in and out, system prefix, tools by name
+    changes: list[str]  # since the previous request of the session, in words
+    messages: list[str]  # one line each
+    received: list[str]  # what came back, one line each
+    error: str | None
+
+    def markdown(self, messages: int | None = 8) -> str:
+        """The summary as Markdown; `messages` caps the message lines (the first and the last stay)."""
+        lines = self.messages
+        if messages is not None and len(lines) > messages:
+            head, tail = lines[:2], lines[-(messages - 3) :]
+            lines = [*head, f"… {len(self.messages) - len(head) - len(tail)} more …", *tail]
+        parts = [f"**{self.title}** · {self.meta}", self.sizes]
+        parts += self.changes
+        if lines:
+            parts.append(_fenced("\n".join(lines)))
+        if self.received:
+            parts.append("Came back:\n\n" + _fenced("\n".join(self.received)))
+        if self.error:
+            parts.append(f"**Error:** {self.error}")
+        return "\n\n".join(parts)
+
+
+def _fenced(text: str) -> str:
+    fence = "````" if "```" in text else "```"
+    return f"{fence}text\n{text}\n{fence}"
+
+
+def _meta(entry: HistoryEntry) -> str:
+    when = datetime.fromtimestamp(entry.started_at).strftime("%H:%M:%S")
+    seconds = (entry.ended_at or 0) - entry.started_at
+    took = f" · took {seconds:.1f} s" if seconds >= 0.1 else " · took under 0.1 s"
+    if entry.ended_at is None:
+        took = " · no answer recorded"
+    if entry.protocol == "tool":
+        return f"{when}{took}"
+    return f"{entry.model} · {entry.protocol} · {when}{took}"
+
+
+def _usage(response: dict[str, Any] | None) -> str:
+    usage = (response or {}).get("usage")
+    if not isinstance(usage, dict):
+        return ""
+    mark = "≈" if usage.get("estimated") else ""  # only an estimate gets ≈; a vendor's count is exact
+    size = sum(int(usage.get(k) or 0) for k in ("input_tokens", "cache_read_tokens", "cache_write_tokens"))
+    return f"{mark}{format_tokens(size)} tokens in · {mark}{format_tokens(int(usage.get('output_tokens') or 0))} out"
+
+
+def _received(response: dict[str, Any] | None) -> list[str]:
+    """What came back, one line per block, and why the model stopped."""
+    if not response:
+        return []
+    lines = []
+    for block in response.get("content") or []:
+        kind = block.get("type")
+        if kind == "thinking":
+            note = " (signed)" if block.get("signature") else ""
+            lines.append(f"Thinking{note}: {first_line(block.get('text') or '')}")
+        elif kind == "tool_use":
+            lines.append(
+                f"Tool call: {first_line(block.get('name', '?') + ' ' + json.dumps(block.get('input'), ensure_ascii=False))}"
+            )
+        else:
+            lines.append(f"Model: {first_line(block.get('text') or '')}")
+    if reason := response.get("stop_reason"):
+        lines.append(f"Ended: {ENDINGS.get(reason, reason)}")
+    return lines
+
+
+def _tool_run(entry: HistoryEntry) -> RequestSummary:
+    """A tool the engine ran (T17 keeps the input that actually ran)."""
+    name = entry.request.get("tool") or entry.model.removeprefix("tool:")
+    response = entry.response or {}
+    result = str(response.get("result") or "")
+    received = [f"Result{' (error)' if response.get('is_error') else ''}: {first_line(result) or '(empty)'}"]
+    if response.get("truncated"):
+        received.append("The output was cut.")
+    return RequestSummary(
+        number=entry.number,
+        entry_id=entry.id,
+        title=f"Request {entry.number} · tool {name}",
+        meta=_meta(entry),
+        sizes=f"{plural(len(result.splitlines()), 'line')} of output",
+        changes=[],
+        messages=[f"Input: {first_line(json.dumps(entry.request.get('input'), ensure_ascii=False))}"],
+        received=received if entry.response is not None else [],
+        error=entry.error,
+    )
+
+
+def summarise(entry: HistoryEntry, previous: HistoryEntry | None, compare: bool = True) -> RequestSummary:
+    """A history entry in a few lines; `previous` is the session's model request before it (None: it is
+    the first), and `compare=False` leaves out what changed, for an entry shown without its history."""
+    if entry.protocol == "tool":
+        return _tool_run(entry)
+    sent = read_request(entry.request, entry.protocol)
+    prefix = sum(estimate_tokens(s) for s in sent.system)
+    sizes = [plural(sent.messages, "message")]
+    if usage := _usage(entry.response):
+        sizes.append(usage)
+    sizes.append(f"system prefix ≈{format_tokens(prefix)} tokens ({plural(len(sent.system), 'part')})")
+    sizes.append("tools: " + ", ".join(sent.tools) if sent.tools else "no tools")
+    if not compare:
+        changes = []
+    elif previous is None:
+        changes = ["The first request of this session."]
+    else:
+        changes = _changes(previous, sent, entry)
+    return RequestSummary(
+        number=entry.number,
+        entry_id=entry.id,
+        title=f"Request {entry.number}",
+        meta=_meta(entry),
+        sizes=" · ".join(sizes),
+        changes=changes,
+        messages=[item_line(i) for i in sent.items],
+        received=_received(entry.response),
+        error=entry.error,
+    )
+
+
+def _changes(previous: HistoryEntry, sent: SentRequest, entry: HistoryEntry) -> list[str]:
+    """Since the previous request: the model, the system prefix, the tools, then the messages."""
+    before = read_request(previous.request, previous.protocol)
+    words = []
+    if previous.model != entry.model:
+        words.append(f"the model went from {previous.model} to {entry.model}")
+    if before.system != sent.system:
+        old, new = (format_tokens(sum(estimate_tokens(s) for s in x.system)) for x in (before, sent))
+        words.append(f"the system prefix changed (≈{old} → ≈{new} tokens)")
+    if gained := [t for t in sent.tools if t not in before.tools]:
+        words.append("tools added: " + ", ".join(gained))
+    if lost := [t for t in before.tools if t not in sent.tools]:
+        words.append("tools no longer offered: " + ", ".join(lost))
+    words += message_changes(before.items, sent.items)
+    return [f"Since request {previous.number}: {'; '.join(words) if words else 'nothing changed'}."]
+
+
+def summarise_history(entries: list[HistoryEntry]) -> list[RequestSummary]:
+    """Every entry summarised, each model request against the model request before it."""
+    out, previous = [], None
+    for entry in entries:
+        out.append(summarise(entry, previous))
+        if entry.protocol != "tool":
+            previous = entry
+    return out
+
+
+def previous_request(entries: list[HistoryEntry], number: int) -> HistoryEntry | None:
+    """The model request before entry `number` (1-based), skipping tool runs; None for the first."""
+    for entry in reversed(entries[: number - 1]):
+        if entry.protocol != "tool":
+            return entry
+    return None
+
+
+def full_markdown(entry: HistoryEntry) -> str:
+    """The request exactly as sent and the response as recorded, as JSON blocks."""
+    body = json.dumps(entry.request, indent=2, ensure_ascii=False)
+    answer = json.dumps(entry.response, indent=2, ensure_ascii=False) if entry.response else "null"
+    return f"**Sent**\n\n```json\n{body}\n```\n\n**Came back**\n\n```json\n{answer}\n```"

@@ -1,0 +1,190 @@
+"""What a recorded request body carried, read back in words: one item per part, for any wire protocol.
+
+The history keeps each request exactly as it went to the vendor (T17). To summarise it, this module reads
+that body — never the timeline — so a summary shows what was really sent: a signed thinking block by
+its signed original, whatever the card shows after an edit (T7).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+REMINDER_OPEN, REMINDER_CLOSE = "<system-reminder>", "</system-reminder>"
+
+
+@dataclass(frozen=True)
+class SentItem:
+    """One part of a sent message: who or what it is, in words, and its content as sent."""
+
+    label: str  # "You", "Model", "Thinking", "Tool call", "Tool result", "Host", "System prompt", …
+    text: str
+    note: str = ""  # how it went, when that matters: "signed", "encrypted, sent as is", "error"
+
+    def key(self) -> tuple[str, str, str]:
+        """What identifies the item when two requests are compared."""
+        return self.label, self.note, self.text
+
+
+@dataclass
+class SentRequest:
+    """A request body read back: its system prefix, its messages as items, and the tools offered."""
+
+    system: list[str] = field(default_factory=list)
+    messages: int = 0
+    items: list[SentItem] = field(default_factory=list)
+    tools: list[str] = field(default_factory=list)
+
+
+def _text_item(role: str, text: str) -> SentItem:
+    """A text part: the person's words, the model's, or the host's (a user message in a system reminder)."""
+    stripped = text.strip()
+    if role == "user" and stripped.startswith(REMINDER_OPEN) and stripped.endswith(REMINDER_CLOSE):
+        return SentItem("Host", stripped[len(REMINDER_OPEN) : -len(REMINDER_CLOSE)].strip())
+    return SentItem({"user": "You", "assistant": "Model", "system": "System prompt"}.get(role, role), text)
+
+
+def _opaque(data: Any) -> str:
+    """Encrypted content compared by a digest, never shown."""
+    return "#" + hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def _call(name: str, arguments: Any) -> SentItem:
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            pass
+    return SentItem("Tool call", f"{name} {json.dumps(arguments, ensure_ascii=False)}")
+
+
+def _result(content: Any, is_error: bool = False) -> SentItem:
+    if isinstance(content, list):  # Anthropic: a list of content blocks
+        content = "\n".join(b.get("text", f"[{b.get('type')}]") for b in content if isinstance(b, dict))
+    return SentItem("Tool result", str(content), "error" if is_error else "")
+
+
+def _attachment(name: str, media_type: str = "") -> SentItem:
+    return SentItem("Attachment", f"{name} ({media_type})" if media_type else name)
+
+
+def _neutral(body: dict[str, Any], out: SentRequest) -> None:
+    """The engine's own request form (the offline models receive it as it is)."""
+    out.system = [s for s in body.get("system") or [] if isinstance(s, str)]
+    out.tools = [t.get("name", "?") for t in body.get("tools") or []]
+    for message in body.get("messages") or []:
+        out.messages += 1
+        role = message.get("role", "")
+        for part in message.get("parts") or []:
+            kind = part.get("type")
+            if kind == "text":
+                out.items.append(_text_item(role, part.get("text", "")))
+            elif kind == "thinking" and part.get("encrypted") is not None:
+                out.items.append(SentItem("Thinking", _opaque(part["encrypted"]), "encrypted, sent as is"))
+            elif kind == "thinking" and part.get("signature") is not None:
+                # What goes out is the signed original; `text` is only what the card shows now.
+                out.items.append(SentItem("Thinking", part.get("signed_text") or "", "signed"))
+            elif kind == "thinking":
+                out.items.append(SentItem("Thinking", part.get("text", "")))
+            elif kind == "tool_use":
+                out.items.append(_call(part.get("name", "?"), part.get("input")))
+            elif kind == "tool_result":
+                out.items.append(_result(part.get("content", ""), bool(part.get("is_error"))))
+            elif kind == "attachment":
+                out.items.append(_attachment(part.get("name", "?"), part.get("media_type", "")))
+
+
+def _anthropic(body: dict[str, Any], out: SentRequest) -> None:
+    system = body.get("system") or []
+    blocks = [system] if isinstance(system, str) else system
+    out.system = [b if isinstance(b, str) else b.get("text", "") for b in blocks]
+    out.tools = [t.get("name", t.get("type", "?")) for t in body.get("tools") or []]
+    for message in body.get("messages") or []:
+        out.messages += 1
+        role, content = message.get("role", ""), message.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+        for block in blocks:
+            kind = block.get("type")
+            if kind == "text":
+                out.items.append(_text_item(role, block.get("text", "")))
+            elif kind == "thinking":
+                out.items.append(SentItem("Thinking", block.get("thinking", ""), "signed"))
+            elif kind == "redacted_thinking":
+                out.items.append(SentItem("Thinking", _opaque(block.get("data")), "encrypted, sent as is"))
+            elif kind == "tool_use":
+                out.items.append(_call(block.get("name", "?"), block.get("input")))
+            elif kind == "tool_result":
+                out.items.append(_result(block.get("content", ""), bool(block.get("is_error"))))
+            elif kind in ("image", "document"):
+                source = block.get("source") or {}
+                out.items.append(_attachment(block.get("title") or kind, source.get("media_type", "")))
+
+
+def _chat(body: dict[str, Any], out: SentRequest) -> None:
+    out.tools = [(t.get("function") or {}).get("name", "?") for t in body.get("tools") or []]
+    messages = list(body.get("messages") or [])
+    while messages and messages[0].get("role") == "system":  # the leading system messages: the prefix
+        out.system.append(str(messages.pop(0).get("content") or ""))
+    for message in messages:
+        out.messages += 1
+        role, content = message.get("role", ""), message.get("content")
+        if message.get("reasoning_content"):
+            out.items.append(SentItem("Thinking", message["reasoning_content"]))
+        if role == "tool":
+            out.items.append(_result(content or ""))
+            continue
+        for block in [{"type": "text", "text": content}] if isinstance(content, str) else content or []:
+            if block.get("type") == "text":
+                out.items.append(_text_item(role, block.get("text", "")))
+            elif block.get("type") == "file":
+                out.items.append(_attachment((block.get("file") or {}).get("filename", "file")))
+            else:
+                out.items.append(_attachment("image"))
+        for call in message.get("tool_calls") or []:
+            function = call.get("function") or {}
+            out.items.append(_call(function.get("name", "?"), function.get("arguments")))
+
+
+def _responses(body: dict[str, Any], out: SentRequest) -> None:
+    out.system = [body["instructions"]] if body.get("instructions") else []
+    out.tools = [t.get("name", t.get("type", "?")) for t in body.get("tools") or []]
+    for item in body.get("input") or []:
+        out.messages += 1
+        kind = item.get("type", "message")
+        if kind == "function_call":
+            out.items.append(_call(item.get("name", "?"), item.get("arguments")))
+        elif kind == "function_call_output":
+            out.items.append(_result(item.get("output", "")))
+        elif kind == "reasoning":
+            out.items.append(
+                SentItem("Thinking", _opaque(item.get("encrypted_content")), "encrypted, sent as is")
+            )
+        elif kind == "message":
+            role = {"developer": "system"}.get(item.get("role", ""), item.get("role", ""))
+            content = item.get("content")
+            for block in (
+                [{"type": "input_text", "text": content}] if isinstance(content, str) else content or []
+            ):
+                if block.get("type") in ("input_text", "output_text"):
+                    out.items.append(_text_item(role, block.get("text", "")))
+                else:
+                    out.items.append(_attachment(block.get("filename") or "image"))
+
+
+def read_request(body: dict[str, Any], protocol: str) -> SentRequest:
+    """The request body as recorded, read back into items; a body of an unknown shape reads as empty."""
+    out = SentRequest()
+    messages = body.get("messages")
+    if protocol == "tool":
+        return out
+    if "input" in body:
+        _responses(body, out)
+    elif protocol == "offline" or any(isinstance(m, dict) and "parts" in m for m in messages or []):
+        _neutral(body, out)
+    elif protocol == "openai-chat" or any(m.get("role") in ("system", "tool") for m in messages or []):
+        _chat(body, out)
+    elif isinstance(messages, list):
+        _anthropic(body, out)
+    return out
