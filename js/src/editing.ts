@@ -41,7 +41,7 @@ export class Editing {
   showError(id: string, text: string): void {
     this.errors.set(id, text);
     this.list.dirty(id);
-    this.list.schedule();
+    this.list.reveal(id);
   }
 
   /** Take back every card error that says `text` (it described a state that has ended). */
@@ -64,7 +64,7 @@ export class Editing {
     this.errors.delete(id);
     this.list.dirty(id);
     this.list.focusNext = id;
-    this.list.schedule();
+    this.list.reveal(id);
   }
 
   /** Open an editor for a new card of `kind`, before or after `anchor` (at the end when it is null). */
@@ -73,7 +73,7 @@ export class Editing {
     const draft = this.drafts.add(kind, anchor, where);
     this.editors.set(draft.id, this.editorFor(draft.id, undefined));
     this.list.focusNext = draft.id;
-    this.list.schedule();
+    this.list.reveal(draft.id); // a new form opens in sight, its Save and Execute buttons included
   }
 
   cancel(id: string): void {

@@ -54,6 +54,9 @@ export class CardList {
   private readonly virtualizer: Virtualizer<HTMLElement, HTMLElement>;
   private frame = 0;
   private ownTop = -1; // the scrollTop the list set itself, to tell its own scrolling from the person's
+  private dragging = false; // the person holds the scrollbar
+  private revealing: string | null = null; // a row to bring into sight once it is drawn
+  private revealTries = 0;
   readonly cleanup: () => void;
 
   constructor(private readonly hooks: ListHooks) {
@@ -73,15 +76,31 @@ export class CardList {
       onChange: () => this.schedule(),
     });
     const unmount = this.virtualizer._didMount();
-    this.scroller.addEventListener("scroll", () => {
-      const s = this.scroller;
-      // Only the person's scrolling decides whether to follow the end: after the list's own jump to the
-      // end, cards measured taller than estimated grow the list under it, which is no reason to stop.
+    // Only the person stops the list from following the end, by scrolling up (wheel, keys, the
+    // scrollbar). Scroll events alone cannot tell: the virtualiser also moves scrollTop when it measures
+    // cards taller or shorter than estimated, and that is no reason to leave the end.
+    const s = this.scroller;
+    s.addEventListener("scroll", () => {
       if (Math.abs(s.scrollTop - this.ownTop) <= 1) return;
-      this.stick = s.scrollTop + s.clientHeight >= s.scrollHeight - 24;
+      if (s.scrollTop + s.clientHeight >= s.scrollHeight - 24) this.stick = true; // back at the end
+      else if (this.dragging) this.stick = false;
       this.hooks.scrolled();
     });
+    s.addEventListener("wheel", (event) => {
+      if (event.deltaY < 0) this.stick = false;
+    }, { passive: true });
+    s.addEventListener("keydown", (event) => {
+      if (!inTextBox(event.target) && ["PageUp", "Home", "ArrowUp"].includes(event.key)) this.stick = false;
+    });
+    s.addEventListener("pointerdown", (event) => {
+      this.dragging = event.target === s; // on the scrollbar, not on a card
+    });
+    const released = () => {
+      this.dragging = false;
+    };
+    window.addEventListener("pointerup", released);
     this.cleanup = () => {
+      window.removeEventListener("pointerup", released);
       cancelAnimationFrame(this.frame);
       unmount();
     };
@@ -125,7 +144,18 @@ export class CardList {
     }
   }
 
+  /**
+   * The person works on this row (a menu, an editor, an error on it): bring it into sight — inside the
+   * list and in the notebook around it — and stop following the end unless it is the newest row.
+   */
+  reveal(id: string): void {
+    this.revealing = id;
+    this.revealTries = 0;
+    this.schedule();
+  }
+
   scrollToIndex(index: number): void {
+    this.stick = index >= this.rows.length - 1; // going up to a card leaves the end; the newest follows it
     this.virtualizer.scrollToIndex(index, { align: "auto" });
   }
 
@@ -166,11 +196,30 @@ export class CardList {
       if (!shown.has(el) && !el.contains(document.activeElement)) el.remove();
     }
     for (const el of shown) this.virtualizer.measureElement(el);
+    if (this.revealing) this.revealNow(this.revealing, shown);
     if (this.stick) {
       this.scroller.scrollTop = this.scroller.scrollHeight;
       this.ownTop = this.scroller.scrollTop;
     }
     this.hooks.rendered(this.rows);
+  }
+
+  private revealNow(id: string, shown: Set<HTMLElement>): void {
+    const index = this.rows.indexOf(id);
+    if (index < 0 || ++this.revealTries > 5) {
+      this.revealing = null; // gone meanwhile, or it never came into the window: give up quietly
+      return;
+    }
+    this.stick = index === this.rows.length - 1;
+    const el = this.slots.get(id)?.el;
+    if (!el || !shown.has(el)) {
+      this.virtualizer.scrollToIndex(index, { align: "auto" }); // draw it first; the next frame shows it
+      this.schedule();
+      return;
+    }
+    this.revealing = null;
+    el.scrollIntoView({ block: "nearest" });
+    if (this.stick) this.ownTop = this.scroller.scrollTop;
   }
 
   private slot(id: string): Slot {

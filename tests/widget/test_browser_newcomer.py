@@ -101,3 +101,53 @@ def test_notices_about_a_running_turn_clear_when_it_ends(lab, page):
     page.keyboard.press("Control+Enter")
     expect(question.locator("textarea")).to_have_count(0)
     assert nb.print_value("s.cards[0].text") == "go\nlong: 600 and more"
+
+
+# How far the newest card's bottom is from the bottom of the visible part of its timeline, in pixels
+# (0 or less: the newest card is in sight).
+NEWEST_BELOW = """root => {
+  const scroller = root.querySelector('.mw-timeline');
+  const cards = [...root.querySelectorAll('.mw-card')];
+  const newest = cards.reduce((a, b) => (Number(b.dataset.index) > Number(a.dataset.index) ? b : a));
+  return newest.getBoundingClientRect().bottom - scroller.getBoundingClientRect().bottom;
+}"""
+
+
+def _newest_in_sight(root) -> None:
+    root.page.wait_for_function(f"root => ({NEWEST_BELOW})(root) <= 1", arg=root.element_handle())
+
+
+def test_new_views_open_at_the_end_and_follow_it_until_the_person_scrolls_away(lab, page):
+    nb = Notebook.open(page, lab)
+    nb.run("%load_ext mewrk_jupyter\n%mewrk new")
+    expect(page.locator(".mw-root")).to_have_count(1)
+    nb.run(
+        "from mewrk_jupyter.magics import current_session\ns = current_session()\n"
+        "for i in range(10):\n    s.send(f'question {i}\\nlong: 150', wait=True)\n"
+        "s.send('the last question', wait=True)"
+    )
+    nb.run("%mewrk show")
+    roots = page.locator(".mw-root")
+    expect(roots).to_have_count(2)
+    first, second = roots.nth(0), roots.nth(1)
+    for root in (first, second):
+        expect(root.locator(".mw-card[data-kind='model_reply']").last).to_contain_text("the last question")
+        _newest_in_sight(root)
+
+    # The person scrolls the second view up: a new reply must not pull it back down.
+    timeline = second.locator(".mw-timeline")
+    timeline.hover()
+    page.mouse.wheel(0, -1500)
+    page.wait_for_function("el => el.scrollTop + el.clientHeight < el.scrollHeight - 200", arg=timeline.element_handle())
+    top = timeline.evaluate("el => el.scrollTop")
+    nb.run("s.send('one more', wait=True)")
+    expect(first.locator(".mw-card[data-kind='model_reply']").last).to_contain_text("one more")
+    _newest_in_sight(first)  # the view left at the end follows it
+    assert abs(timeline.evaluate("el => el.scrollTop") - top) <= 1
+
+    # A view in a second notebook opens at the end too.
+    sid = nb.print_value("s.id")
+    other = Notebook.open(page, lab)
+    _, root = _widget_cell(other, ATTACH + f"mw.Session.open('{sid}').widget()")
+    expect(root.locator(".mw-card[data-kind='model_reply']").last).to_contain_text("one more")
+    _newest_in_sight(root)
