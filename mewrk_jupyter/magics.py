@@ -16,6 +16,7 @@ from typing import Any
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 from IPython.display import display
 
+from .cards.words import cards_of, label, noun
 from .engine.render import timeline_markdown
 from .engine.session import Session, list_sessions
 from .errors import MewrkError
@@ -199,7 +200,7 @@ class MewrkMagics(Magics):
     @no_var_expand  # a message is sent as typed: `{x}` and `$y` stay text
     @line_cell_magic
     def mewrk(self, line: str, cell: str | None = None) -> None:
-        """Run a `%mewrk` command; `%%mewrk` sends the cell body and an empty body continues (T12)."""
+        """Run a `%mewrk` command; `%%mewrk` sends the cell body and an empty body continues."""
         run_command(self.shell, line, cell)
 
 
@@ -242,7 +243,7 @@ def _sessions(call: Call) -> None:
     say(list_sessions()._repr_markdown_() + current)
 
 
-@command("continue", "", "run the model on the timeline as it stands (T12)")
+@command("continue", "", "run the model on the timeline as it stands")
 @command("send", "[TEXT]", "send a message (no text: continue)")
 def _send(call: Call) -> None:
     follow_turn(call, call.session.send(call.text if call.name == "send" else None, wait=False))
@@ -276,7 +277,7 @@ def _undo_redo(call: Call) -> None:
 @command("cards", "", "the timeline as a table of cards")
 def _cards(call: Call) -> None:
     rows = [
-        f"| {i} | `{c.id}` | {c.kind} | {'✎' if c.edited else ''} | {c.title_line().replace('|', '&#124;')} |"
+        f"| {i} | `{c.id}` | {label(c.kind)} | {'✎' if c.edited else ''} | {c.title_line().replace('|', '&#124;')} |"
         for i, c in enumerate(call.session.cards)
     ]
     head = ["| # | id | kind | edited | text |", "|---|---|---|---|---|"]
@@ -292,7 +293,7 @@ def _show(call: Call) -> None:
 
 
 @command("context", "", "how full the context window is, by card kind")
-@command("history", "", "what was really sent and received, request by request (T17)")
+@command("history", "", "what was really sent and received, request by request")
 def _report(call: Call) -> None:
     report = call.session.history if call.name == "history" else call.session.context
     say(report._repr_markdown_())
@@ -306,14 +307,15 @@ def _stop(call: Call) -> None:
 @command("delete", "CARD [CARD…]", "delete cards (one undo restores them)")
 def _delete(call: Call) -> None:
     removed = call.session.delete(*(card_id(call.session, ref) for ref in call.args))
-    what = f"{removed[0].kind} `{removed[0].id}`" if len(removed) == 1 else f"{len(removed)} cards"
+    kinds = [card.kind for card in removed]
+    what = f"{noun(kinds[0])} `{removed[0].id}`" if len(removed) == 1 else cards_of(kinds)
     say(f"Deleted {what} — `%mewrk undo` brings {'it' if len(removed) == 1 else 'them'} back.")
 
 
 @command("edit", "CARD TEXT", "replace a card's text")
 def _edit(call: Call) -> None:
     card = call.session.edit(card_id(call.session, call.args[0]), text=call.text)
-    say(f"Edited {card.kind} `{card.id}` — `%mewrk undo` brings the old text back.")
+    say(f"Edited {noun(card.kind)} `{card.id}` — `%mewrk undo` brings the old text back.")
 
 
 from . import magic_tools  # noqa: E402, F401  (approve, reject, tools, tool, rerun)

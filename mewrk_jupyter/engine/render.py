@@ -6,6 +6,7 @@ import json
 from collections.abc import Iterable
 
 from ..cards.models import Approval, Card, ModelReply, Thinking, ToolCall
+from ..cards.words import count, label
 
 _DECISIONS = {
     "pending": "waiting for your decision",
@@ -15,21 +16,6 @@ _DECISIONS = {
     "expired": "can no longer be resumed",
 }
 
-_LABELS = {
-    "system_prompt": "System prompt",
-    "user_input": "You",
-    "thinking": "Thinking",
-    "tool_call": "Tool call",
-    "model_reply": "Model",
-    "host_message": "Host",
-    "summary_divider": "Summary",
-    "handoff": "Handoff",
-    "native_compaction": "Native compaction",
-    "approval": "Approval",
-    "subagent": "Subagent",
-    "preview": "Preview",
-}
-
 
 def _quote(text: str) -> str:
     return "\n".join("> " + line if line else ">" for line in text.splitlines()) or ">"
@@ -37,7 +23,6 @@ def _quote(text: str) -> str:
 
 def card_markdown(card: Card) -> str:
     """One card as Markdown: a small label line, then the content."""
-    label = _LABELS.get(card.kind, card.kind)
     notes = []
     if card.edited:
         notes.append("edited")
@@ -47,14 +32,14 @@ def card_markdown(card: Card) -> str:
         if card.interrupted:
             notes.append("interrupted")
         if card.usage:
-            notes.append(f"{card.usage.output_tokens} tokens out")
+            notes.append(count(card.usage.output_tokens, "token") + " out")
     if isinstance(card, Thinking) and card.is_signed and card.edited:
         notes.append("signed: the model still receives the original")
     if isinstance(card, ToolCall) and card.status in ("pending", "running", "denied", "rejected"):
         notes.append(card.status)
     if isinstance(card, Approval):
         notes.append(_DECISIONS[card.decision] + (f": {card.reason}" if card.reason else ""))
-    head = f"**{label}** · `{card.id}`" + (f" · _{', '.join(notes)}_" if notes else "")
+    head = f"**{label(card.kind)}** · `{card.id}`" + (f" · _{', '.join(notes)}_" if notes else "")
     if isinstance(card, Approval):
         params = json.dumps(card.params, indent=2, ensure_ascii=False)
         return f"{head}\n\n`{card.name}`\n\n```json\n{params}\n```"

@@ -9,6 +9,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ..cards.words import label
+
 
 def _cell(text: str) -> str:
     return html.escape(text).replace("|", "&#124;")
@@ -19,7 +21,7 @@ class CardList(list):
 
     def _repr_html_(self) -> str:
         rows = "".join(
-            f"<tr><td>{i}</td><td><code>{_cell(c.id)}</code></td><td>{_cell(c.kind)}</td>"
+            f"<tr><td>{i}</td><td><code>{_cell(c.id)}</code></td><td>{_cell(label(c.kind))}</td>"
             f"<td>{'✎' if c.edited else ''}</td><td>{_cell(c.title_line())}</td></tr>"
             for i, c in enumerate(self)
         )
