@@ -143,7 +143,7 @@ export function cardFooter(card: CardData): HTMLElement {
     parts.push(" writing…");
   }
   if (card.model) add(card.model);
-  if (card.usage) add(`${card.usage.estimated ? "~" : ""}${formatTokens(card.usage.output_tokens)} tokens`);
+  if (card.usage) add(`${card.usage.estimated ? "≈" : ""}${formatTokens(card.usage.output_tokens)} ${card.usage.output_tokens === 1 ? "token" : "tokens"}`);
   if (card.created_at) {
     const when = new Date(card.created_at * 1000);
     add(when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }));
