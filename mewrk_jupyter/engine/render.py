@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 
 from ..cards.models import Approval, Card, ModelReply, Thinking, ToolCall
 from ..cards.words import count, label
+
+# Kinds a person types as plain lines; a model's reply is Markdown and is shown as the model wrote it.
+PERSON_WRITTEN = ("user_input", "system_prompt")
 
 _DECISIONS = {
     "pending": "waiting for your decision",
@@ -15,6 +19,26 @@ _DECISIONS = {
     "rejected": "rejected",
     "expired": "can no longer be resumed",
 }
+
+
+# A fenced code block opens and closes with three or more backticks or tildes, indented 0–3 spaces.
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def keep_line_breaks(text: str) -> str:
+    """Markdown showing each of a person's lines on its own line (hard breaks); code blocks untouched."""
+    lines = text.split("\n")
+    fence = ""
+    for i, line in enumerate(lines[:-1]):
+        opening = _FENCE.match(line)
+        if fence:  # inside a code block the line breaks already show
+            if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
+                fence = ""
+        elif opening:
+            fence = opening.group(1)
+        elif line.strip() and lines[i + 1].strip() and not line.endswith("  "):
+            lines[i] = line + "  "  # two spaces before a line break: a hard break in CommonMark
+    return "\n".join(lines)
 
 
 def _quote(text: str) -> str:
@@ -51,6 +75,8 @@ def card_markdown(card: Card) -> str:
     text = getattr(card, "text", "") or getattr(card, "summary", "")
     if isinstance(card, Thinking):
         return f"{head}\n\n{_quote(text)}"
+    if card.kind in PERSON_WRITTEN:
+        text = keep_line_breaks(text)
     return f"{head}\n\n{text}"
 
 
