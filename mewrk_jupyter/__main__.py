@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import mewrk_jupyter as mw
+from mewrk_jupyter.cards.words import count
 
 
 def _show_cards(s: mw.Session) -> None:
@@ -29,7 +30,7 @@ def main() -> None:
     _show_cards(s)
 
     print(f"\n{s.context.line()}\n")
-    print(f"History — {len(s.history)} requests, exactly as sent:")
+    print(f"History — {count(len(s.history), 'request')}, exactly as sent:")
     for entry in s.history:
         print(f"\n  request {entry.id} to {entry.model}:")
         for message in entry.request["messages"]:
