@@ -16,6 +16,7 @@ from typing import Any
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 from IPython.display import display
 
+from .cards.words import cards_of, label, noun
 from .engine.history_summary import full_markdown, plural, previous_request, summarise
 from .engine.navigation import copy_session, switched_sentence
 from .engine.render import timeline_markdown
@@ -201,7 +202,7 @@ class MewrkMagics(Magics):
     @no_var_expand  # a message is sent as typed: `{x}` and `$y` stay text
     @line_cell_magic
     def mewrk(self, line: str, cell: str | None = None) -> None:
-        """Run a `%mewrk` command; `%%mewrk` sends the cell body and an empty body continues (T12)."""
+        """Run a `%mewrk` command; `%%mewrk` sends the cell body and an empty body continues."""
         run_command(self.shell, line, cell)
 
 
@@ -252,7 +253,7 @@ def _sessions(call: Call) -> None:
     say(list_sessions()._repr_markdown_() + current)
 
 
-@command("continue", "", "run the model on the timeline as it stands (T12)")
+@command("continue", "", "run the model on the timeline as it stands")
 @command("send", "[TEXT]", "send a message (no text: continue)")
 def _send(call: Call) -> None:
     follow_turn(call, call.session.send(call.text if call.name == "send" else None, wait=False))
@@ -286,7 +287,7 @@ def _undo_redo(call: Call) -> None:
 @command("cards", "", "the timeline as a table of cards")
 def _cards(call: Call) -> None:
     rows = [
-        f"| {i} | `{c.id}` | {c.kind} | {'✎' if c.edited else ''} | {c.title_line().replace('|', '&#124;')} |"
+        f"| {i} | `{c.id}` | {label(c.kind)} | {'✎' if c.edited else ''} | {c.title_line().replace('|', '&#124;')} |"
         for i, c in enumerate(call.session.cards)
     ]
     head = ["| # | id | kind | edited | text |", "|---|---|---|---|---|"]
@@ -330,14 +331,15 @@ def _stop(call: Call) -> None:
 @command("delete", "CARD [CARD…]", "delete cards (one undo restores them)")
 def _delete(call: Call) -> None:
     removed = call.session.delete(*(card_id(call.session, ref) for ref in call.args))
-    what = f"{removed[0].kind} `{removed[0].id}`" if len(removed) == 1 else f"{len(removed)} cards"
+    kinds = [card.kind for card in removed]
+    what = f"{noun(kinds[0])} `{removed[0].id}`" if len(removed) == 1 else cards_of(kinds)
     say(f"Deleted {what} — `%mewrk undo` brings {'it' if len(removed) == 1 else 'them'} back.")
 
 
 @command("edit", "CARD TEXT", "replace a card's text")
 def _edit(call: Call) -> None:
     card = call.session.edit(card_id(call.session, call.args[0]), text=call.text)
-    say(f"Edited {card.kind} `{card.id}` — `%mewrk undo` brings the old text back.")
+    say(f"Edited {noun(card.kind)} `{card.id}` — `%mewrk undo` brings the old text back.")
 
 
 from . import magic_tools  # noqa: E402, F401  (approve, reject, tools, tool, rerun)

@@ -107,7 +107,7 @@ export function cardBody(card: CardData, opts: BodyOptions): HTMLElement {
       return h("span", { class: "mw-host-text" }, text);
     case "summary_divider": {
       const parts = [];
-      if (card.covered) parts.push(`${card.covered} earlier messages`);
+      if (card.covered) parts.push(`${card.covered} earlier message${card.covered === 1 ? "" : "s"}`);
       parts.push("compacted into a summary");
       if (card.tokens_saved != null) parts.push(`≈${formatTokens(card.tokens_saved)} tokens saved`);
       return h("div", { class: "mw-divider-line" }, `──── ${parts.join(" · ")} ────`);
@@ -143,7 +143,7 @@ export function cardFooter(card: CardData): HTMLElement {
     parts.push(" writing…");
   }
   if (card.model) add(card.model);
-  if (card.usage) add(`${card.usage.estimated ? "~" : ""}${formatTokens(card.usage.output_tokens)} tokens`);
+  if (card.usage) add(`${card.usage.estimated ? "≈" : ""}${formatTokens(card.usage.output_tokens)} ${card.usage.output_tokens === 1 ? "token" : "tokens"}`);
   if (card.created_at) {
     const when = new Date(card.created_at * 1000);
     add(when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }));

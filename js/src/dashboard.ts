@@ -21,6 +21,7 @@ export class Dashboard {
   update(ctx: ContextMsg): void {
     this.line.dataset.level = ctx.level;
     this.line.textContent = ctx.line;
+    this.line.title = (ctx.sizes ?? []).join("\n"); // on hover: what each size counts, in a sentence
     this.ring.update(ctx);
     this.cost.textContent = ctx.cost_line ?? "";
     this.cost.hidden = !ctx.cost_line;

@@ -77,9 +77,6 @@ export class Panels {
     const ctx = this.context;
     this.title.textContent = "Context";
     if (!ctx) return this.body.replaceChildren(h("div", { class: "mw-muted" }, "No figures yet."));
-    const figure = ctx.window_text
-      ? `${ctx.used_text ?? formatTokens(ctx.used)} of ${ctx.window_text} (${Math.round(ctx.percent ?? 0)} %)`
-      : `${ctx.used_text ?? formatTokens(ctx.used)} tokens (no context window declared)`;
     const total = Object.values(ctx.by_kind).reduce((a, b) => a + b, 0) || 1;
     const rows = Object.entries(ctx.by_kind)
       .filter(([, n]) => n > 0)
@@ -90,11 +87,14 @@ export class Panels {
           { class: "mw-kind-row", "data-kind": kind },
           h("span", { class: "mw-kind-name" }, LABELS[kind] ?? kind),
           h("span", { class: "mw-kind-bar" }, h("span", { class: "mw-kind-fill", style: `width: ${(100 * n) / total}%` })),
-          h("span", { class: "mw-kind-tokens" }, `~${formatTokens(n)}`),
+          h("span", { class: "mw-kind-tokens" }, `≈${formatTokens(n)}`),
         ),
       );
+    // The kernel says what each size counts; the next request's is an estimate, the last one's exact.
+    const [next, last] = ctx.sizes ?? [`Next request: ${ctx.used_text ?? formatTokens(ctx.used)}`, ""];
     this.body.replaceChildren(
-      h("div", { "data-testid": "mw-context-figure" }, `Last request: ${figure} — the vendor's own count.`),
+      h("div", { "data-testid": "mw-context-figure" }, next),
+      h("div", { "data-testid": "mw-context-last" }, last),
       h("div", { class: "mw-muted" }, "The timeline now, by card kind (estimates):"),
       h("div", { class: "mw-kinds", "data-testid": "mw-kinds" }, ...(rows.length ? rows : [h("div", { class: "mw-muted" }, "The timeline is empty.")])),
       h("div", { class: "mw-cost-detail", "data-testid": "mw-cost-detail" }, ctx.cost_line || "Cost: not known for this model (no prices configured)."),
@@ -145,7 +145,12 @@ export function ring(): { el: HTMLButtonElement; update: (ctx: ContextMsg) => vo
     const share = ctx.percent == null ? 0 : Math.min(100, ctx.percent) / 100;
     arc.setAttribute("stroke-dasharray", `${share * length} ${length}`);
     el.dataset.level = ctx.level;
-    el.setAttribute("aria-label", `Context ${ctx.percent == null ? ctx.used_text ?? ctx.used : Math.round(ctx.percent) + " %"} — show the breakdown by card kind`);
+    const used = ctx.used_text ?? formatTokens(ctx.used);
+    const next = `next request ${ctx.window_text ? `${used} of ${ctx.window_text} (${Math.round(ctx.percent ?? 0)} %)` : `${used} tokens`}`;
+    const last = ctx.last_text != null ? `, last request ${ctx.last_text}` : "";
+    const says = `Context: ${next}${last} — show the breakdown by card kind`;
+    el.setAttribute("aria-label", says);
+    el.title = says;
   };
   return { el, update };
 }

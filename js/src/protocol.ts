@@ -48,6 +48,11 @@ export interface ContextMsg {
   by_kind: Record<string, number>;
   used_text?: string;
   window_text?: string | null;
+  /** The vendor's own count of the last request (exact); null before the first request. */
+  last_request?: number | null;
+  last_text?: string | null;
+  /** Each size in a sentence that says what it counts: the next request's, then the last one's. */
+  sizes?: string[];
   cost?: number | null;
   cost_line?: string;
 }

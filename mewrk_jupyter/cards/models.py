@@ -8,6 +8,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from .words import label
+
 
 def new_card_id() -> str:
     """A fresh stable card id: 12 hex digits, short enough to type in a magic."""
@@ -68,7 +70,7 @@ class Card(BaseModel):
         return f"<{self.kind} {self.id}: {self.title_line()!r}>"
 
     def _repr_markdown_(self) -> str:
-        return f"**{self.kind}** `{self.id}`\n\n{getattr(self, 'text', '') or ''}"
+        return f"**{label(self.kind)}** `{self.id}`\n\n{getattr(self, 'text', '') or ''}"
 
 
 class SystemPrompt(Card):

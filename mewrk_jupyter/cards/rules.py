@@ -6,6 +6,7 @@ from typing import Any
 
 from ..errors import InvalidInput, NotEditable
 from .models import Card, ModelReply, Thinking
+from .words import noun
 
 # Kinds a person may place on the timeline (T4).
 INSERTABLE = ("system_prompt", "user_input", "thinking", "tool_call", "model_reply")
@@ -33,8 +34,8 @@ _READ_ONLY_REASON = {
 def check_insertable(card: Card) -> None:
     """Refuse a card a person may not insert (T4), or a thinking card that pretends to be signed (T7)."""
     if card.kind not in INSERTABLE:
-        allowed = ", ".join(INSERTABLE)
-        raise InvalidInput(f"A {card.kind} card cannot be inserted by hand; insertable kinds: {allowed}.")
+        allowed = ", ".join(noun(kind) for kind in INSERTABLE)
+        raise InvalidInput(f"A {noun(card.kind)} cannot be inserted by hand; what can be: {allowed}.")
     if isinstance(card, Thinking) and card.is_signed:
         raise InvalidInput(
             "A thinking card inserted by hand cannot carry a signature or encrypted content; "
@@ -56,7 +57,7 @@ def check_edit(card: Card, fields: dict[str, Any]) -> None:
     unknown = [name for name in fields if name not in allowed]
     if unknown:
         raise InvalidInput(
-            f"A {card.kind} card has no editable field {', '.join(map(repr, unknown))}; "
+            f"A {noun(card.kind)} has no editable field {', '.join(map(repr, unknown))}; "
             f"editable: {', '.join(allowed)}."
         )
 
@@ -70,4 +71,4 @@ def apply_edit(card: Card, fields: dict[str, Any]) -> Card:
     try:
         return type(card).model_validate(data)
     except ValueError as exc:  # pydantic.ValidationError is a ValueError
-        raise InvalidInput(f"Invalid value for a {card.kind} card: {exc}") from None
+        raise InvalidInput(f"Invalid value for a {noun(card.kind)}: {exc}") from None

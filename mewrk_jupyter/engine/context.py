@@ -1,5 +1,11 @@
-"""Context figures (T16, D1–D6): the last request's size against the model's window, a breakdown,
-and, apart from them, what the session has spent."""
+"""Context figures (T16, D1–D6): the last request's size, the next request's, the window, a breakdown
+by card kind, and, apart from them, what the session has spent.
+
+The last request's size is the vendor's own count, exact. The next request's size is an estimate: the
+timeline as it stands (characters / 4 per card) plus what the last request carried beside the timeline
+(hidden prefix, tool schemas, message framing), which is that exact count less the same estimate of
+the timeline's words in the body that was sent. Before any request it is the timeline's estimate alone.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +15,10 @@ from collections.abc import Callable
 from pydantic import BaseModel, Field
 
 from ..cards.models import Card
+from ..cards.words import label
 from ..providers.offline import estimate_tokens
-from ..store.history import USAGE_FIELDS, usage_by_model
+from ..store.history import USAGE_FIELDS, last_answered, request_body, usage_by_model
+from .assemble import NOT_SENT
 
 # Which configured price (per million tokens) each usage figure is charged at.
 PRICE_KEYS = {
@@ -31,16 +39,22 @@ def format_tokens(n: int) -> str:
     return f"{round(n / 1000)}k"
 
 
+def _tokens(n: int) -> str:
+    return f"{format_tokens(n)} {'token' if n == 1 else 'tokens'}"
+
+
 class ContextInfo(BaseModel):
-    """How full the context window is, by the vendor's own count of the most recent request."""
+    """How full the context window is: the next request's estimated size, and the last one's exact size."""
 
     agent: str
     model: str
     reasoning: str
-    used: int
+    used: int  # the size the next request will have (an estimate, see `estimated`)
     window: int | None
     estimated: bool
     by_kind: dict[str, int]
+    # The vendor's own count of the most recent answered request; None before the first.
+    last_request: int | None = None
     # What the session has spent (D6), kept apart from how full the window is.
     spent: dict[str, int] = Field(default_factory=dict)
     cost: float | None = None
@@ -59,14 +73,38 @@ class ContextInfo(BaseModel):
             return "ok"
         return "amber" if p < 95 else "red"
 
+    @property
+    def used_text(self) -> str:
+        """The next request's size as people read it, marked ≈ when it is an estimate."""
+        return ("≈" if self.estimated else "") + format_tokens(self.used)
+
+    def figure(self) -> str:
+        """The context figure: `≈1.5k / 32k (5 %)`, and once a request was sent, which size is which."""
+        if self.window:
+            now = f"{self.used_text} / {format_tokens(self.window)} ({self.percent:.0f} %)"
+        else:
+            now = f"{self.used_text} {'token' if self.used == 1 else 'tokens'}"
+        if self.last_request is None:
+            return now
+        last = format_tokens(self.last_request) if self.window else _tokens(self.last_request)
+        return f"next request {now} · last request {last}"
+
     def line(self) -> str:
         """The dashboard line of D1."""
-        mark = "≈" if self.estimated else ""
-        if self.window:
-            figure = f"{mark}{format_tokens(self.used)} / {format_tokens(self.window)} ({self.percent:.0f} %)"
-        else:
-            figure = f"{mark}{format_tokens(self.used)} tokens"
-        return f"Agent: {self.agent} · {self.model} · Reasoning: {self.reasoning} · Context: {figure}"
+        return f"Agent: {self.agent} · {self.model} · Reasoning: {self.reasoning} · Context: {self.figure()}"
+
+    def sizes(self) -> list[str]:
+        """Each figure in a sentence that says what it counts."""
+        of = f" of {format_tokens(self.window)} ({self.percent:.0f} %)" if self.window else ""
+        beside = (
+            ", plus the hidden prefix and tools as the last request counted them" if self.last_request else ""
+        )
+        last = (
+            f"Last request: {_tokens(self.last_request)} — the vendor's own count of what was sent."
+            if self.last_request is not None
+            else "Last request: none sent yet."
+        )
+        return [f"Next request: {self.used_text}{of} — an estimate: the timeline as it stands{beside}.", last]
 
     def cost_line(self) -> str:
         """What the session has spent (D6): `Cost: $0.042 this session · 12k in, 1.5k out`."""
@@ -78,9 +116,13 @@ class ContextInfo(BaseModel):
         return f"Cost: {format_cost(self.cost)} this session{missing} · {tokens}"
 
     def _repr_markdown_(self) -> str:
-        rows = "\n".join(f"| {kind} | ~{format_tokens(n)} |" for kind, n in sorted(self.by_kind.items()))
-        table = f"\n\n| card kind | tokens |\n|---|---|\n{rows}" if rows else ""
-        return f"`{self.line()}`  \n`{self.cost_line()}`{table}"
+        rows = "\n".join(
+            f"| {label(kind)} | ≈{format_tokens(n)} |"
+            for kind, n in sorted(self.by_kind.items(), key=lambda item: -item[1])
+        )
+        table = f"\n\n| card kind | tokens (estimate) |\n|---|---|\n{rows}" if rows else ""
+        sizes = "  \n".join(self.sizes())
+        return f"`{self.line()}`  \n`{self.cost_line()}`\n\n{sizes}{table}"
 
 
 def format_cost(amount: float) -> str:
@@ -125,11 +167,68 @@ def session_spending(conn: sqlite3.Connection, session_id: str, prices_of: Price
 
 
 def tokens_by_kind(cards: list[Card]) -> dict[str, int]:
-    """An estimate of what each card kind contributes (characters / 4)."""
+    """An estimate of what each kind of card the model reads contributes (characters / 4, one at least)."""
     totals: dict[str, int] = {}
     for card in cards:
+        if card.kind in NOT_SENT:
+            continue
         text = getattr(card, "text", "") or ""
         if card.kind == "tool_call":
             text = f"{card.name} {card.params} {card.result or ''}"
-        totals[card.kind] = totals.get(card.kind, 0) + estimate_tokens(text)
+        extracted = sum(estimate_tokens(a.text or "") for a in getattr(card, "attachments", []))
+        totals[card.kind] = totals.get(card.kind, 0) + max(1, estimate_tokens(text) + extracted)
     return totals
+
+
+# Strings of a request body that are not the timeline's words: ids, roles, encodings, signatures, bytes.
+_NOT_WORDS = frozenset(
+    {"id", "type", "role", "tool_use_id", "call_id", "media_type", "signature", "encrypted_content", "data"}
+    | {"file_data", "url", "filename", "cache_control", "status", "detail", "protocol", "signed_text"}
+)
+# What a sent request carried beside the timeline, per (session, history entry): it never changes.
+_BESIDE: dict[tuple[str, int], int] = {}
+
+
+def _words(value: object, key: str = "") -> int:
+    """The timeline's words in part of a request body, counted as `tokens_by_kind` counts cards."""
+    if isinstance(value, str):
+        return 0 if key in _NOT_WORDS or value.startswith("data:") else estimate_tokens(value)
+    if isinstance(value, dict):
+        if value.get("role") in ("system", "developer"):  # the hidden prefix, in Chat Completions
+            return 0
+        return sum(_words(v, k) for k, v in value.items() if k not in _NOT_WORDS)
+    if isinstance(value, list):
+        return sum(_words(v, key) for v in value)
+    return 0
+
+
+def request_size(usage: dict[str, int]) -> int:
+    """A request's size by the vendor's count: its input tokens, read from the cache or not."""
+    return sum(usage.get(f, 0) or 0 for f in ("input_tokens", "cache_read_tokens", "cache_write_tokens"))
+
+
+class Sizes(BaseModel):
+    """The last request's size (exact, None before the first) and the next one's (an estimate)."""
+
+    last_request: int | None
+    next_request: int
+    by_kind: dict[str, int]
+
+
+def measure(conn: sqlite3.Connection, session_id: str, cards: list[Card]) -> Sizes:
+    """The last request's size by the vendor's count, and an estimate of the next one's (see above)."""
+    by_kind = tokens_by_kind(cards)
+    timeline = sum(by_kind.values())
+    last = last_answered(conn, session_id)
+    if last is None:
+        return Sizes(last_request=None, next_request=timeline, by_kind=by_kind)
+    entry_id, usage = last
+    size = request_size(usage)
+    beside = _BESIDE.get((session_id, entry_id))
+    if beside is None:
+        body = request_body(conn, entry_id) or {}
+        beside = max(0, size - _words(body.get("messages", body.get("input", []))))
+        if len(_BESIDE) > 1024:
+            _BESIDE.clear()
+        _BESIDE[(session_id, entry_id)] = beside
+    return Sizes(last_request=size, next_request=beside + timeline, by_kind=by_kind)

@@ -10,6 +10,7 @@ from typing import Any
 from ..cards import rules
 from ..cards.models import Card, ModelReply
 from ..cards.undo import UNDO, CardChange, CardState, UndoStep
+from ..cards.words import cards_of, noun
 from ..errors import InvalidInput, NotEditable, NothingToUndo, SessionBusy
 from ..store import cards as card_rows
 from . import approvals
@@ -51,7 +52,11 @@ class TimelineEdits:
             update.update(complete=True, interrupted=False)
         card = card.model_copy(update=update, deep=True)
         key = self._place(card, *self._anchor(before, after))
-        UNDO.push(UndoStep(self.id, f"insert {card.kind}", [CardChange(card.id, None, CardState(card, key))]))
+        UNDO.push(
+            UndoStep(
+                self.id, f"inserted {noun(card.kind)}", [CardChange(card.id, None, CardState(card, key))]
+            )
+        )
         return card
 
     def _anchor(self, before: str | Card | None, after: str | Card | None) -> tuple[str | None, str | None]:
@@ -71,7 +76,11 @@ class TimelineEdits:
         new = rules.apply_edit(old, fields)
         self._commit(lambda conn: card_rows.put_card(conn, self.id, new, key), lambda t, _: t.put(new, key))
         UNDO.push(
-            UndoStep(self.id, f"edit {old.kind}", [CardChange(cid, CardState(old, key), CardState(new, key))])
+            UndoStep(
+                self.id,
+                f"edited {noun(old.kind)}",
+                [CardChange(cid, CardState(old, key), CardState(new, key))],
+            )
         )
         self._events.emit(SessionEvent("card_changed", self.id, card=new, card_id=cid, order_key=key))
         approvals.follow_edits(self, [cid])
@@ -101,7 +110,7 @@ class TimelineEdits:
                 t.remove(cid)
 
         self._commit(write, mirror)
-        label = f"delete {len(ids)} cards" if len(ids) > 1 else f"delete {states[0][2].kind}"
+        label = "deleted " + cards_of([card.kind for _, _, card in states])
         UNDO.push(
             UndoStep(
                 self.id, label, [CardChange(cid, CardState(card, key), None) for cid, key, card in states]
@@ -123,7 +132,7 @@ class TimelineEdits:
             UNDO.restore(step, undone=False)
             raise
         UNDO.mark_undone(step)
-        return f"undid {step.label}"
+        return f"Undid: {step.label}"
 
     def redo(self) -> str:
         """Apply again the step this session undid last; returns what was redone."""
@@ -137,7 +146,7 @@ class TimelineEdits:
             UNDO.restore(step, undone=True)
             raise
         UNDO.mark_redone(step)
-        return f"redid {step.label}"
+        return f"Redid: {step.label}"
 
     def _apply_states(self, states: list[tuple[str, CardState | None]]) -> None:
         placed: list[tuple[str, Card | None, str | None]] = []

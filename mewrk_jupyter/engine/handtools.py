@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..cards.models import ToolCall
 from ..cards.undo import UNDO, CardChange, CardState, UndoStep
+from ..cards.words import noun
 from ..errors import InvalidInput, NotEditable, SessionBusy
 from ..store import cards as card_rows
 from .events import SessionEvent
@@ -51,7 +52,7 @@ def execute(session: Session, name: str, params: dict[str, Any], before: Any, af
         found = session._loaded().get(call.id)
         if found and found[1].status != "pending":  # ran, or was refused: the insert is one undo step
             state = CardState(found[1].model_copy(deep=True), found[0])
-            UNDO.push(UndoStep(session.id, f"execute {name}", [CardChange(call.id, None, state)]))
+            UNDO.push(UndoStep(session.id, f"ran {name}", [CardChange(call.id, None, state)]))
 
     try:
         return _start(session, call.id, on_done)
@@ -70,7 +71,7 @@ def reexecute(session: Session, card_id: Any) -> Run:
     cid = session._resolve_id(card_id)
     key, old = session._loaded().get(cid)
     if not isinstance(old, ToolCall):
-        raise NotEditable(f"Only a tool call can be re-executed; `{cid}` is a {old.kind} card.")
+        raise NotEditable(f"Only a tool call can be re-executed; `{cid}` is a {noun(old.kind)}.")
     from ..tools import REEXECUTABLE
 
     if old.name not in REEXECUTABLE:
@@ -87,7 +88,7 @@ def reexecute(session: Session, card_id: Any) -> Run:
         found = session._loaded().get(cid)
         if found:
             after = CardState(found[1].model_copy(deep=True), found[0])
-            UNDO.push(UndoStep(session.id, f"re-execute {old.name}", [CardChange(cid, before, after)]))
+            UNDO.push(UndoStep(session.id, f"ran {old.name} again", [CardChange(cid, before, after)]))
 
     try:
         return _start(session, cid, on_done)

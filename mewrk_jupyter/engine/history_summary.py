@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from ..cards.words import count
 from ..providers.offline import estimate_tokens
 from .context import format_tokens
 from .sent import SentItem, SentRequest, read_request
@@ -39,7 +40,7 @@ ENDINGS = {
 
 def plural(n: int, word: str) -> str:
     """'1 message', '2 messages'."""
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+    return count(n, word)
 
 
 def first_line(text: str, limit: int = CUT) -> str:

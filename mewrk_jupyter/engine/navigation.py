@@ -10,22 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..cards.models import Card
-
-# Each kind of card in the words a person uses, with its article.
-KIND_WORDS = {
-    "system_prompt": "the system prompt",
-    "user_input": "your message",
-    "thinking": "the thinking",
-    "tool_call": "the tool call",
-    "model_reply": "the reply",
-    "host_message": "the host message",
-    "summary_divider": "the summary",
-    "handoff": "the handoff",
-    "native_compaction": "the compacted history",
-    "approval": "the approval",
-    "subagent": "the subagent's card",
-    "preview": "the preview",
-}
+from ..cards.words import count, noun
 
 # Characters of a card's first line quoted in a sentence.
 QUOTE_AT_MOST = 60
@@ -33,12 +18,12 @@ QUOTE_AT_MOST = 60
 
 def count_cards(n: int) -> str:
     """How many cards, with the plural right: "1 card", "3 cards"."""
-    return f"{n} card" if n == 1 else f"{n} cards"
+    return count(n, "card")
 
 
 def card_in_words(card: Card) -> str:
     """A card by its kind in words and its first line: 'the reply “The answer is 4.”'."""
-    words = KIND_WORDS.get(card.kind, "the card")
+    words = "your message" if card.kind == "user_input" else f"the {noun(card.kind)}"
     first = card.title_line() or getattr(card, "summary", "") or getattr(card, "name", "")
     first = first.strip().splitlines()[0] if first.strip() else ""
     if len(first) > QUOTE_AT_MOST:

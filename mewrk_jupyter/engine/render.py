@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 
 from ..cards.models import Approval, Card, ModelReply, Thinking, ToolCall
+from ..cards.words import count, label
+
+# Kinds a person types as plain lines; a model's reply is Markdown and is shown as the model wrote it.
+PERSON_WRITTEN = ("user_input", "system_prompt")
 
 _DECISIONS = {
     "pending": "waiting for your decision",
@@ -15,20 +20,25 @@ _DECISIONS = {
     "expired": "can no longer be resumed",
 }
 
-_LABELS = {
-    "system_prompt": "System prompt",
-    "user_input": "You",
-    "thinking": "Thinking",
-    "tool_call": "Tool call",
-    "model_reply": "Model",
-    "host_message": "Host",
-    "summary_divider": "Summary",
-    "handoff": "Handoff",
-    "native_compaction": "Native compaction",
-    "approval": "Approval",
-    "subagent": "Subagent",
-    "preview": "Preview",
-}
+
+# A fenced code block opens and closes with three or more backticks or tildes, indented 0–3 spaces.
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def keep_line_breaks(text: str) -> str:
+    """Markdown showing each of a person's lines on its own line (hard breaks); code blocks untouched."""
+    lines = text.split("\n")
+    fence = ""
+    for i, line in enumerate(lines[:-1]):
+        opening = _FENCE.match(line)
+        if fence:  # inside a code block the line breaks already show
+            if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
+                fence = ""
+        elif opening:
+            fence = opening.group(1)
+        elif line.strip() and lines[i + 1].strip() and not line.endswith("  "):
+            lines[i] = line + "  "  # two spaces before a line break: a hard break in CommonMark
+    return "\n".join(lines)
 
 
 def _quote(text: str) -> str:
@@ -37,7 +47,6 @@ def _quote(text: str) -> str:
 
 def card_markdown(card: Card) -> str:
     """One card as Markdown: a small label line, then the content."""
-    label = _LABELS.get(card.kind, card.kind)
     notes = []
     if card.edited:
         notes.append("edited")
@@ -47,14 +56,14 @@ def card_markdown(card: Card) -> str:
         if card.interrupted:
             notes.append("interrupted")
         if card.usage:
-            notes.append(f"{card.usage.output_tokens} tokens out")
+            notes.append(count(card.usage.output_tokens, "token") + " out")
     if isinstance(card, Thinking) and card.is_signed and card.edited:
         notes.append("signed: the model still receives the original")
     if isinstance(card, ToolCall) and card.status in ("pending", "running", "denied", "rejected"):
         notes.append(card.status)
     if isinstance(card, Approval):
         notes.append(_DECISIONS[card.decision] + (f": {card.reason}" if card.reason else ""))
-    head = f"**{label}** · `{card.id}`" + (f" · _{', '.join(notes)}_" if notes else "")
+    head = f"**{label(card.kind)}** · `{card.id}`" + (f" · _{', '.join(notes)}_" if notes else "")
     if isinstance(card, Approval):
         params = json.dumps(card.params, indent=2, ensure_ascii=False)
         return f"{head}\n\n`{card.name}`\n\n```json\n{params}\n```"
@@ -66,6 +75,8 @@ def card_markdown(card: Card) -> str:
     text = getattr(card, "text", "") or getattr(card, "summary", "")
     if isinstance(card, Thinking):
         return f"{head}\n\n{_quote(text)}"
+    if card.kind in PERSON_WRITTEN:
+        text = keep_line_breaks(text)
     return f"{head}\n\n{text}"
 
 

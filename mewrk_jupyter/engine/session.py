@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cards.models import Approval, Card, ModelReply, ToolCall
+from ..cards.words import count
 from ..errors import CardNotFound, InvalidInput, SessionNotFound
 from ..providers.base import ModelInfo, ToolSpec
 from ..providers.registry import config_for, default_model, prices_of, resolve
@@ -25,7 +26,7 @@ from ..store import runs as run_rows
 from ..store import sessions as session_rows
 from ..store.db import Database, database
 from . import approvals
-from .context import ContextInfo, session_spending, tokens_by_kind
+from .context import ContextInfo, measure, session_spending
 from .editing import TimelineEdits
 from .events import EventHub, Listener, SessionEvent
 from .policy import policy_for
@@ -172,7 +173,7 @@ class Session(TimelineEdits, TurnControl):
         if re.fullmatch(r"-\d+", card_id):  # a position from the end: `-1` is the last card
             if not 1 <= -int(card_id) <= len(timeline.cards):
                 raise CardNotFound(
-                    f"No card at position {card_id}: the timeline has {len(timeline.cards)} cards."
+                    f"No card at position {card_id}: the timeline has {count(len(timeline.cards), 'card')}."
                 )
             return timeline.cards[int(card_id)].id
         matches = [cid for cid in timeline.key_of if cid.startswith(card_id)]
@@ -194,22 +195,18 @@ class Session(TimelineEdits, TurnControl):
 
     @property
     def context(self) -> ContextInfo:
-        """How full the context window is: the most recent request's size, by the vendor's count (D2)."""
+        """How full the window is: the next request's size (an estimate) and the last one's (the vendor's)."""
         _, info = resolve(self.settings.model, self.workspace.home)
-        usage = history_rows.last_usage(self._db.conn(), self.id) or {}
-        used = (
-            usage.get("input_tokens", 0)
-            + usage.get("cache_read_tokens", 0)
-            + usage.get("cache_write_tokens", 0)
-        )
+        sizes = measure(self._db.conn(), self.id, self._loaded().cards)
         return ContextInfo(
             agent=self.settings.agent,
             model=info.name,
             reasoning=self.settings.reasoning,
-            used=used,
+            used=sizes.next_request,
             window=info.context_window,
-            estimated=True,  # the vendor's own count of the last request, not of the timeline now (D2)
-            by_kind=tokens_by_kind(self._loaded().cards),
+            estimated=True,  # the next request is not sent yet: its size can only be estimated
+            by_kind=sizes.by_kind,
+            last_request=sizes.last_request,
             # What the whole session spent, priced apart from the room left in the window (D6).
             **session_spending(
                 self._db.conn(), self.id, lambda model: prices_of(model, self.workspace.home)

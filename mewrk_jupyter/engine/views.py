@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ..cards.words import label
 from .history_summary import full_markdown, summarise, summarise_history
 
 FULL_HINT = "_`%mewrk history N` shows request N in full, exactly as sent (in Python: `s.history[N-1]`)._"
@@ -21,7 +22,7 @@ class CardList(list):
 
     def _repr_html_(self) -> str:
         rows = "".join(
-            f"<tr><td>{i}</td><td><code>{_cell(c.id)}</code></td><td>{_cell(c.kind)}</td>"
+            f"<tr><td>{i}</td><td><code>{_cell(c.id)}</code></td><td>{_cell(label(c.kind))}</td>"
             f"<td>{'✎' if c.edited else ''}</td><td>{_cell(c.title_line())}</td></tr>"
             for i, c in enumerate(self)
         )

@@ -51,13 +51,19 @@ def load_entry(conn: sqlite3.Connection, session_id: str, entry_id: int) -> sqli
     ).fetchone()
 
 
-def last_usage(conn: sqlite3.Connection, session_id: str) -> dict[str, Any] | None:
-    """The usage figures of the session's most recent answered request, or None."""
+def last_answered(conn: sqlite3.Connection, session_id: str) -> tuple[int, dict[str, Any]] | None:
+    """The id and usage figures of the session's most recent answered request, or None."""
     row = conn.execute(
-        "SELECT json_extract(response, '$.usage') FROM history "
+        "SELECT id, json_extract(response, '$.usage') FROM history "
         "WHERE session_id = ? AND json_extract(response, '$.usage') IS NOT NULL ORDER BY id DESC LIMIT 1",
         (session_id,),
     ).fetchone()
+    return (int(row[0]), json.loads(row[1])) if row else None
+
+
+def request_body(conn: sqlite3.Connection, entry_id: int) -> dict[str, Any] | None:
+    """The body of one request exactly as sent, or None."""
+    row = conn.execute("SELECT request FROM history WHERE id = ?", (entry_id,)).fetchone()
     return json.loads(row[0]) if row else None
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+from ..cards.words import count
 from .base import Tool, ToolFailure, object_schema
 from .files import read_text
 from .lsp_client import LspClient
@@ -120,7 +121,9 @@ class LspTool:
             raise ToolFailure(f"`{params['action']}` needs `line` and `column` (both 1-based).")
         lines = text.splitlines()
         if params["line"] > len(lines):
-            raise ToolFailure(f"line {params['line']} is past the end of `{shown}` ({len(lines)} lines).")
+            raise ToolFailure(
+                f"line {params['line']} is past the end of `{shown}` ({count(len(lines), 'line')})."
+            )
         # LSP counts characters in UTF-16 units; for the ASCII of most code that is the column.
         return {"line": params["line"] - 1, "character": params["column"] - 1}
 

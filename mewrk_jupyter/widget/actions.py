@@ -11,6 +11,7 @@ from typing import Any
 
 from ..cards.models import ToolCall, card_from_dict
 from ..cards.rules import INSERTABLE
+from ..cards.words import cards_of, noun
 from ..engine.navigation import switched_sentence
 from ..errors import InvalidInput, MewrkError, SessionBusy
 from . import commands
@@ -121,12 +122,12 @@ class Actions:
     def _do_insert(self, request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         kind = request.get("kind")
         if kind not in INSERTABLE:
-            raise InvalidInput(f"A {kind} card cannot be inserted from the widget.")
+            raise InvalidInput(f"A {noun(str(kind))} cannot be inserted from the widget.")
         data = {"kind": kind, **(request.get("fields") or {})}
         try:
             card = card_from_dict(data)
         except ValueError as exc:
-            raise InvalidInput(f"Invalid {kind} card: {exc}") from None
+            raise InvalidInput(f"Invalid {noun(kind)}: {exc}") from None
         placed = self.session.insert(card, **_place(request))
         return "Inserted.", {"card_id": placed.id}
 
@@ -135,7 +136,7 @@ class Actions:
         if not isinstance(ids, list) or not ids:
             raise InvalidInput("Choose the cards to delete.")
         gone = self.session.delete(*ids)
-        return (f"Deleted {len(gone)} cards." if len(gone) > 1 else "Deleted."), {
+        return (f"Deleted {cards_of([c.kind for c in gone])}." if len(gone) > 1 else "Deleted."), {
             "card_ids": [c.id for c in gone]
         }
 

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..cards.words import cards_of
 from ..engine.navigation import copy_session
 from ..errors import InvalidInput
 
@@ -74,7 +75,7 @@ def _copy(how: str) -> Callable[[Any, list[str], str], tuple[str, dict[str, Any]
 
 def _delete(session: Any, args: list[str], _text: str) -> tuple[str, dict[str, Any]]:
     gone = session.delete(*(card_ref(session, a) for a in args))
-    return (f"Deleted {len(gone)} cards." if len(gone) > 1 else "Deleted."), {
+    return (f"Deleted {cards_of([c.kind for c in gone])}." if len(gone) > 1 else "Deleted."), {
         "card_ids": [c.id for c in gone]
     }
 
@@ -104,7 +105,7 @@ def _reject(session: Any, _args: list[str], text: str) -> tuple[str, dict[str, A
 COMMANDS: dict[str, SlashCommand] = {
     c.name: c
     for c in (
-        SlashCommand("continue", "", "run the model on the timeline as it stands (T12)", _continue),
+        SlashCommand("continue", "", "run the model on the timeline as it stands", _continue),
         SlashCommand("undo", "", "undo this session's last change", _undo),
         SlashCommand("redo", "", "redo what was undone last", _redo),
         SlashCommand("stop", "", "stop the running turn, whichever window owns it", _stop),
@@ -113,7 +114,7 @@ COMMANDS: dict[str, SlashCommand] = {
         ),
         SlashCommand("fork", "[CARD]", "new session with everything above CARD", _copy("fork")),
         SlashCommand("delete", "CARD [CARD…]", "delete cards (one undo restores them)", _delete),
-        SlashCommand("compact", "", "summarise the older messages in place (C6)", _compact, needs="compact"),
+        SlashCommand("compact", "", "summarise the older messages in place", _compact, needs="compact"),
         SlashCommand("approve", "[REASON]", "approve the pending tool call", _approve, needs="approve"),
         SlashCommand(
             "reject", "[REASON]", "reject the pending tool call, with a reason", _reject, needs="reject"

@@ -37,9 +37,10 @@ def _cost(info: Any) -> tuple[float | None, str]:
 
 
 def context_payload(session: Any) -> dict[str, Any]:
-    """The dashboard line (D1–D4), the ring's breakdown by card kind (T16) and the cost (D6)."""
+    """The dashboard line (D1–D4), the two sizes, the ring's breakdown by card kind (T16) and the cost (D6)."""
     info = session.context
     cost, cost_line = _cost(info)
+    last = getattr(info, "last_request", None)
     return {
         "type": "context",
         "line": info.line(),
@@ -51,6 +52,9 @@ def context_payload(session: Any) -> dict[str, Any]:
         "by_kind": info.by_kind,
         "used_text": ("≈" if info.estimated else "") + format_tokens(info.used),
         "window_text": format_tokens(info.window) if info.window else None,
+        "last_request": last,
+        "last_text": format_tokens(last) if last is not None else None,
+        "sizes": info.sizes(),
         "cost": cost,
         "cost_line": cost_line,
     }

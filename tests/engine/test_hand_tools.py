@@ -35,7 +35,7 @@ def test_undoing_an_execution_removes_the_card_but_not_its_effects(workspace):
     s = mw.Session.new()
     s.execute("bash", {"command": "echo made > made.txt"})
     assert [c.kind for c in s.cards] == ["tool_call"]
-    assert s.undo() == "undid execute bash"
+    assert s.undo() == "Undid: ran bash"
     assert s.cards == [] and (workspace / "made.txt").read_text() == "made\n"
     s.redo()
     assert s.cards[0].status == "done" and s.cards[0].result is not None

@@ -5,6 +5,7 @@ import json
 import pytest
 
 import mewrk_jupyter as mw
+from mewrk_jupyter.engine.context import ContextInfo
 from mewrk_jupyter.engine.prefix import ENGINE_SECTION
 
 
@@ -165,14 +166,34 @@ def test_an_unknown_model_is_a_clear_error_before_anything_is_sent(workspace):
         mw.Session.new(model="offline/nope")
 
 
-def test_context_figures_come_from_the_last_request(workspace):
+def test_context_figures_say_the_last_requests_size_and_the_next_ones(workspace):
     s = mw.Session.new()
     assert s.context.line() == "Agent: main · offline/echo · Reasoning: off · Context: ≈0 / 32k (0 %)"
+    assert s.context.last_request is None
     s.send("long: 50")
     info = s.context
-    assert info.used == s.history[-1].response["usage"]["input_tokens"] > 0
+    sent = s.history[-1].response["usage"]["input_tokens"]
+    assert info.last_request == sent > 0  # the vendor's own count, exact
+    reply = info.by_kind["model_reply"]
+    assert reply >= 50 and abs(info.used - (sent + reply)) <= 2  # the next request carries the reply too
     assert info.window == 32_000 and info.estimated
     assert set(info.by_kind) == {"user_input", "model_reply"}
+    assert info.line().endswith(
+        f"Context: next request ≈{info.used} / 32k ({info.percent:.0f} %) · last request {sent}"
+    )
+    s.delete(s.cards[-1].id)  # the next request no longer carries the reply; the last one's size stays
+    assert s.context.last_request == sent and abs(s.context.used - sent) <= 2
+    s.send()
+    assert s.context.last_request == s.history[-1].response["usage"]["input_tokens"]
+
+
+def test_context_without_a_window_counts_tokens_with_the_right_plural():
+    one = ContextInfo(
+        agent="main", model="x/y", reasoning="off", used=1, window=None, estimated=True, by_kind={}
+    )
+    assert one.figure() == "≈1 token"
+    both = one.model_copy(update={"used": 1_500, "last_request": 1_200})
+    assert both.figure() == "next request ≈1.5k tokens · last request 1.2k tokens"
 
 
 def test_one_history_entry_is_read_by_its_id(workspace):

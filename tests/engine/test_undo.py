@@ -16,7 +16,7 @@ def test_undo_and_redo_an_insert_an_edit_and_a_delete(workspace):
     s.edit(a.id, text="A")
     s.delete(a.id)
     assert texts(s) == []
-    assert s.undo() == "undid delete user_input"
+    assert s.undo() == "Undid: deleted message"
     assert texts(s) == ["A"]
     s.undo()
     assert texts(s) == ["a"] and not s.cards[0].edited

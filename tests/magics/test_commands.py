@@ -101,9 +101,9 @@ def test_edit_undo_redo(mewrk):
     out = mewrk(f"edit {reply.id[:6]} A better answer, isn't it?")
     assert f"`{reply.id}`" in out and "undo" in out
     assert session.card(reply.id).text == "A better answer, isn't it?" and session.card(reply.id).edited
-    assert mewrk("undo").startswith("Undid edit model_reply")
+    assert mewrk("undo").startswith("Undid: edited reply")
     assert session.card(reply.id).text == original
-    assert mewrk("redo").startswith("Redid edit model_reply")
+    assert mewrk("redo").startswith("Redid: edited reply")
     assert session.card(reply.id).text == "A better answer, isn't it?"
     mewrk("edit -2", "A new question\nover two lines")
     assert session.cards[0].text == "A new question\nover two lines"
@@ -120,7 +120,7 @@ def test_delete_several_cards_and_undo_brings_them_back(mewrk):
     assert kinds(session) == ["user_input", "model_reply"]
     mewrk("undo")
     assert [c.id for c in session.cards][:2] == [first, second]
-    assert "Deleted model_reply" in mewrk("delete -1")
+    assert "Deleted reply `" in mewrk("delete -1")
 
 
 def test_branch_and_fork_say_where_they_cut_show_the_new_timeline_and_make_it_current(mewrk):
@@ -174,7 +174,8 @@ def test_reading_commands_show_markdown(mewrk):
     mewrk("send hello | world")
     session = magics.current_session()
     cards = mewrk("cards")
-    assert "| # | id | kind | edited | text |" in cards and "user_input" in cards
+    assert "| # | id | kind | edited | text |" in cards and "| You |" in cards and "| Model |" in cards
+    assert "user_input" not in cards and "model_reply" not in cards
     assert "hello &#124; world" in cards
     assert "**Request" in mewrk("history") and "hello | world" in mewrk("history")
     assert "Agent: main · offline/echo" in mewrk("context")

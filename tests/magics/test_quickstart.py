@@ -33,7 +33,7 @@ def test_quickstart_notebook_runs(tmp_path, monkeypatch):
     by_source = {cell.source: shown(cell) for cell in nb.cells if cell.cell_type == "code"}
     assert "New session" in by_source["%mewrk new quickstart"]
     assert "What is this workbench for?" in by_source["%%mewrk\nWhat is this workbench for?"]
-    assert "Undid edit model_reply" in by_source["%mewrk undo"]
+    assert "Undid: edited reply" in by_source["%mewrk undo"]
     assert "Forked “quickstart” at the reply" in by_source["%mewrk fork -1"]
     assert "into “quickstart (fork)”" in by_source["%mewrk fork -1"]
     assert "`write(path='hello.txt'" in by_source["%mewrk approve"]

@@ -111,3 +111,18 @@ def test_a_refused_send_shows_one_line_and_starts_no_view(kernel_like, mewrk):
     finally:
         session.stop()
         run.wait(30)
+
+
+def test_the_persons_line_breaks_stay_in_the_cells_output_and_code_blocks_stay_whole(ip):
+    import mistune
+
+    ip.run_line_magic("mewrk", "new")
+    body = "line one\nline two\ncall: ls {}\n\n```python\nx = 1\ny = 2\n```\nafter the code"
+    with capture_output() as captured:
+        ip.run_cell_magic("mewrk", "", body)
+    shown = "\n".join(markdown(o) for o in captured.outputs)
+    assert "line one  \nline two  \ncall: ls {}\n\n```python\nx = 1\ny = 2\n```\nafter the code" in shown
+    html = mistune.html(shown)
+    assert "line one<br />\nline two<br />\ncall: ls {}</p>" in html  # three lines, not one paragraph
+    assert '<pre><code class="language-python">x = 1\ny = 2\n</code></pre>' in html
+    assert magics.current_session().cards[0].text == body  # only the view changes, never the card

@@ -58,7 +58,7 @@ def test_the_snapshot_offers_the_commands_this_session_can_do(widget, session):
 def test_slash_undo_and_redo_go_through_the_session(widget, session):
     added = session.insert(mw.SystemPrompt(text="Be brief."))
     result = widget.do("command", text="/undo")
-    assert result["ok"] and result["message"] == "Undid insert system_prompt."
+    assert result["ok"] and result["message"] == "Undid: inserted system prompt."
     assert added.id not in [c.id for c in session.cards]
     assert widget.do("command", text="/redo")["ok"]
     assert added.id in [c.id for c in session.cards]

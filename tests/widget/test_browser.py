@@ -197,16 +197,19 @@ def test_refusals_show_in_plain_words_on_the_card_or_the_composer(lab, page):
 
 def test_the_dashboard_turns_amber_then_red(lab, page):
     nb = Notebook.open(page, lab)
-    code = ATTACH + "s = mw.Session.new(model='offline/tiny')\ns.send('x' * 6000, wait=True)\ns.widget()"
+    code = ATTACH + "s = mw.Session.new(model='offline/tiny')\ns.send('x' * 3300, wait=True)\ns.widget()"
     _, root = _widget_cell(nb, code)
     dashboard = root.locator("[data-testid='mw-dashboard']")
-    expect(dashboard).to_have_text(re.compile(r"Context: ≈1\.\dk / 2k \((8\d|9[0-4]) %\)"))
+    # The next request carries the echoed reply as well: ≈1.8k of the 2k window, while the last was under 1k.
+    expect(dashboard).to_have_text(
+        re.compile(r"Context: next request ≈1\.\dk / 2k \((8\d|9[0-4]) %\) · last request \d+$")
+    )
     expect(dashboard).to_have_attribute("data-level", "amber")
     assert dashboard.inner_text().strip() == nb.print_value("s.context.line()")
     arc = root.locator("[data-testid='mw-ring'] .mw-ring-arc")
     amber = arc.evaluate("el => getComputedStyle(el).stroke")
 
-    root.locator("[data-testid='mw-input']").fill("more")
+    root.locator("[data-testid='mw-input']").fill("y" * 400)
     root.locator("[data-testid='mw-input']").press("Control+Enter")
     expect(dashboard).to_have_attribute("data-level", "red")
     red = arc.evaluate("el => getComputedStyle(el).stroke")

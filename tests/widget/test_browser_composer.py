@@ -79,7 +79,7 @@ def test_slash_commands_history_panel_and_context_ring(lab, page):
     expect(panel).to_have_attribute("data-panel", "context")
     kinds = panel.locator("[data-testid='mw-kinds'] .mw-kind-row")
     expect(kinds).to_have_count(2)
-    expect(panel.locator("[data-testid='mw-kinds']")).to_contain_text(re.compile(r"Model\s*~\d+"))
+    expect(panel.locator("[data-testid='mw-kinds']")).to_contain_text(re.compile(r"Model\s*≈\d+"))
     cost = nb.print_value("s.context.cost_line()")
     expect(root.locator("[data-testid='mw-cost']")).to_have_text(cost)
     expect(root.locator("[data-testid='mw-dashboard']")).to_have_text(nb.print_value("s.context.line()"))

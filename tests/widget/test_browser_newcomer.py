@@ -138,7 +138,9 @@ def test_new_views_open_at_the_end_and_follow_it_until_the_person_scrolls_away(l
     timeline = second.locator(".mw-timeline")
     timeline.hover()
     page.mouse.wheel(0, -1500)
-    page.wait_for_function("el => el.scrollTop + el.clientHeight < el.scrollHeight - 200", arg=timeline.element_handle())
+    page.wait_for_function(
+        "el => el.scrollTop + el.clientHeight < el.scrollHeight - 200", arg=timeline.element_handle()
+    )
     top = timeline.evaluate("el => el.scrollTop")
     nb.run("s.send('one more', wait=True)")
     expect(first.locator(".mw-card[data-kind='model_reply']").last).to_contain_text("one more")

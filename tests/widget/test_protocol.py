@@ -41,7 +41,7 @@ def test_edit_from_the_widget_changes_the_session_and_patches_every_view(session
         changed = w.of("card_changed")[-1]
         assert changed["card"]["id"] == reply.id and changed["card"]["text"] == "edited in the widget"
     undo = widget.do("undo")
-    assert undo["ok"] and undo["message"] == "Undid edit model_reply."
+    assert undo["ok"] and undo["message"] == "Undid: edited reply."
     assert session.cards[-1].text == reply.text
     assert other.of("card_changed")[-1]["card"]["text"] == reply.text
     other.close()
@@ -84,7 +84,7 @@ def test_delete_many_then_one_undo_restores_them_all(session, widget):
     assert widget.do("undo")["ok"]
     assert [c.id for c in session.cards] == ids
     assert Client().apply_all(widget.sent[widget.sent.index(snap) :]).timeline() == truth(session)
-    assert widget.do("redo")["message"] == "Redid delete 2 cards."
+    assert widget.do("redo")["message"] == "Redid: deleted 2 cards."
     assert session.cards == []
 
 

@@ -1,0 +1,72 @@
+"""The context figures a view receives, kernel side: the last request's size (the vendor's exact count)
+and the next request's (an estimate, with ≈), before and after a reply and after a stopped turn."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import mewrk_jupyter as mw
+
+from .recording import RecordingWidget
+
+
+def _until(condition: Any, what: str, bound: float = 60.0) -> None:
+    deadline = time.monotonic() + bound
+    while not condition():
+        assert time.monotonic() < deadline, f"waited too long for {what}"
+        time.sleep(0.05)
+
+
+def _idle_context(w: RecordingWidget, after: int) -> dict[str, Any]:
+    """The figures sent when the turn that started after message `after` ended."""
+    _until(lambda: any(m["type"] == "state" and m["state"] == "idle" for m in w.sent[after:]), "the turn end")
+    ended = next(
+        i for i, m in enumerate(w.sent) if i >= after and m["type"] == "state" and m["state"] == "idle"
+    )
+    _until(lambda: any(m["type"] == "context" for m in w.sent[ended:]), "the figures")
+    return next(m for m in w.sent[ended:] if m["type"] == "context")
+
+
+def test_before_and_after_a_reply_the_view_gets_both_sizes_and_which_is_which(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    s = mw.Session.new(workspace=tmp_path)
+    w = RecordingWidget(s)
+    before = w.hello()["context"]
+    assert before["line"] == "Agent: main · offline/echo · Reasoning: off · Context: ≈0 / 32k (0 %)"
+    assert before["last_request"] is None and before["last_text"] is None
+    assert before["sizes"] == [
+        "Next request: ≈0 of 32k (0 %) — an estimate: the timeline as it stands.",
+        "Last request: none sent yet.",
+    ]
+
+    mark = len(w.sent)
+    assert w.do("send", text="long: 200")["ok"]
+    after = _idle_context(w, mark)
+    sent = s.history[-1].response["usage"]["input_tokens"]
+    assert after["last_request"] == sent and after["last_text"] == str(sent)  # exact: no ≈
+    assert after["used"] > sent  # the next request carries the 200-token reply as well
+    assert after["used_text"] == f"≈{after['used']}" and after["by_kind"]["model_reply"] >= 200
+    assert after["line"] == s.context.line()
+    assert after["line"].endswith(f"Context: next request ≈{after['used']} / 32k (1 %) · last request {sent}")
+    assert after["sizes"][1] == f"Last request: {sent} tokens — the vendor's own count of what was sent."
+    assert after["sizes"][0].startswith(f"Next request: ≈{after['used']} of 32k (1 %) — an estimate")
+    w.close()
+
+
+def test_after_a_stopped_turn_the_figure_counts_the_cards_on_the_timeline(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    s = mw.Session.new(model="offline/slow", workspace=tmp_path)
+    w = RecordingWidget(s)
+    w.hello()
+    mark = len(w.sent)
+    assert w.do("send", text="Tell me a long story.\nlong: 2000")["ok"]
+    _until(lambda: any(m["type"] == "text_delta" for m in w.sent[mark:]), "the first words")
+    assert w.do("stop")["ok"]
+    ctx = _idle_context(w, mark)
+    assert s.last_run.state == "stopped" and [c.kind for c in s.cards] == ["user_input", "model_reply"]
+    assert ctx["last_request"] is None  # the stopped request never got the vendor's count
+    assert ctx["used"] >= sum(ctx["by_kind"].values()) > 0 and ctx["used_text"] != "≈0"
+    assert set(ctx["by_kind"]) == {"user_input", "model_reply"}
+    assert ctx["line"] == s.context.line() and "≈0 /" not in ctx["line"]
+    w.close()
