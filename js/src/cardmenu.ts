@@ -68,7 +68,7 @@ export class CardMenu {
     const { list, root } = this.parts;
     const el = id ? list.get(id)?.el : undefined;
     if (el) el.dataset.hover = where;
-    if (id) list.reveal(id); // a card being worked on stays where it is while a turn streams below
+    if (id) list.hold(id); // a card being worked on stays where it is while a turn streams below
     this.menu.open(this.entries(id, where), x, y, () => {
       if (el) delete el.dataset.hover;
       if (!list.focusNext && el && !root.contains(document.activeElement)) el.focus({ preventScroll: true });

@@ -38,7 +38,7 @@ export interface ListHooks {
   fill: (id: string, slot: Slot) => void;
   /** After each render: focus, the empty notice. */
   rendered: (rows: string[]) => void;
-  /** The person scrolled (the list's own keeping of the newest card in sight does not count). */
+  /** The person scrolls the list with the wheel (the list's own scrolling does not count). */
   scrolled: () => void;
 }
 
@@ -84,10 +84,10 @@ export class CardList {
       if (Math.abs(s.scrollTop - this.ownTop) <= 1) return;
       if (s.scrollTop + s.clientHeight >= s.scrollHeight - 24) this.stick = true; // back at the end
       else if (this.dragging) this.stick = false;
-      this.hooks.scrolled();
     });
     s.addEventListener("wheel", (event) => {
       if (event.deltaY < 0) this.stick = false;
+      this.hooks.scrolled();
     }, { passive: true });
     s.addEventListener("keydown", (event) => {
       if (!inTextBox(event.target) && ["PageUp", "Home", "ArrowUp"].includes(event.key)) this.stick = false;
@@ -144,9 +144,14 @@ export class CardList {
     }
   }
 
+  /** The person works on this row (its menu is open): stop following the end unless it is the newest. */
+  hold(id: string): void {
+    if (this.rows.indexOf(id) < this.rows.length - 1) this.stick = false;
+  }
+
   /**
-   * The person works on this row (a menu, an editor, an error on it): bring it into sight — inside the
-   * list and in the notebook around it — and stop following the end unless it is the newest row.
+   * The person works on this row (an editor, an error on it): bring it into sight — inside the list and
+   * in the notebook around it — and stop following the end unless it is the newest row.
    */
   reveal(id: string): void {
     this.revealing = id;
@@ -214,12 +219,13 @@ export class CardList {
     const el = this.slots.get(id)?.el;
     if (!el || !shown.has(el)) {
       this.virtualizer.scrollToIndex(index, { align: "auto" }); // draw it first; the next frame shows it
+      this.ownTop = this.scroller.scrollTop;
       this.schedule();
       return;
     }
     this.revealing = null;
     el.scrollIntoView({ block: "nearest" });
-    if (this.stick) this.ownTop = this.scroller.scrollTop;
+    this.ownTop = this.scroller.scrollTop; // the list's own scrolling: no reason to close a menu
   }
 
   private slot(id: string): Slot {

@@ -86,6 +86,7 @@ def test_notices_about_a_running_turn_clear_when_it_ends(lab, page):
 
     question.hover()
     question.locator("[data-act='edit']").click()
+    expect(question.locator("textarea")).to_be_focused()
     page.keyboard.type(" and more")
     page.keyboard.press("Control+Enter")  # refused while the model runs, said on the card
     error = question.locator(".mw-card-error")
@@ -153,3 +154,39 @@ def test_new_views_open_at_the_end_and_follow_it_until_the_person_scrolls_away(l
     _, root = _widget_cell(other, ATTACH + f"mw.Session.open('{sid}').widget()")
     expect(root.locator(".mw-card[data-kind='model_reply']").last).to_contain_text("one more")
     _newest_in_sight(root)
+
+
+# True when a person can see the element and click it: the topmost thing at its centre is the element.
+CLICKABLE_HERE = """el => {
+  const r = el.getBoundingClientRect();
+  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return !!hit && (hit === el || el.contains(hit));
+}"""
+
+
+def test_a_new_tool_call_form_opens_in_sight(lab, page):
+    nb = Notebook.open(page, lab)
+    code = ATTACH + (
+        "s = mw.Session.new()\nfor i in range(4):\n    s.send(f'question {i}\\nlong: 120', wait=True)\ns.widget()"
+    )
+    _, root = _widget_cell(nb, code)
+    last = root.locator(".mw-card[data-kind='model_reply']").last
+    expect(last).to_contain_text("the timeline")
+    height = last.bounding_box()["height"]
+    last.click(button="right", position={"x": 40, "y": height - 6})  # lower half: insert below
+    page.locator(".mw-menu [data-testid='insert-tool_call']").click()
+    form = root.locator(".mw-card.mw-draft")
+    expect(form.locator("[data-testid='mw-tool-form']")).to_be_visible()
+    for testid in ("mw-execute", "mw-save"):
+        button = form.locator(f"[data-testid='{testid}']")
+        page.wait_for_function(CLICKABLE_HERE, arg=button.element_handle())  # no scrolling by the test
+
+    # The same for a form opened above an early card, far from the end of a long timeline.
+    root.locator(".mw-card.mw-draft").locator("button", has_text="Cancel").click()
+    expect(root.locator(".mw-card.mw-draft")).to_have_count(0)
+    root.locator(".mw-timeline").evaluate("el => { el.scrollTop = 0; }")
+    first = root.locator(".mw-card[data-index='0']")
+    first.click(button="right")
+    page.locator(".mw-menu [data-testid='insert-tool_call']").click()
+    execute = root.locator(".mw-card.mw-draft [data-testid='mw-execute']")
+    page.wait_for_function(CLICKABLE_HERE, arg=execute.element_handle())
