@@ -142,7 +142,7 @@ def parse(cmd: Command, rest: str, body: str | None) -> tuple[list[str], str]:
         if not free:
             if body is not None and body.strip():
                 raise UsageProblem("this command takes no cell body")
-            args = shlex.split(rest)
+            args = shlex.split(rest, comments=True)  # `%mewrk new  # a note` as in Python
         else:
             # shlex reads the leading arguments; the rest stays verbatim: "What's up" is not a shell line.
             lexer = shlex.shlex(rest, posix=True)

@@ -242,3 +242,11 @@ def test_the_dispatch_table_takes_new_commands():
         assert magics.COMMANDS["edit"].shape() == (1, 1, "TEXT")
     finally:
         del magics.COMMANDS["shout"]
+
+
+def test_a_comment_after_a_command_is_not_an_argument(mewrk):
+    mewrk("new --model offline/thinker   # one line: session id, model, where it is stored")
+    session = magics.current_session()
+    assert session.title == "untitled" and session.settings.model == "offline/thinker"
+    mewrk("send what is #1?")  # free text is the person's own: a # in it stays
+    assert magics.current_session().cards[0].text == "what is #1?"

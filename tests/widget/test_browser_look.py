@@ -1,0 +1,105 @@
+"""How the widget reads in JupyterLab's light and dark themes: every piece of text meets WCAG AA contrast
+(4.5:1) against what is behind it, and the README's two screenshots are taken here."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from playwright.sync_api import expect
+
+from .notebook import ATTACH, Notebook
+from .test_browser import _widget_cell
+
+# Each visible piece of text in the widget whose contrast with what is behind it is under 4.5:1, as
+# "ratio · text · class". Disabled controls and placeholders are exempt in WCAG; so are they here.
+LOW_CONTRAST = """root => {
+  const parse = (c) => {
+    // "rgb(r g b)", "rgba(r, g, b, a)" or, for color-mix(), "color(srgb r g b / a)" with 0–1 channels
+    const srgb = c.match(/color\\(srgb ([^)]+)\\)/);
+    const m = srgb || c.match(/rgba?\\(([^)]+)\\)/);
+    if (!m) return null;
+    const [r, g, b, a = 1] = m[1].split(/[ ,\\/]+/).filter(Boolean).map(Number);
+    return srgb ? [r * 255, g * 255, b * 255, a] : [r, g, b, a];
+  };
+  const over = (top, bottom) => top.slice(0, 3).map((v, i) => v * top[3] + bottom[i] * (1 - top[3])).concat(1);
+  const background = (el) => {
+    const layers = [];
+    for (let node = el; node; node = node.parentElement) {
+      const c = parse(getComputedStyle(node).backgroundColor);
+      if (c && c[3] > 0) layers.push(c);
+      if (c && c[3] === 1) break;
+    }
+    let colour = [255, 255, 255, 1];
+    for (const layer of layers.reverse()) colour = over(layer, colour);
+    return colour;
+  };
+  const luminance = ([r, g, b]) => {
+    const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const low = [];
+  for (const el of root.querySelectorAll("*")) {
+    const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+    if (!own || !el.getClientRects().length || el.closest("[disabled], [hidden]")) continue;
+    const style = getComputedStyle(el);
+    if (style.visibility === "hidden" || Number(style.opacity) === 0) continue;
+    const bg = background(el);
+    const fg = over(parse(style.color), bg);
+    const [a, b] = [luminance(fg), luminance(bg)].sort((x, y) => y - x);
+    const ratio = (a + 0.05) / (b + 0.05);
+    if (ratio < 4.5) low.push(`${ratio.toFixed(2)} · ${el.textContent.trim().slice(0, 40)} · ${el.className}`);
+  }
+  return low;
+}"""
+
+
+def _session_to_look_at(nb: Notebook):
+    code = ATTACH + (
+        "s = mw.Session.new(title='a first look')\n"
+        's.send(\'What is in this folder?\\nthink: Look before answering.\\ncall: ls {"path": "."}\', wait=True)\n'
+        "s.send('Thanks. Now in one line, with **bold** where it matters.', wait=True)\n"
+        "s.widget()"
+    )
+    _, root = _widget_cell(nb, code)
+    expect(root.locator(".mw-card[data-kind='model_reply']").last).to_contain_text("one line")
+    return root
+
+
+def _switch_theme(page, name: str) -> None:
+    """Settings → Theme → `name`, as a person does it."""
+    item = ".lm-Menu-item:has(.lm-Menu-itemLabel:text-is('{}'))"
+    page.get_by_role("menuitem", name="Settings").click()
+    page.locator(item.format("Theme")).click()
+    page.locator(item.format(name)).click()
+    dark = "Dark" in name
+    expect(page.locator("body")).to_have_attribute("data-jp-theme-light", "false" if dark else "true")
+
+
+def _keep(shot: Path) -> None:
+    """Copy a screenshot to MEWRK_SCREENSHOTS (the README's images) when that is set."""
+    folder = os.environ.get("MEWRK_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        shutil.copy(shot, Path(folder) / shot.name)
+
+
+def test_every_text_meets_aa_contrast_in_the_light_and_dark_themes(lab, page):
+    nb = Notebook.open(page, lab)
+    root = _session_to_look_at(nb)
+    try:
+        for theme, shot in (
+            ("JupyterLab Light", "timeline-light.png"),
+            ("JupyterLab Dark", "timeline-dark.png"),
+        ):
+            _switch_theme(page, theme)
+            root.locator(".mw-card[data-kind='model_reply']").last.hover()  # its pencil and trash show
+            page.wait_for_timeout(300)  # the theme's stylesheet settles; only a bound, nothing is timed
+            low = root.evaluate(LOW_CONTRAST)
+            assert not low, f"{theme}, under 4.5:1:\n" + "\n".join(low)
+            path = lab.root / shot
+            root.screenshot(path=str(path))
+            _keep(path)
+    finally:
+        _switch_theme(page, "JupyterLab Light")  # the theme is a user setting: later tests expect light
