@@ -190,3 +190,13 @@ def test_a_new_tool_call_form_opens_in_sight(lab, page):
     page.locator(".mw-menu [data-testid='insert-tool_call']").click()
     execute = root.locator(".mw-card.mw-draft [data-testid='mw-execute']")
     page.wait_for_function(CLICKABLE_HERE, arg=execute.element_handle())
+
+
+def test_a_mewrk_cell_keeps_the_persons_line_breaks(lab, page):
+    nb = Notebook.open(page, lab)
+    nb.run("%load_ext mewrk_jupyter\n%mewrk new")
+    cell = nb.run("%%mewrk\nfirst line\nsecond line\n\n- a point")
+    shown = cell.locator(".jp-OutputArea-output").last
+    expect(shown).to_contain_text("You said")
+    lines = [line.strip() for line in shown.inner_text().splitlines() if line.strip()]
+    assert "first line" in lines and "second line" in lines  # two lines, not "first line second line"
