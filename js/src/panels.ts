@@ -146,9 +146,10 @@ export function ring(): { el: HTMLButtonElement; update: (ctx: ContextMsg) => vo
     arc.setAttribute("stroke-dasharray", `${share * length} ${length}`);
     el.dataset.level = ctx.level;
     const used = ctx.used_text ?? formatTokens(ctx.used);
-    const next = `next request ${ctx.window_text ? `${used} of ${ctx.window_text} (${Math.round(ctx.percent ?? 0)} %)` : `${used} tokens`}`;
-    const last = ctx.last_text != null ? `, last request ${ctx.last_text}` : "";
-    const says = `Context: ${next}${last} — show the breakdown by card kind`;
+    const figure = ctx.window_text ? `${used} of ${ctx.window_text} (${Math.round(ctx.percent ?? 0)} %)` : `${used} tokens`;
+    // The figure is the last request's size once there is one; the next request's estimate stands beside it.
+    const said = ctx.last_text != null ? `last request ${figure}, next ${ctx.next_text ?? ""}` : figure;
+    const says = `Context: ${said} — show the breakdown by card kind`;
     el.setAttribute("aria-label", says);
     el.title = says;
   };

@@ -42,6 +42,7 @@ export interface ContextMsg {
   line: string;
   level: "ok" | "amber" | "red";
   percent: number | null;
+  /** The figure: the last request's size, or before the first request the next one's estimate. */
   used: number;
   window: number | null;
   estimated: boolean;
@@ -51,6 +52,9 @@ export interface ContextMsg {
   /** The vendor's own count of the last request (exact); null before the first request. */
   last_request?: number | null;
   last_text?: string | null;
+  /** The size the next request will have: an estimate from the timeline as it stands. */
+  next_request?: number;
+  next_text?: string;
   /** Each size in a sentence that says what it counts: the next request's, then the last one's. */
   sizes?: string[];
   cost?: number | null;

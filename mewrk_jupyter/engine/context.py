@@ -1,6 +1,9 @@
 """Context figures (T16, D1–D6): the last request's size, the next request's, the window, a breakdown
 by card kind, and, apart from them, what the session has spent.
 
+The dashboard's figure is the most recent request's size (D2), the one the window and the percentage
+belong to; the next request's size stands beside it, so that an edit or a reply shows before sending.
+
 The last request's size is the vendor's own count, exact. The next request's size is an estimate: the
 timeline as it stands (characters / 4 per card) plus what the last request carried beside the timeline
 (hidden prefix, tool schemas, message framing), which is that exact count less the same estimate of
@@ -44,17 +47,21 @@ def _tokens(n: int) -> str:
 
 
 class ContextInfo(BaseModel):
-    """How full the context window is: the next request's estimated size, and the last one's exact size."""
+    """How full the context window is: the last request's exact size, and the next one's estimate."""
 
     agent: str
     model: str
     reasoning: str
-    used: int  # the size the next request will have (an estimate, see `estimated`)
+    # The figure: the most recent request's size by the vendor's count, or before the first request the
+    # next one's estimate (then `estimated` is True).
+    used: int
     window: int | None
     estimated: bool
     by_kind: dict[str, int]
     # The vendor's own count of the most recent answered request; None before the first.
     last_request: int | None = None
+    # The size the next request will have, estimated from the timeline as it stands.
+    next_request: int = 0
     # What the session has spent (D6), kept apart from how full the window is.
     spent: dict[str, int] = Field(default_factory=dict)
     cost: float | None = None
@@ -67,44 +74,55 @@ class ContextInfo(BaseModel):
 
     @property
     def level(self) -> str:
-        """ok, amber (from 80 %) or red (from 95 %)."""
-        p = self.percent
-        if p is None or p < 80:
+        """ok, amber (from 80 %) or red (from 95 %), by the larger of the last and the next request."""
+        if not self.window:
+            return "ok"
+        p = 100.0 * max(self.used, self.next_request) / self.window
+        if p < 80:
             return "ok"
         return "amber" if p < 95 else "red"
 
     @property
     def used_text(self) -> str:
-        """The next request's size as people read it, marked ≈ when it is an estimate."""
+        """The figure as people read it, marked ≈ when it is an estimate."""
         return ("≈" if self.estimated else "") + format_tokens(self.used)
 
+    @property
+    def next_text(self) -> str:
+        """The next request's size as people read it: always an estimate."""
+        return "≈" + format_tokens(self.next_request)
+
     def figure(self) -> str:
-        """The context figure: `≈1.5k / 32k (5 %)`, and once a request was sent, which size is which."""
+        """`≈1.5k / 32k (5 %)` before any request; then `last request 1.2k / 32k (4 %) · next ≈1.5k`."""
         if self.window:
             now = f"{self.used_text} / {format_tokens(self.window)} ({self.percent:.0f} %)"
         else:
             now = f"{self.used_text} {'token' if self.used == 1 else 'tokens'}"
         if self.last_request is None:
             return now
-        last = format_tokens(self.last_request) if self.window else _tokens(self.last_request)
-        return f"next request {now} · last request {last}"
+        return f"last request {now} · next {self.next_text}"
 
     def line(self) -> str:
         """The dashboard line of D1."""
         return f"Agent: {self.agent} · {self.model} · Reasoning: {self.reasoning} · Context: {self.figure()}"
 
     def sizes(self) -> list[str]:
-        """Each figure in a sentence that says what it counts."""
-        of = f" of {format_tokens(self.window)} ({self.percent:.0f} %)" if self.window else ""
+        """Each figure in a sentence that says what it counts: the next request, then the last."""
+
+        def of(n: int) -> str:
+            return f" of {format_tokens(self.window)} ({100.0 * n / self.window:.0f} %)" if self.window else ""
+
         beside = (
             ", plus the hidden prefix and tools as the last request counted them" if self.last_request else ""
         )
         last = (
-            f"Last request: {_tokens(self.last_request)} — the vendor's own count of what was sent."
+            f"Last request: {_tokens(self.last_request)}{of(self.last_request)} — the vendor's own count of "
+            "what was sent."
             if self.last_request is not None
             else "Last request: none sent yet."
         )
-        return [f"Next request: {self.used_text}{of} — an estimate: the timeline as it stands{beside}.", last]
+        nxt = f"Next request: {self.next_text}{of(self.next_request)} — an estimate: the timeline as it stands"
+        return [f"{nxt}{beside}.", last]
 
     def cost_line(self) -> str:
         """What the session has spent (D6): `Cost: $0.042 this session · 12k in, 1.5k out`."""

@@ -195,18 +195,20 @@ class Session(TimelineEdits, TurnControl):
 
     @property
     def context(self) -> ContextInfo:
-        """How full the window is: the next request's size (an estimate) and the last one's (the vendor's)."""
+        """How full the window is: the last request's size (the vendor's) and the next one's (an estimate)."""
         _, info = resolve(self.settings.model, self.workspace.home)
         sizes = measure(self._db.conn(), self.id, self._loaded().cards)
         return ContextInfo(
             agent=self.settings.agent,
             model=info.name,
             reasoning=self.settings.reasoning,
-            used=sizes.next_request,
+            # The figure is the most recent request's size; before the first, the next one's estimate.
+            used=sizes.next_request if sizes.last_request is None else sizes.last_request,
             window=info.context_window,
-            estimated=True,  # the next request is not sent yet: its size can only be estimated
+            estimated=sizes.last_request is None,
             by_kind=sizes.by_kind,
             last_request=sizes.last_request,
+            next_request=sizes.next_request,
             # What the whole session spent, priced apart from the room left in the window (D6).
             **session_spending(
                 self._db.conn(), self.id, lambda model: prices_of(model, self.workspace.home)

@@ -54,6 +54,8 @@ def context_payload(session: Any) -> dict[str, Any]:
         "window_text": format_tokens(info.window) if info.window else None,
         "last_request": last,
         "last_text": format_tokens(last) if last is not None else None,
+        "next_request": info.next_request,
+        "next_text": info.next_text,
         "sizes": info.sizes(),
         "cost": cost,
         "cost_line": cost_line,

@@ -169,22 +169,23 @@ def test_an_unknown_model_is_a_clear_error_before_anything_is_sent(workspace):
 def test_context_figures_say_the_last_requests_size_and_the_next_ones(workspace):
     s = mw.Session.new()
     assert s.context.line() == "Agent: main · offline/echo · Reasoning: off · Context: ≈0 / 32k (0 %)"
-    assert s.context.last_request is None
+    assert s.context.last_request is None and s.context.estimated
     s.send("long: 50")
     info = s.context
     sent = s.history[-1].response["usage"]["input_tokens"]
-    assert info.last_request == sent > 0  # the vendor's own count, exact
+    # The figure is the most recent request's size, the vendor's own count: exact, no ≈.
+    assert info.used == info.last_request == sent > 0 and not info.estimated
     reply = info.by_kind["model_reply"]
-    assert reply >= 50 and abs(info.used - (sent + reply)) <= 2  # the next request carries the reply too
-    assert info.window == 32_000 and info.estimated
+    assert reply >= 50 and abs(info.next_request - (sent + reply)) <= 2  # the next one carries the reply
+    assert info.window == 32_000
     assert set(info.by_kind) == {"user_input", "model_reply"}
     assert info.line().endswith(
-        f"Context: next request ≈{info.used} / 32k ({info.percent:.0f} %) · last request {sent}"
+        f"Context: last request {sent} / 32k ({info.percent:.0f} %) · next ≈{info.next_request}"
     )
     s.delete(s.cards[-1].id)  # the next request no longer carries the reply; the last one's size stays
-    assert s.context.last_request == sent and abs(s.context.used - sent) <= 2
+    assert s.context.used == sent and abs(s.context.next_request - sent) <= 2
     s.send()
-    assert s.context.last_request == s.history[-1].response["usage"]["input_tokens"]
+    assert s.context.used == s.history[-1].response["usage"]["input_tokens"]
 
 
 def test_context_without_a_window_counts_tokens_with_the_right_plural():
@@ -192,8 +193,25 @@ def test_context_without_a_window_counts_tokens_with_the_right_plural():
         agent="main", model="x/y", reasoning="off", used=1, window=None, estimated=True, by_kind={}
     )
     assert one.figure() == "≈1 token"
-    both = one.model_copy(update={"used": 1_500, "last_request": 1_200})
-    assert both.figure() == "next request ≈1.5k tokens · last request 1.2k tokens"
+    both = one.model_copy(
+        update={"used": 1_200, "estimated": False, "last_request": 1_200, "next_request": 1_500}
+    )
+    assert both.figure() == "last request 1.2k tokens · next ≈1.5k"
+
+
+def test_the_dashboard_turns_amber_by_the_larger_of_the_last_and_the_next_request():
+    info = ContextInfo(
+        agent="main",
+        model="x/y",
+        reasoning="off",
+        used=1_000,
+        window=2_000,
+        estimated=False,
+        by_kind={},
+        last_request=1_000,
+        next_request=1_700,
+    )
+    assert info.percent == 50 and info.level == "amber"  # the next send would fill 85 %: say so now
 
 
 def test_one_history_entry_is_read_by_its_id(workspace):

@@ -49,7 +49,10 @@ def test_a_streamed_reply_becomes_cards_with_usage(claude):
     assert sent_key in (SECRET, f"Bearer {SECRET}")
     reply = s.cards[-1]
     assert reply.text == "Hello from Claude." and reply.usage.input_tokens == 120
-    assert s.context.last_request == 150 < s.context.used and s.context.window == 200_000
+    assert (
+        s.context.used == s.context.last_request == 150 < s.context.next_request
+        and s.context.window == 200_000
+    )
     assert s.history[-1].request == {k: v for k, v in body.items() if k != "stream"}
 
 

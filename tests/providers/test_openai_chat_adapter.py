@@ -45,7 +45,10 @@ def test_a_streamed_reply_becomes_cards_with_usage(deepseek):
     assert reply.kind == "model_reply" and reply.text == "Hello from DeepSeek."
     assert reply.stop_reason == "end_turn"
     assert (reply.usage.input_tokens, reply.usage.cache_read_tokens, reply.usage.output_tokens) == (90, 30, 7)
-    assert s.context.last_request == 120 < s.context.used and s.context.window == 128_000
+    assert (
+        s.context.used == s.context.last_request == 120 < s.context.next_request
+        and s.context.window == 128_000
+    )
     assert s.history[-1].request == {k: v for k, v in body.items() if k != "stream"}
 
 

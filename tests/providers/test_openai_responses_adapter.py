@@ -55,7 +55,10 @@ def test_a_streamed_reply_becomes_cards_with_usage(gpt):
     reply = s.cards[-1]
     assert reply.text == "Hello from GPT." and reply.stop_reason == "end_turn"
     assert (reply.usage.input_tokens, reply.usage.cache_read_tokens, reply.usage.output_tokens) == (90, 30, 7)
-    assert s.context.last_request == 120 < s.context.used and s.context.window == 400_000
+    assert (
+        s.context.used == s.context.last_request == 120 < s.context.next_request
+        and s.context.window == 400_000
+    )
     assert s.history[-1].request == {k: v for k, v in body.items() if k != "stream"}
 
 

@@ -182,7 +182,9 @@ def test_the_context_message_carries_the_breakdown_and_keeps_cost_apart(widget, 
     ctx = widget.of("snapshot")[0]["context"]
     assert ctx["line"] == session.context.line()
     assert set(ctx["by_kind"]) == {"user_input", "model_reply"}
-    assert ctx["used_text"].startswith("≈") and ctx["window_text"] == "32k"
+    # After a reply the figure is the vendor's count of that request (exact); the next one is estimated.
+    assert ctx["used_text"] == str(session.context.last_request) and ctx["window_text"] == "32k"
+    assert ctx["next_text"].startswith("≈")
     assert "Cost" not in ctx["line"]
 
     priced = session.context.model_copy(update={"cost": 0.0123})

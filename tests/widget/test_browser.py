@@ -200,9 +200,10 @@ def test_the_dashboard_turns_amber_then_red(lab, page):
     code = ATTACH + "s = mw.Session.new(model='offline/tiny')\ns.send('x' * 3300, wait=True)\ns.widget()"
     _, root = _widget_cell(nb, code)
     dashboard = root.locator("[data-testid='mw-dashboard']")
-    # The next request carries the echoed reply as well: ≈1.8k of the 2k window, while the last was under 1k.
+    # The last request was under 1k; the next one carries the echoed reply as well, ≈1.8k of the 2k window,
+    # and the dashboard warns of it before it is sent.
     expect(dashboard).to_have_text(
-        re.compile(r"Context: next request ≈1\.\dk / 2k \((8\d|9[0-4]) %\) · last request \d+$")
+        re.compile(r"Context: last request \d+ / 2k \([1-4]\d %\) · next ≈1\.\dk$")
     )
     expect(dashboard).to_have_attribute("data-level", "amber")
     assert dashboard.inner_text().strip() == nb.print_value("s.context.line()")

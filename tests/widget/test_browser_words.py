@@ -25,14 +25,15 @@ def test_after_a_reply_the_dashboard_says_the_last_requests_size_and_the_next_on
     box.press("Control+Enter")
     reply = root.locator(".mw-card[data-kind='model_reply']")
     expect(reply).to_contain_text("What does the timeline hold?")
-    figures = re.compile(r"Context: next request ≈(\d+) / 32k \((\d+) %\) · last request (\d+)$")
+    figures = re.compile(r"Context: last request (\d+) / 32k \((\d+) %\) · next ≈(\d+)$")
     expect(dashboard).to_have_text(figures)
     found = figures.search(dashboard.inner_text().strip())
     assert found is not None
-    next_size, last_size = int(found.group(1)), int(found.group(3))
-    # The last request's size is the vendor's own count, exactly; the next one carries the reply too.
+    last_size, next_size = int(found.group(1)), int(found.group(3))
+    # The figure is the last request's size, the vendor's own count, exactly; the next one carries the
+    # reply too, an estimate.
     assert last_size == int(nb.print_value("s.history[-1].response['usage']['input_tokens']"))
-    assert next_size == int(nb.print_value("s.context.used")) > last_size
+    assert next_size == int(nb.print_value("s.context.next_request")) > last_size
     assert dashboard.inner_text().strip() == nb.print_value("s.context.line()")
 
     root.locator("[data-testid='mw-ring']").click()
@@ -41,7 +42,9 @@ def test_after_a_reply_the_dashboard_says_the_last_requests_size_and_the_next_on
         re.compile(rf"^Next request: ≈{next_size} of 32k \(\d+ %\) — an estimate")
     )
     expect(panel.locator("[data-testid='mw-context-last']")).to_have_text(
-        f"Last request: {last_size} tokens — the vendor's own count of what was sent."
+        re.compile(
+            rf"^Last request: {last_size} tokens of 32k \(\d+ %\) — the vendor's own count of what was sent\.$"
+        )
     )
     kinds = panel.locator("[data-testid='mw-kinds']")
     expect(kinds.locator("[data-kind='model_reply'] .mw-kind-name")).to_have_text("Model")

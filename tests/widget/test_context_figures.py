@@ -45,12 +45,17 @@ def test_before_and_after_a_reply_the_view_gets_both_sizes_and_which_is_which(tm
     after = _idle_context(w, mark)
     sent = s.history[-1].response["usage"]["input_tokens"]
     assert after["last_request"] == sent and after["last_text"] == str(sent)  # exact: no ≈
-    assert after["used"] > sent  # the next request carries the 200-token reply as well
-    assert after["used_text"] == f"≈{after['used']}" and after["by_kind"]["model_reply"] >= 200
+    assert after["used"] == sent and after["used_text"] == str(sent)  # the figure is the last request's
+    nxt = after["next_request"]
+    assert nxt > sent and after["next_text"] == f"≈{nxt}"  # the next one carries the 200-token reply too
+    assert after["by_kind"]["model_reply"] >= 200
     assert after["line"] == s.context.line()
-    assert after["line"].endswith(f"Context: next request ≈{after['used']} / 32k (1 %) · last request {sent}")
-    assert after["sizes"][1] == f"Last request: {sent} tokens — the vendor's own count of what was sent."
-    assert after["sizes"][0].startswith(f"Next request: ≈{after['used']} of 32k (1 %) — an estimate")
+    share = f"{100 * sent / 32_000:.0f} %"
+    assert after["line"].endswith(f"Context: last request {sent} / 32k ({share}) · next ≈{nxt}")
+    assert after["sizes"][1] == (
+        f"Last request: {sent} tokens of 32k ({share}) — the vendor's own count of what was sent."
+    )
+    assert after["sizes"][0].startswith(f"Next request: ≈{nxt} of 32k (1 %) — an estimate")
     w.close()
 
 
