@@ -110,7 +110,9 @@ class ContextInfo(BaseModel):
         """Each figure in a sentence that says what it counts: the next request, then the last."""
 
         def of(n: int) -> str:
-            return f" of {format_tokens(self.window)} ({100.0 * n / self.window:.0f} %)" if self.window else ""
+            return (
+                f" of {format_tokens(self.window)} ({100.0 * n / self.window:.0f} %)" if self.window else ""
+            )
 
         beside = (
             ", plus the hidden prefix and tools as the last request counted them" if self.last_request else ""
@@ -121,7 +123,9 @@ class ContextInfo(BaseModel):
             if self.last_request is not None
             else "Last request: none sent yet."
         )
-        nxt = f"Next request: {self.next_text}{of(self.next_request)} — an estimate: the timeline as it stands"
+        nxt = (
+            f"Next request: {self.next_text}{of(self.next_request)} — an estimate: the timeline as it stands"
+        )
         return [f"{nxt}{beside}.", last]
 
     def cost_line(self) -> str:
