@@ -65,3 +65,24 @@ class Notebook:
         output = cell.locator(".jp-OutputArea-output")
         expect(output.first).to_be_visible()
         return "\n".join(output.all_inner_texts()).strip()
+
+
+def type_lines(page: Page, lines: list[str]) -> None:
+    """Type lines with real key presses, Enter between them, as a person does."""
+    for i, line in enumerate(lines):
+        if i:
+            page.keyboard.press("Enter")
+        page.keyboard.type(line)
+
+
+def edit_card(page: Page, card: Locator, lines: list[str]) -> None:
+    """Hover a card, click its pencil, replace its text by typing `lines` and save with Ctrl+Enter."""
+    card.hover()
+    card.locator("[data-act='edit']").click()
+    area = card.locator("textarea")
+    expect(area).to_be_focused()
+    page.keyboard.press("ControlOrMeta+a")
+    type_lines(page, lines)
+    expect(area).to_have_value("\n".join(lines))
+    page.keyboard.press("Control+Enter")
+    expect(card.locator("textarea")).to_have_count(0)

@@ -6,7 +6,7 @@ import re
 
 from playwright.sync_api import expect
 
-from .notebook import ATTACH, Notebook
+from .notebook import ATTACH, Notebook, edit_card
 from .test_browser import _widget_cell
 
 
@@ -44,14 +44,7 @@ def test_branch_here_opens_in_place_edits_land_in_the_branch_and_back_returns(la
 
     # An edit made here lands in the branch, not in the session the widget was opened on.
     question = root.locator(".mw-card[data-kind='user_input']")
-    question.hover()
-    question.locator("[data-act='edit']").click()
-    area = question.locator("textarea")
-    expect(area).to_be_focused()
-    page.keyboard.press("ControlOrMeta+a")
-    page.keyboard.type("asked again in the branch")
-    page.keyboard.press("Control+Enter")
-    expect(question.locator("textarea")).to_have_count(0)
+    edit_card(page, question, ["asked again in the branch"])
     expect(question).to_contain_text("asked again in the branch")
     branch_cards = f"[(c.kind, c.text) for c in mw.Session.open({branch_id!r}).cards]"
     assert nb.print_value(branch_cards) == "[('user_input', 'asked again in the branch')]"

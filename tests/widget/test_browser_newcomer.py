@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from .notebook import ATTACH, Notebook
+from .notebook import ATTACH, Notebook, edit_card, type_lines
 from .test_browser import _widget_cell
 
 
@@ -15,9 +15,7 @@ def test_enter_makes_a_new_line_in_the_composer_and_the_card_editor(lab, page):
     cells_before = nb.cells.count()
     box = root.locator("[data-testid='mw-input']")
     box.click()
-    page.keyboard.type("line one")
-    page.keyboard.press("Enter")
-    page.keyboard.type('call: ls {"path": "."}')
+    type_lines(page, ["line one", 'call: ls {"path": "."}'])
     page.keyboard.press("Shift+Enter")
     page.keyboard.type("line three")
     expect(box).to_have_value('line one\ncall: ls {"path": "."}\nline three')
@@ -30,17 +28,7 @@ def test_enter_makes_a_new_line_in_the_composer_and_the_card_editor(lab, page):
 
     reply = root.locator(".mw-card[data-kind='model_reply']").last
     expect(reply).to_be_visible()
-    reply.hover()
-    reply.locator("[data-act='edit']").click()
-    area = reply.locator("textarea")
-    expect(area).to_be_focused()
-    page.keyboard.press("ControlOrMeta+a")
-    page.keyboard.type("first")
-    page.keyboard.press("Enter")
-    page.keyboard.type("second")
-    expect(area).to_have_value("first\nsecond")
-    page.keyboard.press("Control+Enter")  # still saves
-    expect(reply.locator("textarea")).to_have_count(0)
+    edit_card(page, reply, ["first", "second"])  # Enter makes the new line; Ctrl+Enter still saves
     assert nb.print_value("s.cards[-1].text.splitlines()") == "['first', 'second']"
 
 
@@ -77,9 +65,7 @@ def test_notices_about_a_running_turn_clear_when_it_ends(lab, page):
     _, root = _widget_cell(nb, ATTACH + "s = mw.Session.new(model='offline/slow')\ns.widget()")
     box = root.locator("[data-testid='mw-input']")
     box.click()
-    page.keyboard.type("go")
-    page.keyboard.press("Enter")
-    page.keyboard.type("long: 600")
+    type_lines(page, ["go", "long: 600"])
     page.keyboard.press("Control+Enter")
     question = root.locator(".mw-card[data-kind='user_input']")
     expect(root.locator("[data-testid='mw-stop']")).to_be_enabled()

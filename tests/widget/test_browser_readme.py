@@ -9,7 +9,7 @@ from pathlib import Path
 
 from playwright.sync_api import expect
 
-from .notebook import Notebook
+from .notebook import Notebook, edit_card
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -40,16 +40,7 @@ def test_the_readme_first_five_minutes_work_as_written(lab, page):
     expect(reply).to_contain_text("What does this notebook")  # every view of the session stays in step
     expect(turn.locator(".mw-root")).to_have_count(0)  # the turn, not a second copy of the timeline
 
-    reply.hover()  # pencil and trash appear
-    reply.locator("[data-act='edit']").click()
-    area = reply.locator("textarea")
-    expect(area).to_be_focused()
-    page.keyboard.press("ControlOrMeta+a")
-    page.keyboard.type("It has two columns.")
-    page.keyboard.press("Enter")
-    page.keyboard.type("Both are numbers.")
-    page.keyboard.press("Control+Enter")
-    expect(reply.locator("textarea")).to_have_count(0)
+    edit_card(page, reply, ["It has two columns.", "Both are numbers."])  # pencil, type, Ctrl+Enter
     assert nb.print_value("s.cards[-1].text") == "It has two columns.\nBoth are numbers."
 
     root.locator("[data-testid='mw-send']").click()  # the composer is empty: the model continues
