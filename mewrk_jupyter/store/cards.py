@@ -79,11 +79,3 @@ def put_card(conn: sqlite3.Connection, session_id: str, card: Card, order_key: s
 def delete_card(conn: sqlite3.Connection, session_id: str, card_id: str) -> None:
     """Remove one card row."""
     conn.execute("DELETE FROM cards WHERE session_id = ? AND id = ?", (session_id, card_id))
-
-
-def get_card(conn: sqlite3.Connection, session_id: str, card_id: str) -> tuple[str, Card] | None:
-    """One card with its order key, or None."""
-    row = conn.execute(
-        "SELECT order_key, data FROM cards WHERE session_id = ? AND id = ?", (session_id, card_id)
-    ).fetchone()
-    return (row[0], card_from_json(row[1])) if row else None

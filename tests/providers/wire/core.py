@@ -5,12 +5,11 @@ writes it out, with the reply's faults: ``first_byte_delay`` (seconds before the
 ``event_delay`` (seconds before each SSE event after the first), ``cut_after`` (send only the first N SSE
 events, then close the socket without the terminating chunk: the client sees a broken body) and
 ``cut_cleanly`` (with ``cut_after``: end the body properly instead, so the client sees a short but
-well-formed stream). ``reply.with_faults(...)`` returns a copy with other fault options.
+well-formed stream).
 """
 
 from __future__ import annotations
 
-import copy
 import itertools
 import json
 from collections.abc import Iterable, Sequence
@@ -93,26 +92,6 @@ class Reply:
     event_delay: float = 0.0
     cut_after: int | None = None
     cut_cleanly: bool = False
-
-    def with_faults(
-        self,
-        *,
-        first_byte_delay: float | None = None,
-        event_delay: float | None = None,
-        cut_after: int | None = None,
-        cut_cleanly: bool | None = None,
-    ) -> Reply:
-        """A copy of this reply with other fault options."""
-        clone = copy.deepcopy(self)
-        if first_byte_delay is not None:
-            clone.first_byte_delay = first_byte_delay
-        if event_delay is not None:
-            clone.event_delay = event_delay
-        if cut_after is not None:
-            clone.cut_after = cut_after
-        if cut_cleanly is not None:
-            clone.cut_cleanly = cut_cleanly
-        return clone
 
     def render(self, request: RecordedRequest) -> Rendered:  # pragma: no cover - overridden
         """What to send for this request."""
