@@ -25,7 +25,7 @@ import openai  # noqa: E402
 
 import mewrk_jupyter as mw  # noqa: E402
 from mewrk_jupyter.engine import session as session_module  # noqa: E402
-from tests.providers.wire_server import WireServer, anthropic_reply, anthropic_text, chat_reply  # noqa: E402
+from tests.providers.wire import WireServer, anthropic_reply, anthropic_text, chat_reply  # noqa: E402
 
 TOKENS = 2000
 REPEAT = 15

@@ -51,12 +51,10 @@ def key_between(before: str | None, after: str | None) -> str:
     """A key that sorts after `before` and before `after` (None: the timeline's start or end)."""
     if before is not None and after is not None and not before < after:
         raise ValueError(f"order keys out of order: {before!r} !< {after!r}")
-    if before is None and after is None:
-        return _encode(_MIDDLE)
+    if before is None:
+        return _encode(_MIDDLE) if after is None else _encode(_decode(after[:HEAD_WIDTH]) - 1)
     if after is None:
         return _encode(_decode(before[:HEAD_WIDTH]) + 1)
-    if before is None:
-        return _encode(_decode(after[:HEAD_WIDTH]) - 1)
     low, high = _decode(before[:HEAD_WIDTH]), _decode(after[:HEAD_WIDTH])
     if high - low > 1:
         return _encode(low + 1)

@@ -89,11 +89,6 @@ class UndoStack:
         with self._lock:
             return [s for s in self._done if session_id is None or s.session_id == session_id]
 
-    def redo_steps(self, session_id: str | None = None) -> list[UndoStep]:
-        """The undone steps that redo can apply, oldest first."""
-        with self._lock:
-            return [s for s in self._undone if session_id is None or s.session_id == session_id]
-
     def clear(self) -> None:
         """Forget every step (as when the process exits)."""
         with self._lock:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator, model_validator
@@ -13,7 +13,7 @@ from .problems import invalid
 from .secrets import check_reference, is_reference, resolve_secret
 
 Protocol = Literal["anthropic-messages", "openai-chat", "openai-responses", "azure-openai", "offline"]
-PROTOCOLS: tuple[str, ...] = Protocol.__args__
+PROTOCOLS: tuple[str, ...] = get_args(Protocol)
 
 # Header names whose values are credentials: a literal there is refused like a literal api_key.
 _SECRET_HEADER = re.compile(r"authorization|api[-_]?key|token|secret|cookie", re.IGNORECASE)

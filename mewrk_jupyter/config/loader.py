@@ -106,7 +106,8 @@ def load_config(home: Path | str) -> Config:
     if problems:
         raise_problems(problems)
     fields = {_FIELDS[kind]: models for kind, models in found.items()}
-    return Config(home=home, server=next(iter(servers.values()), None), **fields)
+    # Validation checks that each folder's models are of its kind; the instances are kept as they are.
+    return Config.model_validate({"home": home, "server": next(iter(servers.values()), None), **fields})
 
 
 def _files(folder: Path, problems: list[Problem]) -> list[Path]:

@@ -6,9 +6,8 @@ import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..cards.models import Usage
@@ -242,11 +241,13 @@ class SDKExchange(Exchange):
             self._stream.close()
 
 
-_pools: dict[Callable[[], httpx.Client], httpx.Client] = {}
+# One pool per SDK client class; the SDKs build on httpx or its successor httpx2, so the type is theirs.
+_pools: dict[Callable[[], Any], Any] = {}
 _pools_lock = threading.Lock()
+Pool = TypeVar("Pool")
 
 
-def shared_http_client(make: Callable[[], httpx.Client]) -> httpx.Client:
+def shared_http_client(make: Callable[[], Pool]) -> Pool:
     """The process's one connection pool made by `make` (an SDK's DefaultHttpxClient), built on first use.
 
     An SDK client builds its own pool (and TLS context) otherwise, tens of milliseconds per request;
@@ -283,7 +284,7 @@ class SDKProvider(Provider):
     def model_info(self, model: str) -> ModelInfo:
         return self._models[model]
 
-    def _sdk_arguments(self, pool: Callable[[], httpx.Client]) -> dict[str, Any]:
+    def _sdk_arguments(self, pool: Callable[[], object]) -> dict[str, Any]:
         """What every SDK client of this vendor is built with: key, headers, retries and the shared pool."""
         return {
             "api_key": self._api_key(),

@@ -236,6 +236,7 @@ class OpenAIResponsesProvider(SDKProvider):
     def _client(self) -> openai.OpenAI:
         common = self._sdk_arguments(openai.DefaultHttpxClient)
         if self.protocol == "azure-openai":
+            assert self._base_url is not None  # the vendor file is refused without it
             return openai.AzureOpenAI(azure_endpoint=self._base_url, api_version=self._api_version, **common)
         return openai.OpenAI(base_url=self._base_url, **common)
 

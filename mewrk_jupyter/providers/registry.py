@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypedDict
 
 from ..config import Config, ModelConfig, VendorConfig, load_config
 from ..errors import ConfigError
@@ -68,17 +70,25 @@ def model_info(name: str, vendor: VendorConfig, model: ModelConfig) -> ModelInfo
     )
 
 
+class _Reach(TypedDict):
+    """How an SDK provider reaches its vendor."""
+
+    api_key: Callable[[], str | None]
+    base_url: str | None
+    headers: Callable[[], dict[str, str]]
+
+
 def _provider(vendor_name: str, vendor: VendorConfig) -> Provider:
     models = {
         f"{vendor_name}/{m}": model_info(f"{vendor_name}/{m}", vendor, spec)
         for m, spec in vendor.models.items()
     }
     # The key and headers are read from their references at each request, never kept (S3).
-    reach = {
-        "api_key": lambda: vendor.resolve_api_key() or "no-key",
-        "base_url": vendor.base_url,
-        "headers": vendor.resolve_headers,
-    }
+    reach = _Reach(
+        api_key=lambda: vendor.resolve_api_key() or "no-key",
+        base_url=vendor.base_url,
+        headers=vendor.resolve_headers,
+    )
     if vendor.protocol == "anthropic-messages":
         return AnthropicProvider(models, **reach)
     if vendor.protocol == "openai-chat":

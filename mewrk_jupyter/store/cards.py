@@ -45,15 +45,23 @@ def last_key(conn: sqlite3.Connection, session_id: str) -> str | None:
     return conn.execute("SELECT max(order_key) FROM cards WHERE session_id = ?", (session_id,)).fetchone()[0]
 
 
+def _existing_key(conn: sqlite3.Connection, session_id: str, card_id: str) -> str:
+    """The order key of a card that a new card is placed beside; it must exist."""
+    key = order_key_of(conn, session_id, card_id)
+    if key is None:
+        raise ValueError(f"no card {card_id!r} in session {session_id!r} to place a card beside")
+    return key
+
+
 def key_for_insert(
     conn: sqlite3.Connection, session_id: str, before: str | None = None, after: str | None = None
 ) -> str:
     """A fresh order key before the card `before`, after the card `after`, or at the end."""
     if before is not None:
-        upper = order_key_of(conn, session_id, before)
+        upper = _existing_key(conn, session_id, before)
         return key_between(previous_key(conn, session_id, upper), upper)
     if after is not None:
-        lower = order_key_of(conn, session_id, after)
+        lower = _existing_key(conn, session_id, after)
         return key_between(lower, next_key(conn, session_id, lower))
     return key_between(last_key(conn, session_id), None)
 
@@ -79,11 +87,3 @@ def put_card(conn: sqlite3.Connection, session_id: str, card: Card, order_key: s
 def delete_card(conn: sqlite3.Connection, session_id: str, card_id: str) -> None:
     """Remove one card row."""
     conn.execute("DELETE FROM cards WHERE session_id = ? AND id = ?", (session_id, card_id))
-
-
-def get_card(conn: sqlite3.Connection, session_id: str, card_id: str) -> tuple[str, Card] | None:
-    """One card with its order key, or None."""
-    row = conn.execute(
-        "SELECT order_key, data FROM cards WHERE session_id = ? AND id = ?", (session_id, card_id)
-    ).fetchone()
-    return (row[0], card_from_json(row[1])) if row else None

@@ -21,7 +21,8 @@ def record_request(
         "INSERT INTO history (session_id, run_id, started_at, model, protocol, request) VALUES (?, ?, ?, ?, ?, ?)",
         (session_id, run_id, time.time(), model, protocol, json.dumps(request, ensure_ascii=False)),
     )
-    return int(cur.lastrowid)
+    assert cur.lastrowid is not None  # an INSERT always sets it
+    return cur.lastrowid
 
 
 def record_response(

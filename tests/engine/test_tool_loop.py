@@ -6,7 +6,7 @@ import mewrk_jupyter as mw
 from mewrk_jupyter.engine.runs import OUTPUT_LIMIT
 from tests.conftest import wait_for
 from tests.providers.conftest import wire_server  # noqa: F401  (the fixture)
-from tests.providers.wire_server import anthropic_reply, anthropic_tool_use
+from tests.providers.wire import anthropic_reply, anthropic_tool_use
 
 
 def policy(workspace, text, level="default"):

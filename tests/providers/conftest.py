@@ -4,7 +4,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from .wire_server import WireServer
+from .wire import WireServer
+from .wire.clients import close_clients
 
 
 @pytest.fixture
@@ -15,3 +16,10 @@ def wire_server() -> Iterator[WireServer]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(autouse=True)
+def _close_sdk_clients() -> Iterator[None]:
+    """SDK clients a test made with `wire.clients` are closed when it ends."""
+    yield
+    close_clients()

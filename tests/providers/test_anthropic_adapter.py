@@ -6,7 +6,7 @@ import pytest
 
 import mewrk_jupyter as mw
 
-from .wire_server import (
+from .wire import (
     anthropic_error,
     anthropic_redacted_thinking,
     anthropic_reply,

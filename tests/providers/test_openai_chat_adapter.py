@@ -6,7 +6,7 @@ import pytest
 
 import mewrk_jupyter as mw
 
-from .wire_server import chat_reply, chat_tool_call, chat_usage, openai_error
+from .wire import chat_reply, chat_tool_call, chat_usage, openai_error
 
 SECRET = "sk-deepseek-test-SECRET-value-456"
 

@@ -7,7 +7,7 @@ import pytest
 
 import mewrk_jupyter as mw
 
-from .wire_server import (
+from .wire import (
     openai_error,
     responses_function_call,
     responses_message,

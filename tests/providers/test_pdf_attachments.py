@@ -10,7 +10,7 @@ from mewrk_jupyter.providers.registry import resolve
 
 from ..pdf_files import encrypted_pdf, make_pdf
 from .vendors import write_vendor
-from .wire_server import anthropic_reply, chat_reply, responses_reply
+from .wire import anthropic_reply, chat_reply, responses_reply
 
 REPORT = make_pdf("Quarterly report: revenue up 12%", "Costs flat")
 REPORT_B64 = base64.b64encode(REPORT).decode()

@@ -7,7 +7,7 @@ from mewrk_jupyter.engine.context import ContextInfo, session_spending
 from mewrk_jupyter.providers.registry import prices_of
 
 from .vendors import write_vendor
-from .wire_server import anthropic_reply, anthropic_usage, chat_reply, chat_usage
+from .wire import anthropic_reply, anthropic_usage, chat_reply, chat_usage
 
 
 @pytest.fixture

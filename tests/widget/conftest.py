@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -236,8 +235,3 @@ def pytest_runtest_makereport(item, call):
     report = outcome.get_result()
     if report.when == "call":
         item.rep_call = report
-
-
-def chromium_available() -> bool:
-    """True when the browser tests can run here."""
-    return _browser_missing() is None and shutil.which("jupyter") is not None

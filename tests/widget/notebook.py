@@ -8,13 +8,8 @@ from playwright.sync_api import Locator, Page, expect
 
 from .conftest import Lab
 
-# Attaches s.widget() / display(s) until mewrk_jupyter does it on import; harmless once it does.
-ATTACH = (
-    "import mewrk_jupyter as mw\n"
-    "if not hasattr(mw.Session, 'widget'):\n"
-    "    from mewrk_jupyter.widget import attach_to_session\n"
-    "    attach_to_session(mw.Session)\n"
-)
+# The first line of a test's cell: the package, by the name the README uses.
+ATTACH = "import mewrk_jupyter as mw\n"
 
 
 class Notebook:

@@ -10,7 +10,7 @@ from typing import Any
 
 import mewrk_jupyter as mw
 from mewrk_jupyter.errors import R1_SENTENCE
-from mewrk_jupyter.widget import TimelineWidget, attach_to_session
+from mewrk_jupyter.widget import TimelineWidget
 
 from .recording import Client, RecordingWidget, truth
 
@@ -190,14 +190,9 @@ def test_branch_and_fork_answer_with_the_new_session(session, widget):
     assert "Session.open" not in fork["message"] + branch["message"]  # words, not a Python snippet
 
 
-def test_attach_gives_a_session_class_its_widget_and_display(tmp_path, monkeypatch):
+def test_a_session_has_its_widget_and_display(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-
-    class Attached(mw.Session):
-        pass
-
-    attach_to_session(Attached)
-    s = Attached.new(workspace=tmp_path)
+    s = mw.Session.new(workspace=tmp_path)
     w = s.widget()
     assert isinstance(w, TimelineWidget) and w.session_id == s.id
     data, _ = s._repr_mimebundle_()

@@ -1,0 +1,64 @@
+"""Scripted vendor servers that speak the real wire formats, for provider-adapter tests.
+
+The official SDKs (``anthropic``, ``openai``) are pointed at a local `WireServer` through ``base_url``;
+the test scripts the replies in order and afterwards asserts on the exact requests the SDK sent. Each
+protocol has its own module of reply builders (`anthropic`, `openai_chat`, `openai_responses`, with
+`openai_errors` shared by the two OpenAI ones); `core` holds what they share and `server` the HTTP side.
+
+Typical use::
+
+    server.enqueue(anthropic_reply(anthropic_thinking("hmm", "sig"), "Hello", usage=anthropic_usage(10)))
+    client = anthropic.Anthropic(base_url=server.url, api_key="test-key", max_retries=0)
+    ...
+    assert server.last_json()["model"] == "claude-test"
+"""
+
+from .anthropic import (
+    anthropic_count_tokens_reply,
+    anthropic_error,
+    anthropic_redacted_thinking,
+    anthropic_reply,
+    anthropic_text,
+    anthropic_thinking,
+    anthropic_tool_use,
+    anthropic_usage,
+)
+from .core import RecordedRequest, Reply, disconnect_reply, json_reply, sse_reply
+from .openai_chat import chat_reply, chat_tool_call, chat_usage
+from .openai_errors import openai_error
+from .openai_responses import (
+    compact_reply,
+    responses_function_call,
+    responses_message,
+    responses_reasoning,
+    responses_reply,
+    responses_usage,
+)
+from .server import WireServer
+
+__all__ = [
+    "WireServer",
+    "RecordedRequest",
+    "Reply",
+    "anthropic_reply",
+    "anthropic_text",
+    "anthropic_thinking",
+    "anthropic_redacted_thinking",
+    "anthropic_tool_use",
+    "anthropic_usage",
+    "anthropic_error",
+    "anthropic_count_tokens_reply",
+    "chat_reply",
+    "chat_tool_call",
+    "chat_usage",
+    "responses_reply",
+    "responses_reasoning",
+    "responses_message",
+    "responses_function_call",
+    "responses_usage",
+    "compact_reply",
+    "openai_error",
+    "sse_reply",
+    "json_reply",
+    "disconnect_reply",
+]
