@@ -72,18 +72,18 @@ export class Connection {
   act(action: Action, done?: (result: ResultMsg) => void): void {
     const req = this.nextReq++;
     if (this.lost) {
-      done?.({ type: "result", for: this.viewId, req, ok: false, message: LOST });
+      done?.({ type: "result", for: this.viewId, req, ok: false, message: LOST, card_id: null, data: {}, while_state: null });
       return;
     }
     if (done) this.waiting.set(req, done);
-    this.model.send({ type: "action", view: this.viewId, req, ...action });
+    this.model.send({ ...action, type: "action", view: this.viewId, req });
   }
 
   /** Hand a result to the action of this view that waits for it; `otherwise` gets one nobody waits for. */
   settle(result: ResultMsg, otherwise: (result: ResultMsg) => void): void {
     if (result.for !== this.viewId) return;
-    const done = this.waiting.get(result.req);
-    this.waiting.delete(result.req);
+    const done = result.req === null ? undefined : this.waiting.get(result.req);
+    if (result.req !== null) this.waiting.delete(result.req);
     (done ?? otherwise)(result);
   }
 
