@@ -61,7 +61,9 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
         self._pending: dict[str, list[Any]] = {}  # card id -> [offset, [text, …]] not yet sent
         self._lengths: dict[str, int] = {}  # card id -> length of its text as the views know it
         self._timer: threading.Timer | None = None
-        self._known: dict[str, tuple[str, dict[str, Any]]] = {}  # what the views hold: id -> (key, card)
+        self._known: dict[
+            str, tuple[str, protocol.CardPayload]
+        ] = {}  # what the views hold: id -> (key, card)
         self._state = "idle"  # the session state the views were last told
         self._closed = threading.Event()
         self._watcher: threading.Thread | None = None
@@ -149,7 +151,7 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                 kinds=list(MENU_KINDS),
                 editable={kind: list(names) for kind, names in EDITABLE_FIELDS.items()},
                 confirm_delete=bool(getattr(self.session.settings, "confirm_delete", False)),
-                commands=commands.offered(self.session),
+                commands=[protocol.CommandInfo.model_validate(c) for c in commands.offered(self.session)],
                 tools=self.tool_forms(),
                 vision=self.model_has_vision(),
                 chunk=CHUNK,

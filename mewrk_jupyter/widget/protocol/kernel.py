@@ -4,26 +4,39 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, SkipValidation, TypeAdapter, WithJsonSchema
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SkipValidation,
+    TypeAdapter,
+    WithJsonSchema,
+    with_config,
+)
 from typing_extensions import NotRequired, TypedDict
 
 from ...cards.models import Usage
 from ...engine.history_summary import RequestSummary
 
 
+def _for() -> Any:
+    """`for` (the view that asked) is a Python keyword: the field is `for_`, spelled `for` on the wire."""
+    return Field(serialization_alias="for", validation_alias=AliasChoices("for", "for_"))
+
+
 class SentModel(BaseModel):
     """What the kernel sends: every field is always on the wire (null rather than absent)."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid")
 
 
 # ---- parts of messages ------------------------------------------------------------------------------
 
 
+@with_config(ConfigDict(extra="forbid"))
 class AttachmentInfo(TypedDict):
     """A file of a user input, without its bytes or extracted text."""
-
-    __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
 
     name: str
     media_type: str
@@ -32,10 +45,9 @@ class AttachmentInfo(TypedDict):
     pages: int | None
 
 
+@with_config(ConfigDict(extra="forbid"))
 class CardPayload(TypedDict):
     """A card as the views see it: the card's fields (one model per kind), minus opaque blobs."""
-
-    __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
 
     id: str
     kind: str
@@ -71,10 +83,9 @@ class CardPayload(TypedDict):
     agent: NotRequired[str]
 
 
+@with_config(ConfigDict(extra="forbid"))
 class CardRow(TypedDict):
     """A card and its place on the timeline (order keys sort as strings)."""
-
-    __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
 
     card: CardPayload
     order_key: str
@@ -185,7 +196,7 @@ class SnapshotMsg(SentModel):
     """The whole timeline and what the view needs to offer, sent to the view that said hello."""
 
     type: Literal["snapshot"] = "snapshot"
-    for_: str | None = Field(alias="for")
+    for_: str | None = _for()
     session: SessionInfo
     came_from: CameFrom | None
     # Neither checked nor copied one by one (see `wire`): a timeline may hold thousands of cards, each
@@ -250,10 +261,9 @@ class NoticeMsg(SentModel):
     text: str
 
 
+@with_config(ConfigDict(extra="allow"))
 class ResultData(TypedDict, total=False):
     """What an action made, as far as a view reads it; a command may add more."""
-
-    __pydantic_config__ = ConfigDict(extra="allow")  # type: ignore[misc]
 
     card_id: str  # the card saved or inserted
     card_ids: list[str]  # the cards deleted
@@ -271,7 +281,7 @@ class ResultMsg(SentModel):
     """The answer to one action: ok, a sentence for the card or the composer, and what it made."""
 
     type: Literal["result"] = "result"
-    for_: str | None = Field(alias="for")
+    for_: str | None = _for()
     req: int | None
     ok: bool
     message: str
@@ -294,7 +304,7 @@ KernelMsg = Annotated[
 ]
 # The same members, for the schema and the tests.
 KERNEL_MODELS: tuple[type[SentModel], ...] = get_args(get_args(KernelMsg)[0])
-KERNEL = TypeAdapter(KernelMsg)
+KERNEL: TypeAdapter[KernelMsg] = TypeAdapter(KernelMsg)
 
 
 def wire(message: SentModel) -> dict[str, Any]:

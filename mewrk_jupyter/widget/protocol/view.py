@@ -223,8 +223,9 @@ ViewMsg = Annotated[HelloMsg | AliveMsg | ByeMsg | UploadMsg | Action, Field(dis
 # The same members, for the schema and the tests.
 ACTION_MODELS: tuple[type[ActionBase], ...] = get_args(get_args(Action)[0])
 VIEW_MODELS: tuple[type[BaseModel], ...] = (HelloMsg, AliveMsg, ByeMsg, UploadMsg)
-ACTIONS = TypeAdapter(Action)
-_SAID = TypeAdapter(Annotated[HelloMsg | AliveMsg | ByeMsg | UploadMsg, Field(discriminator="type")])
+ACTIONS: TypeAdapter[Action] = TypeAdapter(Action)
+Said = Annotated[HelloMsg | AliveMsg | ByeMsg | UploadMsg, Field(discriminator="type")]
+_SAID: TypeAdapter[Said] = TypeAdapter(Said)
 
 
 def _words(loc: tuple[Any, ...]) -> str:
@@ -262,7 +263,7 @@ def read_action(content: Any) -> Action:
         raise InvalidInput(refusal(exc)) from None
 
 
-def read_view_message(content: Any) -> HelloMsg | AliveMsg | ByeMsg | UploadMsg:
+def read_view_message(content: Any) -> Said:
     """A hello, alive, bye or upload from a view (actions: `read_action`); InvalidInput when it does not fit."""
     try:
         return _SAID.validate_python(content)
