@@ -13,18 +13,16 @@ view; a snapshot and a result name the view that asked in `for`, and other views
 
 from __future__ import annotations
 
+from .card import AttachmentInfo, CardPayload, CardRow
 from .kernel import (
     JSON_SCHEMA_DEF,
     KERNEL,
     KERNEL_MODELS,
     SEE_JSON_SCHEMA_DEF,
-    AttachmentInfo,
     CameFrom,
     CardAddedMsg,
     CardChangedMsg,
-    CardPayload,
     CardRemovedMsg,
-    CardRow,
     CommandInfo,
     ContextMsg,
     HistoryEntryData,
@@ -87,8 +85,8 @@ __all__ = [
     "Action",
     "ActionBase",
     "AliveMsg",
-    "ApproveAction",
     "AttachmentInfo",
+    "ApproveAction",
     "BackAction",
     "BranchAction",
     "ByeMsg",
