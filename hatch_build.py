@@ -1,8 +1,8 @@
 """Hatchling build hook: bundle the widget's front end (js/) into mewrk_jupyter/static before packaging.
 
 Runs for the wheel, the sdist and editable installs. The bundle is rebuilt (`npm ci` when needed,
-then `npm run build`) only when it is missing or its stamp — a hash of js/src, the lock file and
-the build script, written by js/build.mjs — does not match the sources. Without npm, an existing
+then `npm run build`) only when it is missing or its stamp — a hash of js/src, the lock file, the
+build script and the protocol's schema, written by js/build.mjs — does not match the sources. Without npm, an existing
 bundle is used as it is, with a warning when it looks stale. MEWRK_SKIP_JS_BUILD=1 skips the step.
 """
 
@@ -29,6 +29,8 @@ def source_stamp(js: Path) -> str:
         (p for p in (js / "src").rglob("*") if p.is_file()), key=lambda p: p.relative_to(js).as_posix()
     )
     files += [js / "package-lock.json", js / "build.mjs", js / "package.json"]
+    # The protocol's schema, from which the build generates src/protocol.generated.ts.
+    files += [path for path in (js / "protocol.schema.json",) if path.is_file()]
     digest = hashlib.sha256()
     for path in files:
         digest.update(path.relative_to(js).as_posix().encode())

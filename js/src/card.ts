@@ -1,5 +1,5 @@
 // One card's DOM: a small label, the content by kind, a muted footer (model, tokens, time, notes).
-import type { CardData } from "./protocol";
+import type { CardPayload } from "./protocol";
 import { renderMarkdown } from "./markdown";
 import { approvalBody } from "./toolform";
 
@@ -56,7 +56,7 @@ function firstLine(text: string): string {
   return line.length > 100 ? line.slice(0, 100) + "…" : line;
 }
 
-function toolLine(card: CardData): string {
+function toolLine(card: CardPayload): string {
   const params = Object.entries(card.params ?? {})
     .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
     .join(", ");
@@ -79,7 +79,7 @@ export interface BodyOptions {
 }
 
 /** The content of a card, by kind. */
-export function cardBody(card: CardData, opts: BodyOptions): HTMLElement {
+export function cardBody(card: CardPayload, opts: BodyOptions): HTMLElement {
   const text = card.text ?? "";
   switch (card.kind) {
     case "model_reply": {
@@ -132,7 +132,7 @@ export function cardBody(card: CardData, opts: BodyOptions): HTMLElement {
 }
 
 /** The muted footer: model, tokens, time and what happened to the card. */
-export function cardFooter(card: CardData): HTMLElement {
+export function cardFooter(card: CardPayload): HTMLElement {
   const parts: (Node | string)[] = [];
   const add = (node: Node | string) => {
     if (parts.length) parts.push(" · ");

@@ -1,6 +1,6 @@
 // The view's line to the kernel-side session: hello (which asks for a snapshot), actions and their
 // results, and the heartbeat and bye by which the kernel knows that this view is still shown.
-import type { Action, ResultMsg } from "./protocol";
+import type { Action, AliveMsg, ByeMsg, HelloMsg, ResultMsg } from "./protocol";
 
 /** A Lumino signal, as far as this view uses one. */
 interface Signal<T> {
@@ -65,25 +65,25 @@ export class Connection {
 
   /** Ask for a snapshot of the timeline (again, after a missed patch). */
   hello(): void {
-    this.model.send({ type: "hello", view: this.viewId });
+    this.model.send({ type: "hello", view: this.viewId } satisfies HelloMsg);
   }
 
   /** Ask the session for an action; `done` gets its result. */
   act(action: Action, done?: (result: ResultMsg) => void): void {
     const req = this.nextReq++;
     if (this.lost) {
-      done?.({ type: "result", for: this.viewId, req, ok: false, message: LOST });
+      done?.({ type: "result", for: this.viewId, req, ok: false, message: LOST, card_id: null, data: {}, while_state: null });
       return;
     }
     if (done) this.waiting.set(req, done);
-    this.model.send({ type: "action", view: this.viewId, req, ...action });
+    this.model.send({ ...action, type: "action", view: this.viewId, req } satisfies Action);
   }
 
   /** Hand a result to the action of this view that waits for it; `otherwise` gets one nobody waits for. */
   settle(result: ResultMsg, otherwise: (result: ResultMsg) => void): void {
     if (result.for !== this.viewId) return;
-    const done = this.waiting.get(result.req);
-    this.waiting.delete(result.req);
+    const done = result.req === null ? undefined : this.waiting.get(result.req);
+    if (result.req !== null) this.waiting.delete(result.req);
     (done ?? otherwise)(result);
   }
 
@@ -92,7 +92,7 @@ export class Connection {
     window.clearInterval(this.heartbeat);
     this.heartbeat = window.setInterval(() => {
       try {
-        this.model.send({ type: "alive", view: this.viewId });
+        this.model.send({ type: "alive", view: this.viewId } satisfies AliveMsg);
       } catch {
         window.clearInterval(this.heartbeat);
       }
@@ -102,7 +102,7 @@ export class Connection {
   bye(): void {
     if (this.lost) return;
     try {
-      this.model.send({ type: "bye", view: this.viewId });
+      this.model.send({ type: "bye", view: this.viewId } satisfies ByeMsg);
     } catch {
       // The kernel is gone already; nothing to tell it.
     }

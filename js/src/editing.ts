@@ -3,7 +3,7 @@
 import { Drafts, type Where, isDraft } from "./drafts";
 import { type Editor, makeEditor } from "./editor";
 import type { CardList } from "./list";
-import type { Action, CardData, ResultMsg, ToolInfo } from "./protocol";
+import type { Action, CardPayload, ResultMsg, ToolInfo } from "./protocol";
 import type { TimelineState } from "./state";
 
 export interface EditingHost {
@@ -27,7 +27,7 @@ export class Editing {
     private readonly host: EditingHost,
   ) {}
 
-  canEdit(card: CardData): boolean {
+  canEdit(card: CardPayload): boolean {
     if (!(card.kind in this.editable)) return false;
     if (card.kind === "model_reply" && card.complete === false) return false;
     return !(card.kind === "thinking" && card.encrypted);
@@ -103,7 +103,7 @@ export class Editing {
     const draft = this.drafts.get(id);
     const done = (result: ResultMsg) => {
       if (!result.ok) return this.showError(id, result.message ?? "That did not work.");
-      const newId = result.data?.card_id as string | undefined;
+      const newId = result.data.card_id;
       this.cancel(id);
       if (newId) this.list.focusNext = newId;
     };
@@ -121,7 +121,7 @@ export class Editing {
     this.drafts.forgetAnchor(id);
   }
 
-  private editorFor(id: string, card: CardData | undefined): Editor {
+  private editorFor(id: string, card: CardPayload | undefined): Editor {
     const draftKind = this.drafts.get(id)?.kind;
     return makeEditor(card, draftKind === "tool_call" && !card ? this.host.tools() : null, {
       save: (execute) => this.save(id, execute),

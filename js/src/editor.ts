@@ -2,7 +2,7 @@
 // a new tool call (T5). Ctrl/Cmd+Enter saves, Esc cancels; the view decides what saving means.
 import { h } from "./card";
 import { MOD, autosize } from "./composer";
-import type { CardData, ToolInfo } from "./protocol";
+import type { CardPayload, ToolInfo } from "./protocol";
 import { toolForm } from "./toolform";
 
 export interface Editor {
@@ -18,7 +18,7 @@ export interface EditorActions {
 }
 
 /** An editor for `card`, or for a new card when `card` is undefined; `tools` makes it the tool-call form. */
-export function makeEditor(card: CardData | undefined, tools: ToolInfo[] | null, on: EditorActions): Editor {
+export function makeEditor(card: CardPayload | undefined, tools: ToolInfo[] | null, on: EditorActions): Editor {
   const areas: HTMLTextAreaElement[] = [];
   const area = (value: string, label: string) => {
     const ta = h("textarea", { class: "mw-edit-area", "aria-label": label });

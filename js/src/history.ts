@@ -1,7 +1,7 @@
 // The History panel's rows (T17): each request in the kernel's readable words first, and the request as
 // it was really sent — the raw JSON tree — one click away.
 import { h } from "./card";
-import type { HistoryRow } from "./protocol";
+import type { HistoryEntryData, HistoryRow } from "./protocol";
 
 /** Message lines shown open; a longer list starts folded. */
 const OPEN_LINES = 8;
@@ -36,7 +36,7 @@ export function jsonTree(value: unknown, openDepth = 1, depth = 0): HTMLElement 
   return details;
 }
 
-export type LoadEntry = (id: number, done: (entry: Record<string, unknown> | null, error?: string) => void) => void;
+export type LoadEntry = (id: number, done: (entry: HistoryEntryData | null, error?: string) => void) => void;
 
 function lines(label: string, items: string[], open: boolean, testid: string): HTMLElement {
   const details = h("details", { class: "mw-history-lines", "data-testid": testid }, h("summary", {}, label), h("pre", {}, items.join("\n")));

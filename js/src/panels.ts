@@ -1,7 +1,7 @@
 // The panels above the timeline: History (T17), the context breakdown behind the ring (T16, D6) and the
 // slash-command list. One shows at a time; each is a view of what the kernel answers, nothing more.
 import { LABELS, formatTokens, h } from "./card";
-import { historyRow } from "./history";
+import { type LoadEntry, historyRow } from "./history";
 import type { CommandInfo, ContextMsg, HistoryRow } from "./protocol";
 
 export type PanelName = "history" | "context" | "help";
@@ -9,7 +9,7 @@ export type PanelName = "history" | "context" | "help";
 export interface PanelHost {
   /** Ask the kernel for the history rows, or for one entry's JSON. */
   loadHistory(done: (rows: HistoryRow[] | null, error?: string) => void): void;
-  loadEntry(id: number, done: (entry: Record<string, unknown> | null, error?: string) => void): void;
+  loadEntry: LoadEntry;
 }
 
 export class Panels {

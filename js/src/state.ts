@@ -1,13 +1,13 @@
 // The view's copy of the timeline: cards sorted by order key, patched in place.
-import type { CardData } from "./protocol";
+import type { CardPayload, CardRow } from "./protocol";
 
 export class TimelineState {
-  private cards = new Map<string, CardData>();
+  private cards = new Map<string, CardPayload>();
   private keys = new Map<string, string>();
   /** Card ids in timeline order. */
   order: string[] = [];
 
-  reset(rows: { card: CardData; order_key: string }[]): void {
+  reset(rows: CardRow[]): void {
     this.cards.clear();
     this.keys.clear();
     const sorted = [...rows].sort((a, b) => compare(a.order_key, b.order_key));
@@ -18,7 +18,7 @@ export class TimelineState {
     this.order = sorted.map((row) => row.card.id);
   }
 
-  get(id: string): CardData | undefined {
+  get(id: string): CardPayload | undefined {
     return this.cards.get(id);
   }
 
@@ -27,7 +27,7 @@ export class TimelineState {
   }
 
   /** Add a card or replace it, moving it if its key changed. */
-  upsert(card: CardData, key: string): void {
+  upsert(card: CardPayload, key: string): void {
     const old = this.keys.get(card.id);
     this.cards.set(card.id, card);
     if (old === key) return;

@@ -2,7 +2,7 @@
 // schema; Save records the call and the typed return value and runs nothing, Execute and add runs it
 // under the conversation's safety level. Approve / Approve always / Reject go to the session as they are.
 import { h } from "./card";
-import type { CardData, JsonSchema, ToolInfo } from "./protocol";
+import type { CardPayload, JsonSchema, ToolInfo } from "./protocol";
 
 export interface ToolFormValue {
   name: string;
@@ -126,7 +126,7 @@ export function toolForm(tools: ToolInfo[]): ToolForm {
 }
 
 /** The approval card (A1): the tool's name and full input; while pending, a reason box and the three decisions. */
-export function approvalBody(card: CardData, reason: string): HTMLElement {
+export function approvalBody(card: CardPayload, reason: string): HTMLElement {
   const input = JSON.stringify(card.params ?? {}, null, 2);
   const body = h(
     "div",

@@ -16,7 +16,7 @@ import { type KeyParts, timelineKey } from "./keys";
 import { CardList, cardIdOf, type Slot } from "./list";
 import { Notice } from "./notice";
 import { Panels, type PanelName } from "./panels";
-import type { Action, CardData, ContextMsg, HistoryRow, KernelMsg, ResultMsg, SnapshotMsg, ToolInfo } from "./protocol";
+import type { Action, CardPayload, ContextMsg, KernelMsg, ResultMsg, SnapshotMsg, ToolInfo } from "./protocol";
 import { BoxSelection } from "./selection";
 import { TimelineState } from "./state";
 import { sendFiles } from "./upload";
@@ -79,11 +79,9 @@ export class TimelineView {
     );
     this.panels = new Panels({
       loadHistory: (done) =>
-        act({ action: "history" }, (r) => done(r.ok ? ((r.data?.entries as HistoryRow[]) ?? []) : null, r.message)),
+        act({ action: "history" }, (r) => done(r.ok ? (r.data.entries ?? []) : null, r.message)),
       loadEntry: (id, done) =>
-        act({ action: "history_entry", entry_id: id }, (r) =>
-          done(r.ok ? ((r.data?.entry as Record<string, unknown>) ?? null) : null, r.message),
-        ),
+        act({ action: "history_entry", entry_id: id }, (r) => done(r.ok ? (r.data.entry ?? null) : null, r.message)),
     });
     this.empty = h("div", { class: "mw-empty" }, "Loading the timeline…");
     this.lostBanner = h("div", { class: "mw-lost", role: "alert", "data-testid": "mw-lost", hidden: "" }, LOST);
@@ -334,7 +332,7 @@ export class TimelineView {
     }
   }
 
-  private canReexecute(card: CardData): boolean {
+  private canReexecute(card: CardPayload): boolean {
     return card.kind === "tool_call" && !!this.tools.find((t) => t.name === card.name && t.reexecute);
   }
 
@@ -342,8 +340,8 @@ export class TimelineView {
 
   /** What an action said; after a branch or fork, with the offer to open the new session here. */
   private told(result: ResultMsg): void {
-    const id = result.data?.session_id;
-    if (result.data?.offer_open && typeof id === "string") {
+    const id = result.data.session_id;
+    if (result.data.offer_open && typeof id === "string") {
       this.notice.offer(result.message ?? "", "Open it here", () => this.navigate({ action: "open_session", session_id: id }));
     } else if (result.message) this.notice.show("info", result.message);
   }
@@ -362,7 +360,7 @@ export class TimelineView {
         this.notice.show("error", result.message ?? "The message was not sent.");
         return done(false);
       }
-      const open = result.data?.open as PanelName | undefined;
+      const open = result.data.open as PanelName | undefined;
       if (open) this.panels.show(open);
       if (result.message) this.told(result);
       else this.notice.clear();
@@ -375,7 +373,7 @@ export class TimelineView {
         this.notice.show("error", "A /command runs without attachments — remove the files, or start with a space to send them with this text.");
         return done(false);
       }
-      this.link.act({ action: "command", text: out.text }, (r) => finish(r, !!r.data?.sent));
+      this.link.act({ action: "command", text: out.text }, (r) => finish(r, !!r.data.sent));
       return;
     }
     sendFiles(this.link.model, this.link.viewId, out.files, this.chunk)

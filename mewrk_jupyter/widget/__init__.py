@@ -8,21 +8,11 @@ redo, send, stop, branch, fork, slash commands, tool calls, approvals) call the 
 methods, so a change made in the widget follows the same rules as one made from Python or a magic
 (DESIGN §2); a refusal comes back as a plain sentence for the card or the composer.
 
-Wire messages (all JSON objects with a `type`):
-
-    front end → kernel   {type: "hello", view}   {type: "alive", view} (every few seconds)
-                         {type: "bye", view}     (the view was removed)
-                         {type: "upload", view, upload_id, name, media_type, size, offset} + one binary chunk
-                         {type: "action", view, req, action, ...arguments}
-    kernel → front end   {type: "snapshot", for, session, came_from, cards: [{card, order_key}], state,
-                          context, kinds, editable, confirm_delete, commands, tools, vision, chunk, heartbeat}
-                         {type: "card_added" | "card_changed", card, order_key}
-                         {type: "card_removed", card_id}
-                         {type: "text_delta", card_id, offset, text}   text replaces card.text[offset:]
-                         {type: "state", state}
-                         {type: "notice", level, text}
-                         {type: "context", line, level, percent, used, window, estimated, by_kind, cost_line}
-                         {type: "result", for, req, ok, message, card_id, data}
+The wire messages are defined once, as pydantic models, in `protocol/` (kernel → view in
+`protocol/kernel.py`, view → kernel in `protocol/view.py`); the front end's types are generated from
+their JSON Schema. In short: a view says `hello` (and gets a `snapshot`), `alive` every few seconds,
+`bye`, `upload` (a file chunk) and `action` (answered by one `result`); the kernel sends patches —
+`card_added`, `card_changed`, `card_removed`, `text_delta`, `state`, `notice`, `context`.
 
 `for` names the view that asked; other views ignore the message. Patches go to every view.
 A branch or fork answers with `data.offer_open`; the `open_session` action then shows that session in

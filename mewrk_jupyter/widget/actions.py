@@ -1,7 +1,9 @@
 """What a view asks of the session (edit, insert, send, approve, …), each carried out by the session's methods.
 
-A refusal (`MewrkError`) comes back as a plain sentence for the card or the composer, never a
-traceback; every action is answered by one `result` message to the view that asked.
+Each action is read through its model (widget/protocol/view.py) before it is carried out. A refusal
+(`MewrkError`, or an action that does not fit its model) comes back as a plain sentence for the card
+or the composer, never a traceback; every action is answered by one `result` message to the view
+that asked.
 """
 
 from __future__ import annotations
@@ -16,6 +18,29 @@ from ..engine.navigation import switched_sentence
 from ..errors import InvalidInput, MewrkError, SessionBusy
 from . import commands
 from .payloads import context_payload, history_entry, history_rows
+from .protocol import (
+    ApproveAction,
+    BackAction,
+    BranchAction,
+    CommandAction,
+    DeleteAction,
+    EditAction,
+    ForkAction,
+    HistoryAction,
+    HistoryEntryAction,
+    InsertAction,
+    OpenSessionAction,
+    RedoAction,
+    ReexecuteAction,
+    RejectAction,
+    ResultMsg,
+    SendAction,
+    StopAction,
+    ToolCallAction,
+    ToolInfo,
+    UndoAction,
+    read_action,
+)
 
 log = logging.getLogger("mewrk_jupyter")
 
@@ -26,26 +51,8 @@ REEXECUTABLE = ("ls", "grep", "find", "read", "lsp")
 CHANGES_TIMELINE = ("edit", "insert", "delete", "undo", "redo", "command", "tool_call")
 
 
-def _text_arg(request: dict[str, Any], name: str) -> str:
-    value = request.get(name)
-    if not isinstance(value, str) or not value:
-        raise InvalidInput(f"The widget sent no {name.replace('_', ' ')}.")
-    return value
-
-
-def _params_arg(request: dict[str, Any]) -> dict[str, Any]:
-    params = request.get("params") or {}
-    if not isinstance(params, dict):
-        raise InvalidInput("A tool call's parameters are a JSON object.")
-    return params
-
-
-def _place(request: dict[str, Any]) -> dict[str, Any]:
-    anchor = request.get("anchor")
-    where = request.get("where", "after")
-    if where not in ("before", "after"):
-        raise InvalidInput("A card is inserted before or after another.")
-    return {where: anchor} if anchor else {}
+def _place(request: InsertAction | ToolCallAction) -> dict[str, Any]:
+    return {request.where: request.anchor} if request.anchor else {}
 
 
 class Actions:
@@ -53,38 +60,48 @@ class Actions:
 
     session: Any
 
-    def act(self, request: dict[str, Any], view: str | None = None) -> dict[str, Any]:
+    def act(self, content: Any, view: str | None = None) -> ResultMsg:
         """Carry out one action from a view and answer it with a `result` message (also returned)."""
-        name = request.get("action")
-        handler = getattr(self, f"_do_{name}", None) if isinstance(name, str) else None
-        answer: dict[str, Any] = {"type": "result", "for": view, "req": request.get("req"), "ok": True}
-        answer["card_id"] = request.get("card_id") or request.get("anchor")
+        raw = content if isinstance(content, dict) else {}
+        name = raw.get("action")
+        req = raw.get("req") if isinstance(raw.get("req"), int) else None
+        about = raw.get("card_id") or raw.get("anchor")  # a refusal shows on that card, even a misread one
+        card_id = about if isinstance(about, str) else None
+        refused = ResultMsg(for_=view, req=req, ok=False, message="", card_id=card_id)
         try:
-            if handler is None:
-                raise InvalidInput(f"The widget asked for an unknown action {name!r}.")
-            message, data = handler(request)
-            if "while_state" in data:  # a notice true only while the session stays in that state
-                answer["while_state"] = data.pop("while_state")
-            answer.update(message=message, data=data)
+            request = read_action(content)
+            message, data = getattr(self, f"_do_{request.action}")(request)
+            while_state = data.pop("while_state", None)  # a notice true only while the session stays so
+            answer = ResultMsg(
+                for_=view,
+                req=req,
+                ok=True,
+                message=message,
+                card_id=card_id,
+                data=data,
+                while_state=while_state,
+            )
         except SessionBusy as exc:
             # The refusal describes the turn (or the waiting approval): the views drop it when that ends.
             state = self.session.state
-            answer.update(ok=False, message=str(exc), while_state=state if state != "idle" else "running")
+            answer = refused.model_copy(
+                update={"message": str(exc), "while_state": state if state != "idle" else "running"}
+            )
         except MewrkError as exc:
-            answer.update(ok=False, message=str(exc))
+            answer = refused.model_copy(update={"message": str(exc)})
         except Exception as exc:  # a fault must reach the person as a sentence, not kill the comm
             log.exception("widget action %s failed", name)
-            answer.update(ok=False, message=f"That did not work: {type(exc).__name__}: {exc}")
+            answer = refused.model_copy(update={"message": f"That did not work: {type(exc).__name__}: {exc}"})
         with self._lock:  # type: ignore[attr-defined]
             self._flush_locked()  # type: ignore[attr-defined]
-            self._post(answer)  # type: ignore[attr-defined]
+            self._tell(answer)  # type: ignore[attr-defined]
             if name in CHANGES_TIMELINE:
-                self._post(context_payload(self.session))  # type: ignore[attr-defined]
+                self._tell(context_payload(self.session))  # type: ignore[attr-defined]
         return answer
 
     # ---- what the snapshot tells about the session ------------------------------------------------
 
-    def tool_forms(self) -> list[dict[str, Any]]:
+    def tool_forms(self) -> list[ToolInfo]:
         """The enabled tools for the tool-call form (T5): name, description, schema, re-executable."""
         specs = getattr(self.session, "tool_specs", None)
         if not callable(specs):
@@ -94,12 +111,12 @@ class Actions:
         except MewrkError:
             return []
         return [
-            {
-                "name": spec.name,
-                "description": spec.description,
-                "input_schema": spec.input_schema,
-                "reexecute": spec.name in REEXECUTABLE,
-            }
+            ToolInfo(
+                name=spec.name,
+                description=spec.description,
+                input_schema=spec.input_schema,
+                reexecute=spec.name in REEXECUTABLE,
+            )
             for spec in found
         ]
 
@@ -112,18 +129,15 @@ class Actions:
 
     # ---- the timeline -------------------------------------------------------------------------------
 
-    def _do_edit(self, request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        fields = request.get("fields")
-        if not isinstance(fields, dict):
-            raise InvalidInput("An edit needs the fields to change.")
-        card = self.session.edit(_text_arg(request, "card_id"), **fields)
+    def _do_edit(self, request: EditAction) -> tuple[str, dict[str, Any]]:
+        card = self.session.edit(request.card_id, **request.fields)
         return "Saved.", {"card_id": card.id}
 
-    def _do_insert(self, request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        kind = request.get("kind")
+    def _do_insert(self, request: InsertAction) -> tuple[str, dict[str, Any]]:
+        kind = request.kind
         if kind not in INSERTABLE:
-            raise InvalidInput(f"A {noun(str(kind))} cannot be inserted from the widget.")
-        data = {"kind": kind, **(request.get("fields") or {})}
+            raise InvalidInput(f"A {noun(kind)} cannot be inserted from the widget.")
+        data = {**request.fields, "kind": kind}
         try:
             card = card_from_dict(data)
         except ValueError as exc:
@@ -131,42 +145,42 @@ class Actions:
         placed = self.session.insert(card, **_place(request))
         return "Inserted.", {"card_id": placed.id}
 
-    def _do_delete(self, request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        ids = request.get("card_ids")
-        if not isinstance(ids, list) or not ids:
+    def _do_delete(self, request: DeleteAction) -> tuple[str, dict[str, Any]]:
+        ids = request.card_ids
+        if not ids:
             raise InvalidInput("Choose the cards to delete.")
         gone = self.session.delete(*ids)
         return (f"Deleted {cards_of([c.kind for c in gone])}." if len(gone) > 1 else "Deleted."), {
             "card_ids": [c.id for c in gone]
         }
 
-    def _do_undo(self, _request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    def _do_undo(self, _request: UndoAction) -> tuple[str, dict[str, Any]]:
         return commands.run_command(self.session, "/undo")
 
-    def _do_redo(self, _request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    def _do_redo(self, _request: RedoAction) -> tuple[str, dict[str, Any]]:
         return commands.run_command(self.session, "/redo")
 
-    def _do_branch(self, request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        return commands.copy_at(self.session, "branch", _text_arg(request, "card_id"))
+    def _do_branch(self, request: BranchAction) -> tuple[str, dict[str, Any]]:
+        return commands.copy_at(self.session, "branch", request.card_id)
 
-    def _do_fork(self, request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        return commands.copy_at(self.session, "fork", _text_arg(request, "card_id"))
+    def _do_fork(self, request: ForkAction) -> tuple[str, dict[str, Any]]:
+        return commands.copy_at(self.session, "fork", request.card_id)
 
-    def _do_open_session(self, request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    def _do_open_session(self, request: OpenSessionAction) -> tuple[str, dict[str, Any]]:
         """Show another session of this workspace in this widget, in place; the header offers the way back."""
-        opened = self.switch_to(_text_arg(request, "session_id"))  # type: ignore[attr-defined]
+        opened = self.switch_to(request.session_id)  # type: ignore[attr-defined]
         return switched_sentence(opened), {"session_id": opened.id}
 
-    def _do_back(self, _request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    def _do_back(self, _request: BackAction) -> tuple[str, dict[str, Any]]:
         """Show again the session this widget showed before the last `open_session`."""
         opened = self.go_back()  # type: ignore[attr-defined]
         return switched_sentence(opened), {"session_id": opened.id}
 
     # ---- the composer -------------------------------------------------------------------------------
 
-    def _do_send(self, request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        text = request.get("text") or None
-        upload_ids = list(request.get("attachments") or [])
+    def _do_send(self, request: SendAction) -> tuple[str, dict[str, Any]]:
+        text = request.text or None
+        upload_ids = request.attachments
         try:
             files = self._uploads.take(upload_ids) if upload_ids else []  # type: ignore[attr-defined]
             run = self.session.send(text, attachments=files, wait=False)
@@ -174,17 +188,17 @@ class Actions:
             self._uploads.discard(upload_ids)  # type: ignore[attr-defined]
         return "", {"run_id": run.id}
 
-    def _do_stop(self, _request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    def _do_stop(self, _request: StopAction) -> tuple[str, dict[str, Any]]:
         return commands.run_command(self.session, "/stop")
 
-    def _do_command(self, request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        return commands.run_command(self.session, _text_arg(request, "text"))
+    def _do_command(self, request: CommandAction) -> tuple[str, dict[str, Any]]:
+        return commands.run_command(self.session, request.text)
 
-    def _do_history(self, _request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    def _do_history(self, _request: HistoryAction) -> tuple[str, dict[str, Any]]:
         return "", {"entries": history_rows(self.session)}
 
-    def _do_history_entry(self, request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        entry = history_entry(self.session, int(request.get("entry_id") or 0))
+    def _do_history_entry(self, request: HistoryEntryAction) -> tuple[str, dict[str, Any]]:
+        entry = history_entry(self.session, request.entry_id)
         if entry is None:
             raise InvalidInput("That request is no longer in the history.")
         return "", {"entry": entry}
@@ -199,29 +213,27 @@ class Actions:
             )
         return method
 
-    def _do_tool_call(self, request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    def _do_tool_call(self, request: ToolCallAction) -> tuple[str, dict[str, Any]]:
         """The tool-call form: Save records the call and its typed result; Execute and add runs it."""
-        name = _text_arg(request, "name")
-        params = _params_arg(request)
-        if request.get("execute"):
+        name, params = request.name, request.params
+        if request.execute:
             run = self._session_method("execute")(name, params, **_place(request), wait=False)
             return "", {"run_id": getattr(run, "id", None)}
-        result = request.get("result")
-        card = ToolCall(name=name, params=params, result=result if isinstance(result, str) else None)
+        card = ToolCall(name=name, params=params, result=request.result)
         placed = self.session.insert(card, **_place(request))
         return "Saved — nothing was executed.", {"card_id": placed.id}
 
-    def _do_reexecute(self, request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        run = self._session_method("reexecute")(_text_arg(request, "card_id"), wait=False)
+    def _do_reexecute(self, request: ReexecuteAction) -> tuple[str, dict[str, Any]]:
+        run = self._session_method("reexecute")(request.card_id, wait=False)
         return "", {"run_id": getattr(run, "id", None)}
 
-    def _do_approve(self, request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        reason = (request.get("reason") or "").strip() or None
-        always = bool(request.get("always"))
+    def _do_approve(self, request: ApproveAction) -> tuple[str, dict[str, Any]]:
+        reason = (request.reason or "").strip() or None
+        always = request.always
         self._session_method("approve")(reason=reason, always=always, wait=False)
         return ("Approved for this session." if always else "Approved."), {}
 
-    def _do_reject(self, request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        reason = (request.get("reason") or "").strip() or None
+    def _do_reject(self, request: RejectAction) -> tuple[str, dict[str, Any]]:
+        reason = (request.reason or "").strip() or None
         self._session_method("reject")(reason=reason, wait=False)
         return "Rejected.", {}

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from ..cards.models import Card
 from ..engine.context import format_tokens
 from ..engine.history_summary import summarise_history
+from .protocol import CardPayload, ContextMsg, HistoryEntryData, HistoryRow
 
 
-def card_payload(card: Card) -> dict[str, Any]:
+def card_payload(card: Card) -> CardPayload:
     """A card as the front end needs it: its fields, minus opaque blobs (attachment bytes, signatures)."""
     data = card.model_dump(mode="json")
     if "attachments" in data:
@@ -23,7 +24,9 @@ def card_payload(card: Card) -> dict[str, Any]:
         data.pop("signed_text", None)
     if card.kind == "native_compaction":
         data["encrypted"] = bool(data.get("encrypted"))
-    return data
+    # Built from the card's own dump, whose fields the protocol tests hold to CardPayload (no copy here:
+    # a snapshot carries thousands of them).
+    return cast(CardPayload, data)
 
 
 def _cost(info: Any) -> tuple[float | None, str]:
@@ -36,30 +39,29 @@ def _cost(info: Any) -> tuple[float | None, str]:
     return (float(cost) if isinstance(cost, int | float) else None), text or ""
 
 
-def context_payload(session: Any) -> dict[str, Any]:
+def context_payload(session: Any) -> ContextMsg:
     """The dashboard line (D1–D4), the two sizes, the ring's breakdown by card kind (T16) and the cost (D6)."""
     info = session.context
     cost, cost_line = _cost(info)
     last = getattr(info, "last_request", None)
-    return {
-        "type": "context",
-        "line": info.line(),
-        "level": info.level,
-        "percent": info.percent,
-        "used": info.used,
-        "window": info.window,
-        "estimated": info.estimated,
-        "by_kind": info.by_kind,
-        "used_text": ("≈" if info.estimated else "") + format_tokens(info.used),
-        "window_text": format_tokens(info.window) if info.window else None,
-        "last_request": last,
-        "last_text": format_tokens(last) if last is not None else None,
-        "next_request": info.next_request,
-        "next_text": info.next_text,
-        "sizes": info.sizes(),
-        "cost": cost,
-        "cost_line": cost_line,
-    }
+    return ContextMsg(
+        line=info.line(),
+        level=info.level,
+        percent=info.percent,
+        used=info.used,
+        window=info.window,
+        estimated=info.estimated,
+        by_kind=info.by_kind,
+        used_text=("≈" if info.estimated else "") + format_tokens(info.used),
+        window_text=format_tokens(info.window) if info.window else None,
+        last_request=last,
+        last_text=format_tokens(last) if last is not None else None,
+        next_request=info.next_request,
+        next_text=info.next_text,
+        sizes=info.sizes(),
+        cost=cost,
+        cost_line=cost_line,
+    )
 
 
 def _usage_of(response: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -67,40 +69,36 @@ def _usage_of(response: dict[str, Any] | None) -> dict[str, Any] | None:
     return usage if isinstance(usage, dict) else None
 
 
-def history_rows(session: Any) -> list[dict[str, Any]]:
+def history_rows(session: Any) -> list[HistoryRow]:
     """Each request of the session's history in a few readable lines (T17); its JSON comes on demand."""
     rows = []
     history = session.history
     for entry, summary in zip(history, summarise_history(history), strict=True):
         messages = entry.request.get("messages")
         rows.append(
-            {
-                "id": entry.id,
-                "number": entry.number,
-                "summary": summary.model_dump(),
-                "run_id": entry.run_id,
-                "model": entry.model,
-                "protocol": entry.protocol,
-                "started_at": entry.started_at,
-                "ended_at": entry.ended_at,
-                "messages": len(messages) if isinstance(messages, list) else None,
-                "usage": _usage_of(entry.response),
-                "error": entry.error,
-                "answered": entry.response is not None,
-            }
+            HistoryRow(
+                id=entry.id,
+                number=entry.number,
+                summary=summary,
+                run_id=entry.run_id,
+                model=entry.model,
+                protocol=entry.protocol,
+                started_at=entry.started_at,
+                ended_at=entry.ended_at,
+                messages=len(messages) if isinstance(messages, list) else None,
+                usage=_usage_of(entry.response),
+                error=entry.error,
+                answered=entry.response is not None,
+            )
         )
     return rows
 
 
-def history_entry(session: Any, entry_id: int) -> dict[str, Any] | None:
+def history_entry(session: Any, entry_id: int) -> HistoryEntryData | None:
     """One request exactly as sent, with what came back; None when the session has no such entry."""
     entry = session.history_entry(entry_id)
     if entry is None:
         return None
-    return {
-        "id": entry.id,
-        "number": entry.number,
-        "request": entry.request,
-        "response": entry.response,
-        "error": entry.error,
-    }
+    return HistoryEntryData(
+        id=entry.id, number=entry.number, request=entry.request, response=entry.response, error=entry.error
+    )

@@ -14,7 +14,7 @@ import traitlets
 from ..cards.rules import EDITABLE_FIELDS, INSERTABLE
 from ..engine.events import SessionEvent
 from ..errors import InvalidInput, MewrkError
-from . import commands
+from . import commands, protocol
 from .actions import Actions
 from .payloads import card_payload, context_payload
 from .uploads import CHUNK, Uploads
@@ -61,7 +61,9 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
         self._pending: dict[str, list[Any]] = {}  # card id -> [offset, [text, …]] not yet sent
         self._lengths: dict[str, int] = {}  # card id -> length of its text as the views know it
         self._timer: threading.Timer | None = None
-        self._known: dict[str, tuple[str, dict[str, Any]]] = {}  # what the views hold: id -> (key, card)
+        self._known: dict[
+            str, tuple[str, protocol.CardPayload]
+        ] = {}  # what the views hold: id -> (key, card)
         self._state = "idle"  # the session state the views were last told
         self._closed = threading.Event()
         self._watcher: threading.Thread | None = None
@@ -116,45 +118,46 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
     # ---- kernel → front end --------------------------------------------------------------------
 
     def _post(self, message: dict[str, Any]) -> None:
-        """Send one message to every view (tests replace this to read the wire)."""
+        """Send one message, as the wire carries it, to every view (tests replace this to read the wire)."""
         self.send(message)
 
-    def snapshot(self, view: str | None = None) -> dict[str, Any]:
+    def _tell(self, message: protocol.SentModel) -> None:
+        """Send one protocol message to every view."""
+        self._post(protocol.wire(message))
+
+    def snapshot(self, view: str | None = None) -> protocol.SnapshotMsg:
         """Send the whole timeline to one view (or all); returns the message."""
         with self._lock:
             self._flush_locked()  # views that already follow need that text; the new one ignores it
             timeline = self.session._loaded()
-            cards = []
+            cards: list[protocol.CardRow] = []
             self._known.clear()
             for key, card in zip(list(timeline.keys), list(timeline.cards), strict=True):
                 payload = card_payload(card)
                 self._lengths[card.id] = len(payload.get("text") or "")
                 self._known[card.id] = (key, payload)
-                cards.append({"card": payload, "order_key": key})
+                cards.append(protocol.CardRow(card=payload, order_key=key))
             self._state = self.session.state
             back = self._trail[-1] if self._trail else None  # the header's way back
-            message = {
-                "type": "snapshot",
-                "for": view,
-                "session": {
-                    "id": self.session.id,
-                    "title": self.session.title,
-                    "model": self.session.settings.model,
-                },
-                "came_from": {"id": back.id, "title": back.title} if back else None,
-                "cards": cards,
-                "state": self._state,
-                "context": context_payload(self.session),
-                "kinds": list(MENU_KINDS),
-                "editable": {kind: list(names) for kind, names in EDITABLE_FIELDS.items()},
-                "confirm_delete": bool(getattr(self.session.settings, "confirm_delete", False)),
-                "commands": commands.offered(self.session),
-                "tools": self.tool_forms(),
-                "vision": self.model_has_vision(),
-                "chunk": CHUNK,
-                "heartbeat": HEARTBEAT_EVERY,
-            }
-            self._post(message)
+            message = protocol.SnapshotMsg(
+                for_=view,
+                session=protocol.SessionInfo(
+                    id=self.session.id, title=self.session.title, model=self.session.settings.model
+                ),
+                came_from=protocol.CameFrom(id=back.id, title=back.title) if back else None,
+                cards=cards,
+                state=self._state,
+                context=context_payload(self.session),
+                kinds=list(MENU_KINDS),
+                editable={kind: list(names) for kind, names in EDITABLE_FIELDS.items()},
+                confirm_delete=bool(getattr(self.session.settings, "confirm_delete", False)),
+                commands=[protocol.CommandInfo.model_validate(c) for c in commands.offered(self.session)],
+                tools=self.tool_forms(),
+                vision=self.model_has_vision(),
+                chunk=CHUNK,
+                heartbeat=HEARTBEAT_EVERY,
+            )
+            self._tell(message)
             return message
 
     def _on_event(self, event: SessionEvent) -> None:
@@ -174,24 +177,26 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                 payload = card_payload(event.card)
                 self._lengths[event.card.id] = len(payload.get("text") or "")
                 self._flush_locked()
-                self._known[event.card.id] = (event.order_key or "", payload)
-                self._post({"type": event.kind, "card": payload, "order_key": event.order_key})
+                key = event.order_key or ""
+                self._known[event.card.id] = (key, payload)
+                patch = protocol.CardAddedMsg if event.kind == "card_added" else protocol.CardChangedMsg
+                self._tell(patch(card=payload, order_key=key))
             elif event.kind == "card_removed":
                 self._pending.pop(event.card_id or "", None)
                 self._lengths.pop(event.card_id or "", None)
                 self._known.pop(event.card_id or "", None)
                 self._flush_locked()
-                self._post({"type": "card_removed", "card_id": event.card_id})
+                self._tell(protocol.CardRemovedMsg(card_id=event.card_id or ""))
             elif event.kind == "state":
                 self._flush_locked()
                 self._state = event.state or "idle"
-                self._post({"type": "state", "state": self._state})
+                self._tell(protocol.StateMsg(state=self._state))
                 if event.state != "running":
-                    self._post(context_payload(self.session))
+                    self._tell(context_payload(self.session))
             elif event.kind == "notice":
                 self._flush_locked()
                 level = event.data.get("level", "info")
-                self._post({"type": "notice", "level": level, "text": event.text or ""})
+                self._tell(protocol.NoticeMsg(level=level, text=event.text or ""))
 
     def _queue_delta(self, event: SessionEvent) -> None:
         card_id, text = event.card_id or "", event.text or ""
@@ -225,7 +230,7 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
             self._timer = None
         pending, self._pending = self._pending, {}
         for card_id, (offset, parts) in pending.items():
-            self._post({"type": "text_delta", "card_id": card_id, "offset": offset, "text": "".join(parts)})
+            self._tell(protocol.TextDeltaMsg(card_id=card_id, offset=offset, text="".join(parts)))
 
     def resync(self) -> None:
         """Patch the views up to the store after another process changed the session (no snapshot)."""
@@ -238,16 +243,16 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
             for card_id in [cid for cid in self._known if cid not in now]:
                 self._known.pop(card_id)
                 self._lengths.pop(card_id, None)
-                self._post({"type": "card_removed", "card_id": card_id})
+                self._tell(protocol.CardRemovedMsg(card_id=card_id))
             for card_id, (key, payload) in now.items():
                 known = self._known.get(card_id)
                 if known == (key, payload):
                     continue
                 self._known[card_id] = (key, payload)
                 self._lengths[card_id] = len(payload.get("text") or "")
-                kind = "card_changed" if known is not None else "card_added"
-                self._post({"type": kind, "card": payload, "order_key": key})
-            self._post(context_payload(self.session))
+                patch = protocol.CardChangedMsg if known is not None else protocol.CardAddedMsg
+                self._tell(patch(card=payload, order_key=key))
+            self._tell(context_payload(self.session))
 
     # ---- the store watch, while views are alive --------------------------------------------------
 
@@ -268,9 +273,9 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                     if state != self._state:
                         self._state = state
                         self._flush_locked()
-                        self._post({"type": "state", "state": state})
+                        self._tell(protocol.StateMsg(state=state))
                         if state != "running":
-                            self._post(context_payload(self.session))
+                            self._tell(context_payload(self.session))
             except Exception:  # a damaged store must not kill the thread silently in a loop
                 log.exception("the widget could not read session %s", self.session.id)
 
@@ -289,20 +294,23 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
     # ---- front end → kernel --------------------------------------------------------------------
 
     def _on_message(self, _widget: Any, content: Any, buffers: Any = None) -> None:
-        if not isinstance(content, dict):
+        if isinstance(content, dict) and content.get("type") == "action":
+            view = content.get("view")
+            self.act(content, view if isinstance(view, str) else None)  # even a bad one gets its answer
             return
-        view = content.get("view")
-        kind = content.get("type")
-        if kind == "hello":
-            self.snapshot(view)
-            self._heard(view)
-        elif kind == "alive":
-            if self._heard(view):  # taken for gone while its tab slept: catch up with the store
+        try:
+            message = protocol.read_view_message(content)
+        except InvalidInput as exc:  # nobody waits for an answer: note it for whoever debugs the view
+            log.warning("the widget ignored a message from a view: %s", exc)
+            return
+        if isinstance(message, protocol.HelloMsg):
+            self.snapshot(message.view)
+            self._heard(message.view)
+        elif isinstance(message, protocol.AliveMsg):
+            if self._heard(message.view):  # taken for gone while its tab slept: catch up with the store
                 threading.Thread(target=self.resync, name="mewrk-widget-wake", daemon=True).start()
-        elif kind == "bye":
+        elif isinstance(message, protocol.ByeMsg):
             with self._lock:
-                self._views.pop(str(view), None)
-        elif kind == "upload":
-            self._uploads.receive(content, list(buffers or []))
-        elif kind == "action":
-            self.act(content, view)
+                self._views.pop(message.view, None)
+        elif isinstance(message, protocol.UploadMsg):
+            self._uploads.receive(message, list(buffers or []))

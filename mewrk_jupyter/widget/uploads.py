@@ -15,6 +15,7 @@ from typing import Any
 from ..cards.models import Attachment
 from ..engine.attachments import attachment_from_bytes
 from ..errors import InvalidInput
+from .protocol import UploadMsg
 
 CHUNK = 2 * 1024 * 1024
 # Bytes one widget holds for uploads not yet sent; beyond the engine's own limit with room to refuse.
@@ -39,9 +40,9 @@ class Uploads:
         self._lock = threading.Lock()
         self._too_big: set[str] = set()
 
-    def receive(self, message: dict[str, Any], buffers: list[Any]) -> None:
-        """Add one chunk (`upload` message: upload_id, name, media_type, size, offset)."""
-        upload_id = str(message.get("upload_id") or "")
+    def receive(self, message: UploadMsg, buffers: list[Any]) -> None:
+        """Add one chunk: the message says which file and where; the first buffer holds the bytes."""
+        upload_id = message.upload_id
         chunk = bytes(buffers[0]) if buffers else b""
         with self._lock:
             if upload_id in self._too_big:
@@ -49,16 +50,16 @@ class Uploads:
             upload = self._files.get(upload_id)
             if upload is None:
                 upload = self._files[upload_id] = Upload(
-                    name=str(message.get("name") or "file"),
-                    media_type=str(message.get("media_type") or "application/octet-stream"),
-                    size=int(message.get("size") or 0),
+                    name=message.name or "file",
+                    media_type=message.media_type or "application/octet-stream",
+                    size=message.size,
                 )
             held = sum(len(u.data) for u in self._files.values())
             if held + len(chunk) > MAX_PENDING:
                 self._files.pop(upload_id, None)
                 self._too_big.add(upload_id)
                 return
-            if int(message.get("offset") or 0) == len(upload.data):
+            if message.offset == len(upload.data):
                 upload.data.extend(chunk)
 
     def take(self, upload_ids: list[Any]) -> list[Attachment]:

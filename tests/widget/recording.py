@@ -7,6 +7,7 @@ from typing import Any
 
 import mewrk_jupyter as mw
 from mewrk_jupyter.widget import TimelineWidget
+from mewrk_jupyter.widget.protocol import KERNEL
 
 
 class RecordingWidget(TimelineWidget):
@@ -17,7 +18,9 @@ class RecordingWidget(TimelineWidget):
         super().__init__(session)
 
     def _post(self, message: dict[str, Any]) -> None:
-        self.sent.append(json.loads(json.dumps(message)))
+        carried = json.loads(json.dumps(message))
+        KERNEL.validate_python(carried)  # every message read back fits the protocol's models
+        self.sent.append(carried)
 
     def of(self, kind: str) -> list[dict[str, Any]]:
         return [m for m in self.sent if m["type"] == kind]

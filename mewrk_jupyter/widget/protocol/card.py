@@ -1,0 +1,67 @@
+"""A card as the views see it: the fields of every card kind, minus opaque blobs (widget/payloads.py)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import ConfigDict, with_config
+from typing_extensions import NotRequired, TypedDict
+
+from ...cards.models import Usage
+
+
+@with_config(ConfigDict(extra="forbid"))
+class AttachmentInfo(TypedDict):
+    """A file of a user input, without its bytes or extracted text."""
+
+    name: str
+    media_type: str
+    size: int
+    sent_as: Literal["original", "extracted_text"] | None
+    pages: int | None
+
+
+@with_config(ConfigDict(extra="forbid"))
+class CardPayload(TypedDict):
+    """A card as the views see it: the card's fields (one model per kind), minus opaque blobs."""
+
+    id: str
+    kind: str
+    origin: Literal["person", "model", "engine"]
+    edited: bool
+    created_at: float
+    response_id: str | None
+    text: NotRequired[str]
+    attachments: NotRequired[list[AttachmentInfo]]
+    signed: NotRequired[bool]  # thinking: it carries a vendor signature (or is encrypted)
+    encrypted: NotRequired[bool]  # thinking, native compaction: the content is opaque
+    protocol: NotRequired[str | None]
+    bound_to: NotRequired[str | None]
+    name: NotRequired[str]
+    params: NotRequired[dict[str, Any]]
+    result: NotRequired[str | None]
+    is_error: NotRequired[bool]
+    call_id: NotRequired[str]
+    status: NotRequired[Literal["saved", "pending", "running", "done", "rejected", "denied"]]
+    model: NotRequired[str | None]
+    usage: NotRequired[Usage | None]
+    complete: NotRequired[bool]
+    interrupted: NotRequired[bool]
+    stop_reason: NotRequired[str | None]
+    topic: NotRequired[str]
+    summary: NotRequired[str]
+    covered: NotRequired[int]
+    tokens_saved: NotRequired[int | None]
+    kept: NotRequired[list[str]]
+    tool_card_id: NotRequired[str]
+    decision: NotRequired[Literal["pending", "approved", "approved_always", "rejected", "expired"]]
+    reason: NotRequired[str | None]
+    agent: NotRequired[str]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class CardRow(TypedDict):
+    """A card and its place on the timeline (order keys sort as strings)."""
+
+    card: CardPayload
+    order_key: str

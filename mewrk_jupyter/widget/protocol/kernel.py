@@ -1,0 +1,259 @@
+"""What the kernel sends a view: snapshots, patches, the dashboard and results, and their parts."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, get_args
+
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SkipValidation,
+    TypeAdapter,
+    WithJsonSchema,
+    with_config,
+)
+from typing_extensions import TypedDict
+
+from ...engine.history_summary import RequestSummary
+from .card import CardPayload, CardRow
+
+
+def _for() -> Any:
+    """`for` (the view that asked) is a Python keyword: the field is `for_`, spelled `for` on the wire."""
+    return Field(serialization_alias="for", validation_alias=AliasChoices("for", "for_"))
+
+
+class SentModel(BaseModel):
+    """What the kernel sends: every field is always on the wire (null rather than absent)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+# ---- parts of messages ------------------------------------------------------------------------------
+
+
+class SessionInfo(SentModel):
+    """The session a view shows."""
+
+    id: str
+    title: str
+    model: str
+
+
+class CameFrom(SentModel):
+    """The session this widget showed before it opened this one in place: the header's way back."""
+
+    id: str
+    title: str
+
+
+class CommandInfo(SentModel):
+    """A slash command of the composer, as the kernel offers it."""
+
+    name: str
+    synopsis: str
+    summary: str
+
+
+# The part of a tool's JSON Schema the tool-call form reads; the kernel sends the tool's schema whole.
+# Pydantic cannot point a field at a definition it did not make, so the field carries a marker that
+# schema.py replaces with a reference to this definition.
+SEE_JSON_SCHEMA_DEF = {"x-definition": "JsonSchema"}
+JSON_SCHEMA_DEF: dict[str, Any] = {
+    "title": "JsonSchema",
+    "type": "object",
+    "properties": {
+        "type": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]},
+        "description": {"type": "string"},
+        "properties": {"type": "object", "additionalProperties": {"$ref": "#/$defs/JsonSchema"}},
+        "required": {"type": "array", "items": {"type": "string"}},
+        "enum": {"type": "array", "items": {}},
+        "default": {},
+        "items": {"$ref": "#/$defs/JsonSchema"},
+    },
+}
+
+
+class ToolInfo(SentModel):
+    """An enabled tool, for the tool-call form."""
+
+    name: str
+    description: str
+    input_schema: Annotated[dict[str, Any], WithJsonSchema(SEE_JSON_SCHEMA_DEF)]
+    reexecute: bool  # a person may run a call of it again with edited parameters
+
+
+class HistoryRow(SentModel):
+    """One request of the session's history, without its JSON; `number` counts from 1 in the session."""
+
+    id: int
+    number: int
+    summary: RequestSummary
+    run_id: str | None
+    model: str
+    protocol: str
+    started_at: float
+    ended_at: float | None
+    messages: int | None
+    usage: dict[str, Any] | None
+    error: str | None
+    answered: bool
+
+
+class HistoryEntryData(SentModel):
+    """One request exactly as sent, with what came back."""
+
+    id: int
+    number: int
+    request: dict[str, Any]
+    response: dict[str, Any] | None
+    error: str | None
+
+
+# ---- kernel → view ----------------------------------------------------------------------------------
+
+
+class ContextMsg(SentModel):
+    """The dashboard: the line, the two sizes, the ring's breakdown by card kind, and the cost."""
+
+    type: Literal["context"] = "context"
+    line: str
+    level: Literal["ok", "amber", "red"]
+    percent: float | None
+    used: int  # the figure: the last request's size, or before the first request the next one's estimate
+    window: int | None
+    estimated: bool
+    by_kind: dict[str, int]
+    used_text: str
+    window_text: str | None
+    last_request: int | None  # the vendor's own count of the last request; null before the first
+    last_text: str | None
+    next_request: int  # the size the next request will have: an estimate from the timeline as it stands
+    next_text: str
+    sizes: list[str]  # each size in a sentence that says what it counts: the next request's, then the last's
+    cost: float | None
+    cost_line: str
+
+
+class SnapshotMsg(SentModel):
+    """The whole timeline and what the view needs to offer, sent to the view that said hello."""
+
+    type: Literal["snapshot"] = "snapshot"
+    for_: str | None = _for()
+    session: SessionInfo
+    came_from: CameFrom | None
+    # Neither checked nor copied one by one (see `wire`): a timeline may hold thousands of cards, each
+    # made by card_payload from a checked card, and the tests hold every kind's payload to CardPayload.
+    cards: SkipValidation[list[CardRow]]
+    state: str
+    context: ContextMsg
+    kinds: list[str]  # kinds the insert menu offers as a text card
+    editable: dict[str, list[str]]  # the fields a person may edit, by card kind
+    confirm_delete: bool
+    commands: list[CommandInfo]
+    tools: list[ToolInfo]
+    vision: bool  # the model takes images
+    chunk: int  # bytes per upload message
+    heartbeat: float  # seconds between two `alive` messages
+
+
+class CardAddedMsg(SentModel):
+    """A card was added."""
+
+    type: Literal["card_added"] = "card_added"
+    card: CardPayload
+    order_key: str
+
+
+class CardChangedMsg(SentModel):
+    """A card changed (its whole new state)."""
+
+    type: Literal["card_changed"] = "card_changed"
+    card: CardPayload
+    order_key: str
+
+
+class CardRemovedMsg(SentModel):
+    """A card was removed."""
+
+    type: Literal["card_removed"] = "card_removed"
+    card_id: str
+
+
+class TextDeltaMsg(SentModel):
+    """Streamed text: `text` replaces the card's text from `offset` on."""
+
+    type: Literal["text_delta"] = "text_delta"
+    card_id: str
+    offset: int
+    text: str
+
+
+class StateMsg(SentModel):
+    """The session's state changed (idle, running, …)."""
+
+    type: Literal["state"] = "state"
+    state: str
+
+
+class NoticeMsg(SentModel):
+    """Something the person should read, not tied to an action of this view."""
+
+    type: Literal["notice"] = "notice"
+    level: str
+    text: str
+
+
+@with_config(ConfigDict(extra="allow"))
+class ResultData(TypedDict, total=False):
+    """What an action made, as far as a view reads it; a command may add more."""
+
+    card_id: str  # the card saved or inserted
+    card_ids: list[str]  # the cards deleted
+    run_id: str | None  # the turn or tool run started
+    sent: bool  # a command sent something to the model
+    session_id: str  # the session made (branch, fork) or now shown
+    title: str
+    offer_open: bool  # offer to show that session in this widget
+    open: str  # the panel a command opens
+    entries: list[HistoryRow]
+    entry: HistoryEntryData
+
+
+class ResultMsg(SentModel):
+    """The answer to one action: ok, a sentence for the card or the composer, and what it made."""
+
+    type: Literal["result"] = "result"
+    for_: str | None = _for()
+    req: int | None
+    ok: bool
+    message: str
+    card_id: str | None  # the card the action was about: a refusal shows on it
+    data: ResultData = Field(default_factory=lambda: ResultData())
+    while_state: str | None = None  # the message holds only while the session is in this state
+
+
+KernelMsg = Annotated[
+    SnapshotMsg
+    | CardAddedMsg
+    | CardChangedMsg
+    | CardRemovedMsg
+    | TextDeltaMsg
+    | StateMsg
+    | NoticeMsg
+    | ContextMsg
+    | ResultMsg,
+    Field(discriminator="type"),
+]
+# The same members, for the schema and the tests.
+KERNEL_MODELS: tuple[type[SentModel], ...] = get_args(get_args(KernelMsg)[0])
+KERNEL: TypeAdapter[KernelMsg] = TypeAdapter(KernelMsg)
+
+
+def wire(message: SentModel) -> dict[str, Any]:
+    """A kernel message as the comm carries it (JSON-ready, `for` spelled as on the wire)."""
+    if isinstance(message, SnapshotMsg):  # its card rows are JSON-ready already: carried, not copied
+        return {**message.model_dump(mode="json", by_alias=True, exclude={"cards"}), "cards": message.cards}
+    return message.model_dump(mode="json", by_alias=True)
