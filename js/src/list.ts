@@ -54,7 +54,6 @@ export class CardList {
   private readonly virtualizer: Virtualizer<HTMLElement, HTMLElement>;
   private frame = 0;
   private ownTop = -1; // the scrollTop the list set itself, to tell its own scrolling from the person's
-  private dragging = false; // the person holds the scrollbar
   private revealing: string | null = null; // a row to bring into sight once it is drawn
   private revealTries = 0;
   readonly cleanup: () => void;
@@ -67,7 +66,12 @@ export class CardList {
       getScrollElement: () => this.scroller,
       estimateSize: () => 72,
       getItemKey: (index) => this.rows[index] ?? index,
-      scrollToFn: elementScroll,
+      // The virtualiser scrolls by itself when it measures cards taller or shorter than estimated (its
+      // "adjustments"): that is the list's own scrolling, no reason to stop following the end.
+      scrollToFn: (offset, options, instance) => {
+        elementScroll(offset, options, instance);
+        this.ownTop = this.scroller.scrollTop;
+      },
       observeElementRect,
       observeElementOffset,
       measureElement,
@@ -76,31 +80,18 @@ export class CardList {
       onChange: () => this.schedule(),
     });
     const unmount = this.virtualizer._didMount();
-    // Only the person stops the list from following the end, by scrolling up (wheel, keys, the
-    // scrollbar). Scroll events alone cannot tell: the virtualiser also moves scrollTop when it measures
-    // cards taller or shorter than estimated, and that is no reason to leave the end.
+    // Any other scrolling (the wheel, the scrollbar, keys, find in page) is the person's: the list
+    // follows the end again once they are back at it, and not before.
     const s = this.scroller;
     s.addEventListener("scroll", () => {
       if (Math.abs(s.scrollTop - this.ownTop) <= 1) return;
-      if (s.scrollTop + s.clientHeight >= s.scrollHeight - 24) this.stick = true; // back at the end
-      else if (this.dragging) this.stick = false;
+      this.stick = s.scrollTop + s.clientHeight >= s.scrollHeight - 24;
     });
     s.addEventListener("wheel", (event) => {
-      if (event.deltaY < 0) this.stick = false;
+      if (event.deltaY < 0) this.stick = false; // at once: a streaming card must not pull it back first
       this.hooks.scrolled();
     }, { passive: true });
-    s.addEventListener("keydown", (event) => {
-      if (!inTextBox(event.target) && ["PageUp", "Home", "ArrowUp"].includes(event.key)) this.stick = false;
-    });
-    s.addEventListener("pointerdown", (event) => {
-      this.dragging = event.target === s; // on the scrollbar, not on a card
-    });
-    const released = () => {
-      this.dragging = false;
-    };
-    window.addEventListener("pointerup", released);
     this.cleanup = () => {
-      window.removeEventListener("pointerup", released);
       cancelAnimationFrame(this.frame);
       unmount();
     };
