@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ..cards.models import Approval, ToolCall
 from ..errors import RESUME_LOST, InvalidInput, MewrkError
 from ..store import approvals as resume_rows
-from .events import SessionEvent
+from .events import Notice
 from .policy import denial, rejection
 
 if TYPE_CHECKING:
@@ -136,7 +136,7 @@ def decide(session: Session, decision: str, reason: str | None) -> tuple[Approva
         resume = resume_rows.get_resume_point(conn, session.id, approval.id)
     if resume is None:
         abandon(session, approval)
-        session._emit(SessionEvent("notice", session.id, text=RESUME_LOST, data={"level": "error"}))
+        session._emit(Notice(session.id, RESUME_LOST, level="error"))
         raise ApprovalLost()
     approval.decision = decision
     approval.reason = reason.strip() if reason and reason.strip() else None

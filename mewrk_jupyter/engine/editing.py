@@ -14,7 +14,7 @@ from ..cards.words import cards_of, noun
 from ..errors import InvalidInput, NotEditable, NothingToUndo, SessionBusy
 from ..store import cards as card_rows
 from . import approvals
-from .events import SessionEvent
+from .events import CardAdded, CardChanged, CardRemoved
 from .timeline import Timeline
 
 EDIT_WHILE_RUNNING = (
@@ -82,7 +82,7 @@ class TimelineEdits:
                 [CardChange(cid, CardState(old, key), CardState(new, key))],
             )
         )
-        self._events.emit(SessionEvent("card_changed", self.id, card=new, card_id=cid, order_key=key))
+        self._events.emit(CardChanged(self.id, new, key))
         approvals.follow_edits(self, [cid])
         return new
 
@@ -117,7 +117,7 @@ class TimelineEdits:
             )
         )
         for cid, _, _ in states:
-            self._events.emit(SessionEvent("card_removed", self.id, card_id=cid))
+            self._events.emit(CardRemoved(self.id, cid))
         return [card for _, _, card in states]
 
     def undo(self) -> str:
@@ -180,10 +180,11 @@ class TimelineEdits:
         self._commit(write, mirror)
         for cid, card, key in placed:
             if card is None:
-                self._events.emit(SessionEvent("card_removed", self.id, card_id=cid))
+                self._events.emit(CardRemoved(self.id, cid))
+            elif cid in existed:
+                self._events.emit(CardChanged(self.id, card, key or ""))
             else:
-                kind = "card_changed" if cid in existed else "card_added"
-                self._events.emit(SessionEvent(kind, self.id, card=card, card_id=cid, order_key=key))
+                self._events.emit(CardAdded(self.id, card, key or ""))
         approvals.follow_edits(self, [cid for cid, _, _ in placed])
 
     # ---- branch and fork (T11) -----------------------------------------------------------------

@@ -9,7 +9,7 @@ from ..cards.undo import UNDO, CardChange, CardState, UndoStep
 from ..cards.words import noun
 from ..errors import InvalidInput, NotEditable, SessionBusy
 from ..store import cards as card_rows
-from .events import SessionEvent
+from .events import CardRemoved
 from .policy import denial
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ def execute(session: Session, name: str, params: dict[str, Any], before: Any, af
         session._commit(
             lambda conn: card_rows.delete_card(conn, session.id, call.id), lambda t, _: t.remove(call.id)
         )
-        session._emit(SessionEvent("card_removed", session.id, card_id=call.id))
+        session._emit(CardRemoved(session.id, call.id))
         raise
 
 

@@ -36,7 +36,8 @@ from ..store import history as history_rows
 from ..store import runs as run_rows
 from .approvals import settle
 from .assemble import assemble, prefix_digest, thinking_part
-from .events import SessionEvent
+from .events import Notice, SessionState, StateChanged
+from .events import TextDelta as TextAppended
 from .prefix import hidden_prefix
 
 HEARTBEAT_EVERY = 2.0
@@ -88,7 +89,7 @@ class Run:
             raise SessionBusy()
         self.state = "running"
         s._run = self
-        s._emit(SessionEvent("state", s.id, state="running", data={"run_id": self.id}))
+        s._emit(StateChanged(s.id, "running", run_id=self.id))
         if self._user is not None:  # on the timeline before send() returns, even in the background
             try:
                 s._append(self._user)
@@ -96,7 +97,7 @@ class Run:
                 with s._db.tx() as conn:
                     run_rows.end_run(conn, self.id, "error", "the question could not be stored")
                 self.state = "error"
-                s._emit(SessionEvent("state", s.id, state="idle", data={"run_id": self.id}))
+                s._emit(StateChanged(s.id, "idle", run_id=self.id))
                 self._done.set()
                 raise
             self.card_ids.append(self._user.id)
@@ -163,10 +164,10 @@ class Run:
                     callback(self)
             finally:
                 self.state = final
-                after = "awaiting_approval" if final == "awaiting_approval" else "idle"
-                s._emit(SessionEvent("state", s.id, state=after, data={"run_id": self.id, "result": final}))
+                after: SessionState = "awaiting_approval" if final == "awaiting_approval" else "idle"
+                s._emit(StateChanged(s.id, after, run_id=self.id, result=final))
                 if error_text:
-                    s._emit(SessionEvent("notice", s.id, text=error_text, data={"level": "error"}))
+                    s._emit(Notice(s.id, error_text, level="error"))
                 self._done.set()
 
     def _heartbeat(self) -> None:
@@ -268,7 +269,7 @@ class Run:
     def _delta(self, card: Card, text: str, dirty: set[str]) -> None:
         dirty.add(card.id)
         self._pending_events.append(("text", {"card_id": card.id, "text": text}))
-        self.session._emit(SessionEvent("text_delta", self.session.id, card_id=card.id, text=text))
+        self.session._emit(TextAppended(self.session.id, card.id, text))
 
     def _persist(self, dirty: set[str]) -> None:
         timeline = self.session._loaded()

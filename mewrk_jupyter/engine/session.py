@@ -27,9 +27,11 @@ from ..store import sessions as session_rows
 from ..store.db import Database, database
 from . import approvals
 from .context import ContextInfo, measure, session_spending
+from .display import make_view, view_bundle
 from .editing import TimelineEdits
-from .events import EventHub, Listener, SessionEvent
+from .events import CardAdded, CardChanged, EventHub, Listener, Reloaded, SessionEvent
 from .policy import policy_for
+from .render import timeline_markdown
 from .settings import SessionSettings
 from .timeline import Timeline
 from .toolbox import ToolBox
@@ -150,7 +152,7 @@ class Session(TimelineEdits, TurnControl):
                 self._timeline = Timeline(card_rows.load_cards(self._db.conn(), self.id))
                 self._rev = rev
                 if reloaded:
-                    self._events.emit(SessionEvent("reloaded", self.id))
+                    self._events.emit(Reloaded(self.id))
             return self._timeline
 
     @property
@@ -261,7 +263,7 @@ class Session(TimelineEdits, TurnControl):
             return key
 
         key = self._commit(write, lambda t, key: t.put(card, key))
-        self._events.emit(SessionEvent("card_added", self.id, card=card, card_id=card.id, order_key=key))
+        self._events.emit(CardAdded(self.id, card, key))
         return key
 
     def _save(self, card: Card, announce: bool = True) -> None:
@@ -272,9 +274,7 @@ class Session(TimelineEdits, TurnControl):
             return
         self._commit(lambda conn: card_rows.put_card(conn, self.id, card, key), lambda t, _: t.put(card, key))
         if announce:
-            self._events.emit(
-                SessionEvent("card_changed", self.id, card=card, card_id=card.id, order_key=key)
-            )
+            self._events.emit(CardChanged(self.id, card, key))
 
     def _set_settings(self, **changes: Any) -> None:
         """Change settings and store them."""
@@ -320,20 +320,14 @@ class Session(TimelineEdits, TurnControl):
     def __repr__(self) -> str:
         return f"<Session {self.id} {self.title!r} {self.settings.model} {len(self._loaded())} cards>"
 
-    def widget(self):
+    def widget(self) -> Any:
         """The anywidget timeline of this session (N3); every view of it stays in step."""
-        from ..widget import session_widget
+        return make_view(self)
 
-        return session_widget(self)
-
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        from ..widget import session_mimebundle
-
-        return session_mimebundle(self, include, exclude)
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> tuple[dict, dict]:
+        return view_bundle(self)
 
     def _repr_markdown_(self) -> str:
-        from .render import timeline_markdown
-
         return timeline_markdown(self)
 
 

@@ -12,7 +12,16 @@ import anywidget
 import traitlets
 
 from ..cards.rules import EDITABLE_FIELDS, INSERTABLE
-from ..engine.events import SessionEvent
+from ..engine.events import (
+    CardAdded,
+    CardChanged,
+    CardRemoved,
+    Notice,
+    Reloaded,
+    SessionEvent,
+    StateChanged,
+    TextDelta,
+)
 from ..errors import InvalidInput, MewrkError
 from . import commands
 from .actions import Actions
@@ -158,43 +167,43 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
             return message
 
     def _on_event(self, event: SessionEvent) -> None:
-        if event.kind == "reloaded":
+        if isinstance(event, Reloaded):
             # Emitted while the session holds its own lock: answer from another thread so that the
             # lock order (widget, then session) is never reversed.
             threading.Thread(target=self.resync, name="mewrk-widget-reload", daemon=True).start()
             return
-        if event.kind == "text_delta":
+        if isinstance(event, TextDelta):
             self._queue_delta(event)
             return
         with self._lock:
             if event.session_id != self.session.id:  # sent before this widget switched to another session
                 return
-            if event.kind in ("card_added", "card_changed") and event.card is not None:
-                self._pending.pop(event.card.id, None)  # the card itself carries that text
-                payload = card_payload(event.card)
-                self._lengths[event.card.id] = len(payload.get("text") or "")
-                self._flush_locked()
-                self._known[event.card.id] = (event.order_key or "", payload)
-                self._post({"type": event.kind, "card": payload, "order_key": event.order_key})
-            elif event.kind == "card_removed":
-                self._pending.pop(event.card_id or "", None)
-                self._lengths.pop(event.card_id or "", None)
-                self._known.pop(event.card_id or "", None)
-                self._flush_locked()
-                self._post({"type": "card_removed", "card_id": event.card_id})
-            elif event.kind == "state":
-                self._flush_locked()
-                self._state = event.state or "idle"
-                self._post({"type": "state", "state": self._state})
-                if event.state != "running":
-                    self._post(context_payload(self.session))
-            elif event.kind == "notice":
-                self._flush_locked()
-                level = event.data.get("level", "info")
-                self._post({"type": "notice", "level": level, "text": event.text or ""})
+            match event:
+                case CardAdded(card=card, order_key=key) | CardChanged(card=card, order_key=key):
+                    self._pending.pop(card.id, None)  # the card itself carries that text
+                    payload = card_payload(card)
+                    self._lengths[card.id] = len(payload.get("text") or "")
+                    self._flush_locked()
+                    self._known[card.id] = (key, payload)
+                    self._post({"type": event.kind, "card": payload, "order_key": key})
+                case CardRemoved(card_id=card_id):
+                    self._pending.pop(card_id, None)
+                    self._lengths.pop(card_id, None)
+                    self._known.pop(card_id, None)
+                    self._flush_locked()
+                    self._post({"type": "card_removed", "card_id": card_id})
+                case StateChanged(state=state):
+                    self._flush_locked()
+                    self._state = state
+                    self._post({"type": "state", "state": self._state})
+                    if state != "running":
+                        self._post(context_payload(self.session))
+                case Notice(text=text, level=level):
+                    self._flush_locked()
+                    self._post({"type": "notice", "level": level, "text": text})
 
-    def _queue_delta(self, event: SessionEvent) -> None:
-        card_id, text = event.card_id or "", event.text or ""
+    def _queue_delta(self, event: TextDelta) -> None:
+        card_id, text = event.card_id, event.text
         with self._lock:
             if event.session_id != self.session.id:
                 return
