@@ -91,7 +91,7 @@ def engine(server: WireServer, model: str, reply: Callable) -> Callable[[], tupl
     """A new session per turn (the same request size each time); returns a function timing one send."""
 
     def once() -> tuple[float, float]:
-        session_module._LIVE.clear()
+        session_module.forget_open_sessions()
         s = mw.Session.new(model=model, title="bench")
         server.enqueue(reply())
         first: list[float] = []

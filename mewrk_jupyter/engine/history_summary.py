@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from ..cards.words import count
 from ..providers.offline import estimate_tokens
-from .context import format_tokens
+from .assembly.context import format_tokens
 from .sent import SentItem, SentRequest, read_request
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..cards.models import Card
-from ..engine.context import format_tokens
+from ..engine.assembly.context import format_tokens
 from ..engine.history_summary import summarise_history
 
 

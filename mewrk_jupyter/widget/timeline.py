@@ -132,7 +132,7 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
         """Send the whole timeline to one view (or all); returns the message."""
         with self._lock:
             self._flush_locked()  # views that already follow need that text; the new one ignores it
-            timeline = self.session._loaded()
+            timeline = self.session.timeline()
             cards = []
             self._known.clear()
             for key, card in zip(list(timeline.keys), list(timeline.cards), strict=True):
@@ -209,7 +209,7 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                 return
             known = self._lengths.get(card_id)
             if known is None:  # the card was added before this widget subscribed
-                found = self.session._loaded().get(card_id)
+                found = self.session.timeline().get(card_id)
                 current = len(getattr(found[1], "text", "") or "") if found else len(text)
                 known = max(0, current - len(text))
             pending = self._pending.get(card_id)
@@ -240,7 +240,7 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
         """Patch the views up to the store after another process changed the session (no snapshot)."""
         with self._lock:
             self._flush_locked()
-            timeline = self.session._loaded()
+            timeline = self.session.timeline()
             now = {}
             for key, card in zip(list(timeline.keys), list(timeline.cards), strict=True):
                 now[card.id] = (key, card_payload(card))
@@ -271,7 +271,7 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                     self._watcher = None
                     return
             try:
-                self.session._loaded()  # announces "reloaded" when another process wrote
+                self.session.timeline()  # announces "reloaded" when another process wrote
                 with self._lock:
                     state = self.session.state
                     if state != self._state:

@@ -11,7 +11,7 @@ import hashlib
 import json
 from collections.abc import Iterable
 
-from ..cards.models import (
+from ...cards.models import (
     Card,
     Handoff,
     HostMessage,
@@ -21,7 +21,7 @@ from ..cards.models import (
     ToolCall,
     UserInput,
 )
-from ..providers.base import (
+from ...providers.base import (
     AttachmentPart,
     Message,
     ModelInfo,

@@ -14,10 +14,10 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, Field
 
-from ..cards.models import Card
-from ..cards.words import label
-from ..providers.offline import estimate_tokens
-from ..store.history import USAGE_FIELDS, last_answered, request_body, usage_by_model
+from ...cards.models import Card
+from ...cards.words import label
+from ...providers.offline import estimate_tokens
+from ...store.history import USAGE_FIELDS, last_answered, request_body, usage_by_model
 from .assemble import NOT_SENT
 
 # Which configured price (per million tokens) each usage figure is charged at.
