@@ -25,7 +25,7 @@ REPEAT = 200
 
 def fresh_process() -> None:
     """Forget live sessions and connections, so the next open reads the store as a new process would."""
-    session_module._LIVE.clear()
+    session_module.forget_open_sessions()
     forget_databases()
 
 

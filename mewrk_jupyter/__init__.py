@@ -18,6 +18,7 @@ from .cards.models import (
     UserInput,
 )
 from .cards.undo import UNDO
+from .engine.display import register_view
 from .engine.session import Session, list_sessions
 from .errors import (
     CardNotFound,
@@ -65,6 +66,16 @@ __all__ = [
     "list_sessions",
     "load_ipython_extension",
 ]
+
+
+def _timeline_widget(session: Session):
+    """The view `s.widget()` returns and displaying `s` shows; imported on first use (anywidget is slow)."""
+    from .widget import session_widget
+
+    return session_widget(session)
+
+
+register_view(_timeline_widget)
 
 
 def load_ipython_extension(ipython) -> None:

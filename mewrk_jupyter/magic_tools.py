@@ -28,8 +28,7 @@ def _reject(call: Call) -> None:
 def _tools(call: Call) -> None:
     s = call.session
     rows = [
-        f"| `{t.name}` | {s._toolbox.tier(t.name)} | {t.description.splitlines()[0]} |"
-        for t in s.tool_specs()
+        f"| `{t.name}` | {s.tool_tier(t.name)} | {t.description.splitlines()[0]} |" for t in s.tool_specs()
     ]
     header = f"Safety level `{s.settings.safety_level}`"
     say("\n".join([header, "", "| tool | tier | what it does |", "|---|---|---|", *rows]))

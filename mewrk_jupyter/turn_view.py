@@ -9,7 +9,7 @@ from typing import Any
 
 from IPython.display import DisplayHandle, display
 
-from .engine.events import SessionEvent
+from .engine.events import SessionEvent, StateChanged
 from .engine.render import cards_markdown
 
 UPDATE_EVERY = 0.25  # seconds between updates of a streaming turn: a few per second, not one per token
@@ -65,10 +65,12 @@ class TurnView:
         self._thread.start()
 
     def _on_event(self, event: SessionEvent) -> None:
-        if event.kind == "state" and event.state in TURN_ENDED and event.data.get("run_id") == self.run.id:
-            self._ended.set()
-        elif event.kind != "state":
-            self._dirty.set()
+        match event:
+            case StateChanged(state=state, run_id=run_id):
+                if state in TURN_ENDED and run_id == self.run.id:
+                    self._ended.set()
+            case _:
+                self._dirty.set()
 
     def _follow(self) -> None:
         try:

@@ -17,7 +17,7 @@ from mewrk_jupyter.store.db import forget_databases
 
 def forget_process_state() -> None:
     """Drop live sessions and open databases, as if this were a new process (the store stays on disk)."""
-    session_module._LIVE.clear()
+    session_module.forget_open_sessions()
     forget_databases()
 
 

@@ -10,17 +10,29 @@ from __future__ import annotations
 import difflib
 import json
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
 from ..cards.words import count
 from ..providers.offline import estimate_tokens
-from .context import format_tokens
+from .assembly.context import format_tokens
 from .sent import SentItem, SentRequest, read_request
 
-if TYPE_CHECKING:
-    from .views import HistoryEntry
+
+class HistoryEntry(Protocol):
+    """What a summary reads of a history entry (views.HistoryEntry is one)."""
+
+    id: int
+    number: int
+    model: str
+    protocol: str
+    started_at: float
+    ended_at: float | None
+    request: dict[str, Any]
+    response: dict[str, Any] | None
+    error: str | None
+
 
 CUT = 80  # characters of a message's first line in its one-line form
 

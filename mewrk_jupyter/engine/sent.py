@@ -104,8 +104,10 @@ def _anthropic(body: dict[str, Any], out: SentRequest) -> None:
     for message in body.get("messages") or []:
         out.messages += 1
         role, content = message.get("role", ""), message.get("content")
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
-        for block in blocks:
+        parts: list[dict[str, Any]] = (
+            [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+        )
+        for block in parts:
             kind = block.get("type")
             if kind == "text":
                 out.items.append(_text_item(role, block.get("text", "")))
@@ -135,7 +137,10 @@ def _chat(body: dict[str, Any], out: SentRequest) -> None:
         if role == "tool":
             out.items.append(_result(content or ""))
             continue
-        for block in [{"type": "text", "text": content}] if isinstance(content, str) else content or []:
+        chunks: list[dict[str, Any]] = (
+            [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+        )
+        for block in chunks:
             if block.get("type") == "text":
                 out.items.append(_text_item(role, block.get("text", "")))
             elif block.get("type") == "file":

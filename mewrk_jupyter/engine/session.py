@@ -1,39 +1,41 @@
-"""The session: a timeline of cards, stored, with the engine's side of changing it.
-
-A person's changes live in `editing.py`, turns in `turns.py`; both are mixed into `Session`.
+"""The session: one conversation, composed of its parts — the stored timeline, a person's edits,
+turns with their tools and approvals — behind the public surface of DESIGN §2.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import threading
 import uuid
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from ..cards.models import Approval, Card, ModelReply, ToolCall
-from ..cards.words import count
-from ..errors import CardNotFound, InvalidInput, SessionNotFound
+from ..cards.models import Approval, Card
+from ..config.policy import Tier
+from ..errors import InvalidInput, SessionNotFound
 from ..providers.base import ModelInfo, ToolSpec
 from ..providers.registry import config_for, default_model, prices_of, resolve
-from ..store import approvals as resume_rows
 from ..store import cards as card_rows
 from ..store import history as history_rows
-from ..store import runs as run_rows
 from ..store import sessions as session_rows
 from ..store.db import Database, database
-from . import approvals
-from .context import ContextInfo, measure, session_spending
-from .editing import TimelineEdits
-from .events import EventHub, Listener, SessionEvent
-from .policy import policy_for
-from .settings import SessionSettings
-from .timeline import Timeline
-from .toolbox import ToolBox
-from .turns import TurnControl
+from .assembly.context import ContextInfo, measure, session_spending
+from .display import make_view, view_bundle
+from .events import Listener, SessionState
+from .render import timeline_markdown
+from .settings import SessionSettings, StoredSettings
+from .timeline.edits import TimelineEdits
+from .timeline.mirror import Timeline
+from .timeline.stored import StoredTimeline
+from .turns.approvals import Approvals
+from .turns.control import TurnControl
+from .turns.parts import SessionParts
+from .turns.policy import policy_for
+from .turns.run import Run
+from .turns.status import TurnStatus, state_of
+from .turns.toolbox import ToolBox
 from .views import CardList, HistoryEntry, HistoryList, SessionInfo, SessionInfoList
 from .workspace import Workspace
 
@@ -41,23 +43,33 @@ _LIVE: weakref.WeakValueDictionary[tuple[Path, str], Session] = weakref.WeakValu
 _LIVE_LOCK = threading.Lock()
 
 
-class Session(TimelineEdits, TurnControl):
+def forget_open_sessions() -> None:
+    """Forget the sessions this process has open, so the next `Session.open` reads them from the store."""
+    with _LIVE_LOCK:
+        _LIVE.clear()
+
+
+class Session:
     """One conversation: its cards, settings, history and runs. Use `Session.new` or `Session.open`."""
 
     def __init__(self, workspace: Workspace, db: Database, row: Any):
         self.workspace = workspace
-        self._db = db
         self.id: str = row["id"]
         self._title: str = row["title"]
         self.parent_id: str | None = row["parent_id"]
         self.created_at: float = row["created_at"]
-        self.settings = SessionSettings.model_validate_json(row["settings"])
-        self._lock = threading.RLock()
-        self._timeline: Timeline | None = None
-        self._rev = -1
-        self._events = EventHub()
-        self._run = None  # the Run this process drives, if any
-        self._toolbox = ToolBox(self)
+        settings = SessionSettings.model_validate_json(row["settings"])
+        self._settings = StoredSettings(db, self.id, settings)
+        # The engine side of the session: the parts below receive what they need, nothing more.
+        self.stored_timeline = StoredTimeline(db, self.id)
+        status = TurnStatus(self.stored_timeline)
+        toolbox = ToolBox(workspace, self._settings, self.stored_timeline)
+        approvals = Approvals(self.stored_timeline, self._settings, toolbox)
+        self._parts = SessionParts(
+            workspace, self._settings, self.stored_timeline, status, toolbox, approvals
+        )
+        self._edits = TimelineEdits(self.stored_timeline, status.check_idle, approvals)
+        self._turns = TurnControl(self._parts, session=self)
 
     # ---- opening -------------------------------------------------------------------------------
 
@@ -112,13 +124,14 @@ class Session(TimelineEdits, TurnControl):
                 hint = "several sessions start with it" if matches else "list_sessions() shows what exists"
                 raise SessionNotFound(f"No session `{session_id}` in {ws.db_path} ({hint}).")
             row = session_rows.get_session(conn, matches[0])
+        assert row is not None  # the id was just found
         key = (db.path, row["id"])
         with _LIVE_LOCK:
             live = _LIVE.get(key)
             if live is None:
                 live = cls(ws, db, row)
                 _LIVE[key] = live
-        live._recover_if_orphaned()
+        live.recover_if_orphaned()
         return live
 
     # ---- reading -------------------------------------------------------------------------------
@@ -132,72 +145,52 @@ class Session(TimelineEdits, TurnControl):
     def title(self, value: str) -> None:
         if not isinstance(value, str) or not value.strip():
             raise InvalidInput("A title must be non-empty text.")
-        with self._db.tx() as conn:
+        with self.stored_timeline.db.tx() as conn:
             session_rows.set_title(conn, self.id, value.strip())
         self._title = value.strip()
 
     @property
-    def state(self) -> str:
-        """idle, running or awaiting_approval — as the store says, for every process alike (R4)."""
-        return _state_of(self._db.conn(), self.id)
+    def settings(self) -> SessionSettings:
+        """Model, agent, safety level, memory levels, reasoning and the other conversation settings."""
+        return self._settings.value
 
-    def _loaded(self) -> Timeline:
-        """The timeline, reloaded when another process changed the session since we last looked."""
-        with self._lock:
-            rev = session_rows.get_rev(self._db.conn(), self.id)
-            if self._timeline is None or rev != self._rev:
-                reloaded = self._timeline is not None
-                self._timeline = Timeline(card_rows.load_cards(self._db.conn(), self.id))
-                self._rev = rev
-                if reloaded:
-                    self._events.emit(SessionEvent("reloaded", self.id))
-            return self._timeline
+    @property
+    def state(self) -> SessionState:
+        """idle, running or awaiting_approval — as the store says, for every process alike (R4)."""
+        return self._parts.status.state()
 
     @property
     def cards(self) -> CardList:
         """The timeline, in order."""
-        return CardList(self._loaded().cards)
+        return CardList(self.stored_timeline.current().cards)
+
+    def timeline(self) -> Timeline:
+        """The timeline with its order keys, read again if another process changed the session."""
+        return self.stored_timeline.current()
 
     def card(self, card_id: str | Card) -> Card:
         """One card, by id, unambiguous id prefix, or position from the end (`"-1"`: the last card)."""
-        timeline = self._loaded()
-        return timeline.get(self._resolve_id(card_id))[1]
-
-    def _resolve_id(self, ref: str | Card) -> str:
-        card_id = ref.id if isinstance(ref, Card) else ref
-        if not isinstance(card_id, str) or not card_id:
-            raise InvalidInput(f"A card is named by its id (a string); got {ref!r}.")
-        timeline = self._loaded()
-        if card_id in timeline.key_of:
-            return card_id
-        if re.fullmatch(r"-\d+", card_id):  # a position from the end: `-1` is the last card
-            if not 1 <= -int(card_id) <= len(timeline.cards):
-                raise CardNotFound(
-                    f"No card at position {card_id}: the timeline has {count(len(timeline.cards), 'card')}."
-                )
-            return timeline.cards[int(card_id)].id
-        matches = [cid for cid in timeline.key_of if cid.startswith(card_id)]
-        if len(matches) == 1:
-            return matches[0]
-        if matches:
-            raise InvalidInput(f"`{card_id}` names {len(matches)} cards; give more of the id.")
-        raise CardNotFound(f"No card `{card_id}` in session `{self.id}`.")
+        found = self.stored_timeline.find(self.stored_timeline.resolve(card_id))
+        assert found is not None  # resolve() found it
+        return found
 
     @property
     def history(self) -> HistoryList:
         """Every request exactly as it was sent, with what came back (T17)."""
-        return HistoryList(_history_entry(row) for row in history_rows.load_history(self._db.conn(), self.id))
+        rows = history_rows.load_history(self.stored_timeline.db.conn(), self.id)
+        return HistoryList(_history_entry(row) for row in rows)
 
     def history_entry(self, entry_id: int) -> HistoryEntry | None:
         """One request of the history by its id, without reading the others; None if there is none."""
-        row = history_rows.load_entry(self._db.conn(), self.id, entry_id)
+        row = history_rows.load_entry(self.stored_timeline.db.conn(), self.id, entry_id)
         return _history_entry(row) if row is not None else None
 
     @property
     def context(self) -> ContextInfo:
         """How full the window is: the last request's size (the vendor's) and the next one's (an estimate)."""
         _, info = resolve(self.settings.model, self.workspace.home)
-        sizes = measure(self._db.conn(), self.id, self._loaded().cards)
+        conn = self.stored_timeline.db.conn()
+        sizes = measure(conn, self.id, self.stored_timeline.current().cards)
         return ContextInfo(
             agent=self.settings.agent,
             model=info.name,
@@ -211,7 +204,7 @@ class Session(TimelineEdits, TurnControl):
             next_request=sizes.next_request,
             # What the whole session spent, priced apart from the room left in the window (D6).
             **session_spending(
-                self._db.conn(), self.id, lambda model: prices_of(model, self.workspace.home)
+                conn, self.id, lambda model: prices_of(model, self.workspace.home)
             ).model_dump(),
         )
 
@@ -223,119 +216,120 @@ class Session(TimelineEdits, TurnControl):
     @property
     def pending_approval(self) -> Approval | None:
         """The approval card waiting for a decision (A1), or None."""
-        return approvals.pending_approval(self)
+        return self._parts.approvals.pending_approval()
 
     def tool_specs(self) -> list[ToolSpec]:
         """The tools this session's model may call, with their JSON schemas (T5)."""
-        return self._toolbox.specs()
+        return self._parts.toolbox.specs()
+
+    def tool_tier(self, name: str) -> Tier:
+        """allow, ask or deny: what the safety level does with a call of the tool `name` (A4)."""
+        return self._parts.toolbox.tier(name)
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call `listener` with every change of this session; returns the function that unsubscribes."""
-        return self._events.subscribe(listener)
+        return self.stored_timeline.subscribe(listener)
 
-    # ---- engine side: used by runs, not on the undo stack --------------------------------------
-
-    def _commit(self, write: Callable, mirror: Callable[[Timeline, Any], None]) -> Any:
-        """Write in one transaction, then mirror the change in memory (or reload if another process wrote)."""
-        with self._lock:
-            self._loaded()
-            with self._db.tx() as conn:
-                before = session_rows.get_rev(conn, self.id)
-                result = write(conn)
-                after = session_rows.bump_rev(conn, self.id)
-            if before == self._rev and self._timeline is not None:
-                mirror(self._timeline, result)
-                self._rev = after
-            else:
-                self._timeline = None
-            return result
-
-    def _append(self, card: Card) -> str:
-        """Add an engine or model card at the end of the timeline."""
-        return self._place(card)
-
-    def _place(self, card: Card, before_id: str | None = None, after_id: str | None = None) -> str:
-        """Store a new card before or after another (default: at the end) and announce it; returns its key."""
-
-        def write(conn):
-            key = card_rows.key_for_insert(conn, self.id, before=before_id, after=after_id)
-            card_rows.put_card(conn, self.id, card, key)
-            return key
-
-        key = self._commit(write, lambda t, key: t.put(card, key))
-        self._events.emit(SessionEvent("card_added", self.id, card=card, card_id=card.id, order_key=key))
-        return key
-
-    def _save(self, card: Card, announce: bool = True) -> None:
-        """Persist an engine change to a card (streamed text, a result); skipped if a person deleted it."""
-        timeline = self._loaded()
-        key = timeline.key_of.get(card.id)
-        if key is None:
-            return
-        self._commit(lambda conn: card_rows.put_card(conn, self.id, card, key), lambda t, _: t.put(card, key))
-        if announce:
-            self._events.emit(
-                SessionEvent("card_changed", self.id, card=card, card_id=card.id, order_key=key)
-            )
-
-    def _set_settings(self, **changes: Any) -> None:
-        """Change settings and store them."""
-        settings = self.settings.model_copy(update=changes)
-        with self._db.tx() as conn:
-            session_rows.set_settings(conn, self.id, settings.model_dump())
-        self.settings = settings
-
-    def _emit(self, event: SessionEvent) -> None:
-        self._events.emit(event)
-
-    def _recover_if_orphaned(self) -> None:
+    def recover_if_orphaned(self) -> None:
         """After a crash mid-turn: close the dead run and mark its unfinished cards interrupted."""
-        with self._db.tx() as conn:
-            row = run_rows.current_run(conn, self.id)
-            if row is None or not run_rows.is_stale(row):
-                return
-            run_rows.end_run(conn, row["id"], "interrupted", "its process stopped while the turn ran")
-            waiting = resume_rows.has_resume_point(conn, self.id)
-        self.finish_unfinished_cards(tool_calls=not waiting)
+        self._parts.status.recover_if_orphaned()
 
     def finish_unfinished_cards(self, tool_calls: bool = True) -> None:
         """Mark replies still 'being written' as interrupted and unanswered tool calls as not run."""
-        for card in list(self._loaded().cards):
-            if isinstance(card, ModelReply) and not card.complete:
-                card.complete = True
-                card.interrupted = True
-                card.stop_reason = card.stop_reason or "interrupted"
-                self._save(card)
-            elif (
-                tool_calls
-                and isinstance(card, ToolCall)
-                and card.status in ("pending", "running")
-                and card.result is None
-            ):
-                card.result = "The turn stopped before this call ran."
-                card.is_error = True
-                card.status = "done"
-                self._save(card)
+        self._parts.status.finish_unfinished_cards(tool_calls)
+
+    # ---- a person's changes (T4–T11) ---------------------------------------------------------------
+
+    def insert(self, card: Card, before: str | Card | None = None, after: str | Card | None = None) -> Card:
+        """Place a new card before or after another (default: at the end); nothing is sent (T4)."""
+        return self._edits.insert(card, before, after)
+
+    def edit(self, card_id: str | Card, **fields: Any) -> Card:
+        """Change a card in place under the rules of T6; the model never sees that it was edited."""
+        return self._edits.edit(card_id, **fields)
+
+    def delete(self, *card_ids: str | Card) -> list[Card]:
+        """Delete cards at once; one undo brings them all back (T8, T10)."""
+        return self._edits.delete(*card_ids)
+
+    def undo(self) -> str:
+        """Revert this session's newest step, and only it (T9); returns what was undone."""
+        return self._edits.undo()
+
+    def redo(self) -> str:
+        """Apply again the step this session undid last; returns what was redone."""
+        return self._edits.redo()
+
+    def branch(self, at: str | Card) -> Session:
+        """A new session whose timeline is this one up to and including the card `at` (T11)."""
+        return self._copy(self._edits.rows_until(at, inclusive=True), "branch")
+
+    def fork(self, at: str | Card) -> Session:
+        """A new session with everything above the card `at` (T11)."""
+        return self._copy(self._edits.rows_until(at, inclusive=False), "fork")
+
+    def _copy(self, rows: list[tuple[str, Card]], suffix: str) -> Session:
+        settings = self.settings.model_copy(update={"approved_always": []}, deep=True)
+        return self._create(self.workspace, f"{self.title} ({suffix})", settings, self.id, rows)
+
+    # ---- turns (T12, A1–A3, T5, T6) --------------------------------------------------------------
+
+    def send(
+        self, text: str | None = None, *, attachments: Iterable[Any] = (), wait: bool | None = None
+    ) -> Run:
+        """Start a turn: with text, a new user input; with none (or only spaces), continue (T12).
+
+        In a script this waits for the turn to end; in a kernel it returns at once and the turn runs
+        in the background, so that Stop and approvals keep working (pass `wait=` to choose).
+        """
+        return self._turns.send(text, attachments, wait)
+
+    def approve(self, reason: str | None = None, *, always: bool = False, wait: bool | None = None) -> Run:
+        """Approve the pending tool call (A1) — for this session from now on with `always=True` — and go on."""
+        return self._turns.decide("approved_always" if always else "approved", reason, wait)
+
+    def reject(self, reason: str | None = None, *, wait: bool | None = None) -> Run:
+        """Reject the pending tool call; the model reads a statement with `reason` and goes on (A2)."""
+        return self._turns.decide("rejected", reason, wait)
+
+    def execute(
+        self,
+        name: str,
+        params: dict[str, Any] | None = None,
+        *,
+        before: str | Card | None = None,
+        after: str | Card | None = None,
+        wait: bool | None = None,
+    ) -> Run:
+        """Insert a tool call and run it now under the safety level — Execute and add (T5)."""
+        return self._turns.execute(name, params or {}, before, after, wait)
+
+    def reexecute(self, card_id: str | Card, *, wait: bool | None = None) -> Run:
+        """Run an `ls`, `grep`, `find`, `read` or `lsp` call again with its edited parameters (T6)."""
+        return self._turns.reexecute(card_id, wait)
+
+    def stop(self) -> bool:
+        """Stop the running turn, whichever window or process owns it (R3); False if none runs."""
+        return self._turns.stop()
+
+    @property
+    def last_run(self) -> Run | None:
+        """The run this process started most recently, if any."""
+        return self._turns.last_run
 
     # ---- display -------------------------------------------------------------------------------
 
     def __repr__(self) -> str:
-        return f"<Session {self.id} {self.title!r} {self.settings.model} {len(self._loaded())} cards>"
+        return f"<Session {self.id} {self.title!r} {self.settings.model} {len(self.stored_timeline.current())} cards>"
 
-    def widget(self):
+    def widget(self) -> Any:
         """The anywidget timeline of this session (N3); every view of it stays in step."""
-        from ..widget import session_widget
+        return make_view(self)
 
-        return session_widget(self)
-
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        from ..widget import session_mimebundle
-
-        return session_mimebundle(self, include, exclude)
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> tuple[dict, dict]:
+        return view_bundle(self)
 
     def _repr_markdown_(self) -> str:
-        from .render import timeline_markdown
-
         return timeline_markdown(self)
 
 
@@ -350,20 +344,13 @@ def list_sessions(workspace: str | Path | None = None) -> SessionInfoList:
             SessionInfo(
                 id=row["id"],
                 title=row["title"],
-                state=_state_of(conn, row["id"]),
+                state=state_of(conn, row["id"]),
                 parent_id=row["parent_id"],
                 created_at=row["created_at"],
                 model=json.loads(row["settings"]).get("model", ""),
             )
         )
     return out
-
-
-def _state_of(conn, session_id: str) -> str:
-    row = run_rows.current_run(conn, session_id)
-    if row is not None and not run_rows.is_stale(row):
-        return "running"
-    return "awaiting_approval" if resume_rows.has_resume_point(conn, session_id) else "idle"
 
 
 def _history_entry(row) -> HistoryEntry:

@@ -1,13 +1,15 @@
-"""A session's settings: copied whole into branches and forks (T11, A4)."""
+"""A session's settings: copied whole into branches and forks (T11, A4), and stored with the session."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..providers.registry import DEFAULT_MODEL
-from .prefix import MEMORY_LEVELS
+from ..store import sessions as session_rows
+from ..store.db import Database
+from .assembly.prefix import MEMORY_LEVELS
 
 
 class SessionSettings(BaseModel):
@@ -32,3 +34,19 @@ class SessionSettings(BaseModel):
         if unknown:
             raise ValueError(f"unknown memory level(s) {unknown}; levels: {', '.join(MEMORY_LEVELS)}")
         return value
+
+
+class StoredSettings:
+    """A session's settings and the store that keeps them; every part of the session reads `value`."""
+
+    def __init__(self, db: Database, session_id: str, value: SessionSettings) -> None:
+        self.db = db
+        self.session_id = session_id
+        self.value = value
+
+    def update(self, **changes: Any) -> None:
+        """Change settings and store them."""
+        value = self.value.model_copy(update=changes)
+        with self.db.tx() as conn:
+            session_rows.set_settings(conn, self.session_id, value.model_dump())
+        self.value = value

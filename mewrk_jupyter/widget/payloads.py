@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from ..cards.models import Card
-from ..engine.context import format_tokens
+from ..engine.assembly.context import format_tokens
 from ..engine.history_summary import summarise_history
 from .protocol import CardPayload, ContextMsg, HistoryEntryData, HistoryRow
 

@@ -12,7 +12,16 @@ import anywidget
 import traitlets
 
 from ..cards.rules import EDITABLE_FIELDS, INSERTABLE
-from ..engine.events import SessionEvent
+from ..engine.events import (
+    CardAdded,
+    CardChanged,
+    CardRemoved,
+    Notice,
+    Reloaded,
+    SessionEvent,
+    StateChanged,
+    TextDelta,
+)
 from ..errors import InvalidInput, MewrkError
 from . import commands, protocol
 from .actions import Actions
@@ -129,7 +138,7 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
         """Send the whole timeline to one view (or all); returns the message."""
         with self._lock:
             self._flush_locked()  # views that already follow need that text; the new one ignores it
-            timeline = self.session._loaded()
+            timeline = self.session.timeline()
             cards: list[protocol.CardRow] = []
             self._known.clear()
             for key, card in zip(list(timeline.keys), list(timeline.cards), strict=True):
@@ -161,51 +170,50 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
             return message
 
     def _on_event(self, event: SessionEvent) -> None:
-        if event.kind == "reloaded":
+        if isinstance(event, Reloaded):
             # Emitted while the session holds its own lock: answer from another thread so that the
             # lock order (widget, then session) is never reversed.
             threading.Thread(target=self.resync, name="mewrk-widget-reload", daemon=True).start()
             return
-        if event.kind == "text_delta":
+        if isinstance(event, TextDelta):
             self._queue_delta(event)
             return
         with self._lock:
             if event.session_id != self.session.id:  # sent before this widget switched to another session
                 return
-            if event.kind in ("card_added", "card_changed") and event.card is not None:
-                self._pending.pop(event.card.id, None)  # the card itself carries that text
-                payload = card_payload(event.card)
-                self._lengths[event.card.id] = len(payload.get("text") or "")
-                self._flush_locked()
-                key = event.order_key or ""
-                self._known[event.card.id] = (key, payload)
-                patch = protocol.CardAddedMsg if event.kind == "card_added" else protocol.CardChangedMsg
-                self._tell(patch(card=payload, order_key=key))
-            elif event.kind == "card_removed":
-                self._pending.pop(event.card_id or "", None)
-                self._lengths.pop(event.card_id or "", None)
-                self._known.pop(event.card_id or "", None)
-                self._flush_locked()
-                self._tell(protocol.CardRemovedMsg(card_id=event.card_id or ""))
-            elif event.kind == "state":
-                self._flush_locked()
-                self._state = event.state or "idle"
-                self._tell(protocol.StateMsg(state=self._state))
-                if event.state != "running":
-                    self._tell(context_payload(self.session))
-            elif event.kind == "notice":
-                self._flush_locked()
-                level = event.data.get("level", "info")
-                self._tell(protocol.NoticeMsg(level=level, text=event.text or ""))
+            match event:
+                case CardAdded(card=card, order_key=key) | CardChanged(card=card, order_key=key):
+                    self._pending.pop(card.id, None)  # the card itself carries that text
+                    payload = card_payload(card)
+                    self._lengths[card.id] = len(payload.get("text") or "")
+                    self._flush_locked()
+                    self._known[card.id] = (key or "", payload)
+                    patch = protocol.CardAddedMsg if isinstance(event, CardAdded) else protocol.CardChangedMsg
+                    self._tell(patch(card=payload, order_key=key or ""))
+                case CardRemoved(card_id=card_id):
+                    self._pending.pop(card_id, None)
+                    self._lengths.pop(card_id, None)
+                    self._known.pop(card_id, None)
+                    self._flush_locked()
+                    self._tell(protocol.CardRemovedMsg(card_id=card_id))
+                case StateChanged(state=state):
+                    self._flush_locked()
+                    self._state = state
+                    self._tell(protocol.StateMsg(state=state))
+                    if state != "running":
+                        self._tell(context_payload(self.session))
+                case Notice(text=text, level=level):
+                    self._flush_locked()
+                    self._tell(protocol.NoticeMsg(level=level, text=text))
 
-    def _queue_delta(self, event: SessionEvent) -> None:
-        card_id, text = event.card_id or "", event.text or ""
+    def _queue_delta(self, event: TextDelta) -> None:
+        card_id, text = event.card_id, event.text
         with self._lock:
             if event.session_id != self.session.id:
                 return
             known = self._lengths.get(card_id)
             if known is None:  # the card was added before this widget subscribed
-                found = self.session._loaded().get(card_id)
+                found = self.session.timeline().get(card_id)
                 current = len(getattr(found[1], "text", "") or "") if found else len(text)
                 known = max(0, current - len(text))
             pending = self._pending.get(card_id)
@@ -236,7 +244,7 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
         """Patch the views up to the store after another process changed the session (no snapshot)."""
         with self._lock:
             self._flush_locked()
-            timeline = self.session._loaded()
+            timeline = self.session.timeline()
             now = {}
             for key, card in zip(list(timeline.keys), list(timeline.cards), strict=True):
                 now[card.id] = (key, card_payload(card))
@@ -267,7 +275,7 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                     self._watcher = None
                     return
             try:
-                self.session._loaded()  # announces "reloaded" when another process wrote
+                self.session.timeline()  # announces "reloaded" when another process wrote
                 with self._lock:
                     state = self.session.state
                     if state != self._state:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..cards.models import Attachment
-from ..engine.attachments import attachment_from_bytes
+from ..engine.assembly.attachments import attachment_from_bytes
 from ..errors import InvalidInput
 from .protocol import UploadMsg
 

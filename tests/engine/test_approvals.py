@@ -5,7 +5,7 @@ import sqlite3
 import pytest
 
 import mewrk_jupyter as mw
-from mewrk_jupyter.engine.approvals import ApprovalLost
+from mewrk_jupyter.engine.turns.approvals import ApprovalLost
 from mewrk_jupyter.errors import RESUME_LOST
 from tests.conftest import forget_process_state, run_python
 

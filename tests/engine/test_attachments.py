@@ -5,7 +5,7 @@ import base64
 import pytest
 
 import mewrk_jupyter as mw
-from mewrk_jupyter.engine.attachments import UnreadablePdf, pdf_text
+from mewrk_jupyter.engine.assembly.attachments import UnreadablePdf, pdf_text
 
 from ..pdf_files import encrypted_pdf, make_pdf
 
@@ -81,7 +81,7 @@ def test_a_pdf_attachment_holding_only_its_text_goes_as_text_and_one_holding_not
 
 
 def test_bytes_are_read_as_a_file_of_that_name_would_be(workspace):
-    from mewrk_jupyter.engine.attachments import attachment_from_bytes
+    from mewrk_jupyter.engine.assembly.attachments import attachment_from_bytes
 
     text = attachment_from_bytes("C:\\notes\\todo.md", b"- milk\n")
     assert (text.name, text.media_type, text.text, text.size) == ("todo.md", "text/markdown", "- milk\n", 7)

@@ -64,7 +64,7 @@ def test_another_process_is_refused_while_a_turn_runs_and_loses_nothing(workspac
     finally:
         proc.kill()
     assert s.state == "idle"
-    runs = run_rows.list_runs(s._db.conn(), s.id)
+    runs = run_rows.list_runs(s.stored_timeline.db.conn(), s.id)
     assert [r["state"] for r in runs] == ["done", "stopped"]
     reply = s.cards[-1]
     assert reply.kind == "model_reply" and reply.interrupted and reply.text
@@ -91,7 +91,10 @@ def test_a_process_killed_mid_turn_loses_nothing_committed(workspace):
     assert crashed.kind == "model_reply" and crashed.interrupted and crashed.complete
     assert crashed.text.startswith(partial.text)
     assert reopened.state == "idle"
-    assert [r["state"] for r in run_rows.list_runs(reopened._db.conn(), s.id)] == ["done", "interrupted"]
+    assert [r["state"] for r in run_rows.list_runs(reopened.stored_timeline.db.conn(), s.id)] == [
+        "done",
+        "interrupted",
+    ]
     reopened.send()  # the session can continue after the crash
     assert reopened.cards[-1].text.startswith("Continuing from the timeline")
 
@@ -112,7 +115,7 @@ def test_stop_from_this_process_keeps_the_partial_reply(workspace):
 def test_run_events_are_stored_coalesced(workspace):
     s = mw.Session.new()
     run = s.send("long: 500")
-    rows = run_rows.load_events(s._db.conn(), run.id)
+    rows = run_rows.load_events(s.stored_timeline.db.conn(), run.id)
     text = "".join(json.loads(r["data"])["text"] for r in rows if r["kind"] == "text")
     assert text == s.cards[-1].text
     assert len(rows) < 50  # coalesced, not one row per token (500 tokens streamed)

@@ -5,8 +5,8 @@ import json
 import pytest
 
 import mewrk_jupyter as mw
-from mewrk_jupyter.engine.context import ContextInfo
-from mewrk_jupyter.engine.prefix import ENGINE_SECTION
+from mewrk_jupyter.engine.assembly.context import ContextInfo
+from mewrk_jupyter.engine.assembly.prefix import ENGINE_SECTION
 
 
 def sent_messages(entry):

@@ -117,7 +117,7 @@ def test_engine_made_read_only_cards_refuse_edits_but_can_be_deleted(workspace):
     secret = mw.Thinking(origin="model", text="", encrypted="opaque-provider-bytes")
     subagent = mw.Subagent(text="the subagent's report", agent="explorer")
     for card in (preview, secret, subagent):
-        s._append(card)
+        s.stored_timeline.append(card)
     with pytest.raises(mw.NotEditable, match="read-only"):
         s.edit(preview.id, text="x")
     with pytest.raises(mw.NotEditable, match="only be deleted"):

@@ -3,7 +3,7 @@
 import pytest
 
 import mewrk_jupyter as mw
-from mewrk_jupyter.engine.runs import OUTPUT_LIMIT
+from mewrk_jupyter.engine.turns.run import OUTPUT_LIMIT
 from tests.conftest import wait_for
 from tests.providers.conftest import wire_server  # noqa: F401  (the fixture)
 from tests.providers.wire import anthropic_reply, anthropic_tool_use

@@ -5,7 +5,7 @@ import base64
 import pytest
 
 import mewrk_jupyter as mw
-from mewrk_jupyter.engine.attachments import check_attachments
+from mewrk_jupyter.engine.assembly.attachments import check_attachments
 from mewrk_jupyter.providers.registry import resolve
 
 from ..pdf_files import encrypted_pdf, make_pdf

@@ -3,7 +3,7 @@
 import pytest
 
 import mewrk_jupyter as mw
-from mewrk_jupyter.engine.context import ContextInfo, session_spending
+from mewrk_jupyter.engine.assembly.context import ContextInfo, session_spending
 from mewrk_jupyter.providers.registry import prices_of
 
 from .vendors import write_vendor
@@ -26,7 +26,9 @@ def priced(workspace, wire_server, monkeypatch):
 
 
 def _spending(s):
-    return session_spending(s._db.conn(), s.id, lambda model: prices_of(model, s.workspace.home))
+    return session_spending(
+        s.stored_timeline.db.conn(), s.id, lambda model: prices_of(model, s.workspace.home)
+    )
 
 
 def test_cost_sums_every_response_of_the_session_at_the_configured_prices(priced):

@@ -31,7 +31,7 @@ def test_an_edit_or_insert_writes_one_card_row_whatever_the_size(workspace):
     s = mw.Session.new()
     for i in range(300):
         s.insert(mw.UserInput(text=f"card {i}"))
-    conn = s._db.conn()
+    conn = s.stored_timeline.db.conn()
     writes = []
     conn.set_trace_callback(writes.append)
     try:

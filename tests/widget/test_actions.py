@@ -314,7 +314,7 @@ def test_an_approval_that_can_no_longer_be_resumed_is_said_plainly(widget, sessi
 
     _ask_for_bash(session, widget)
     approval = session.pending_approval
-    with session._db.tx() as conn:  # the session's storage was cleaned (A3)
+    with session.stored_timeline.db.tx() as conn:  # the session's storage was cleaned (A3)
         resume_rows.drop_resume_point(conn, session.id, approval.id)
     cards = len(session.cards)
     result = widget.do("approve", card_id=approval.id, reason="", always=False)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from .workspace import Workspace
+from ..workspace import Workspace
 
 ENGINE_SECTION = """You are an agent working inside mewrk_jupyter, a workbench in a Jupyter notebook.
 The conversation is a timeline of cards that the person can edit, delete or insert at any time; read it

@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import TYPE_CHECKING
 
-from ..cards.models import ToolCall
-from ..config.policy import Tier
-from ..providers.base import ToolSpec
-from ..providers.registry import config_for
-from ..store import history as history_rows
+from ...cards.models import ToolCall
+from ...config.policy import Tier
+from ...providers.base import ToolSpec
+from ...providers.registry import config_for
+from ...store import history as history_rows
+from ...tools import ToolRegistry
+from ..settings import StoredSettings
+from ..timeline.stored import StoredTimeline
+from ..workspace import Workspace
 from .policy import policy_for, tier_of
-
-if TYPE_CHECKING:
-    from ..tools import ToolRegistry
-    from .session import Session
-
 
 ENGINE_TOOLS = ("box", "handoff", "agent_spawn", "task_wait")
 
@@ -24,8 +22,10 @@ ENGINE_TOOLS = ("box", "handoff", "agent_spawn", "task_wait")
 class ToolBox:
     """The tools a session's model may call, rebuilt when the configuration folder changes."""
 
-    def __init__(self, session: Session):
-        self.session = session
+    def __init__(self, workspace: Workspace, settings: StoredSettings, timeline: StoredTimeline):
+        self.workspace = workspace
+        self.settings = settings
+        self.timeline = timeline
         self._lock = threading.Lock()
         self._built_from: object = None
         self._registry: ToolRegistry | None = None
@@ -33,13 +33,11 @@ class ToolBox:
     @property
     def registry(self) -> ToolRegistry:
         """The registry for the configuration as it stands now."""
-        from ..tools import ToolRegistry
-
-        ws = self.session.workspace
+        ws = self.workspace
         config = config_for(ws.home)
         with self._lock:
             if self._registry is None or self._built_from is not config:
-                agent = config.agents.get(self.session.settings.agent) if config is not None else None
+                agent = config.agents.get(self.settings.value.agent) if config is not None else None
                 # The engine's own tools (box, handoff, …) are not in the registry; they come with their issues.
                 tools = agent.tools if agent is not None else None
                 enabled = None if tools is None else [t for t in tools if t not in ENGINE_TOOLS]
@@ -52,7 +50,7 @@ class ToolBox:
     def check(self) -> None:
         """Raise ConfigError now, before anything is sent, if the tools or the safety level are misconfigured."""
         self.registry  # noqa: B018  (building it checks the agent's tool list)
-        policy_for(config_for(self.session.workspace.home), self.session.settings.safety_level)
+        policy_for(config_for(self.workspace.home), self.settings.value.safety_level)
 
     def specs(self) -> list[ToolSpec]:
         """What the model is told about the tools, in every request."""
@@ -60,25 +58,24 @@ class ToolBox:
 
     def tier(self, name: str) -> Tier:
         """allow, ask or deny for `name` at the session's safety level (A4)."""
-        settings = self.session.settings
-        policy = policy_for(config_for(self.session.workspace.home), settings.safety_level)
+        settings = self.settings.value
+        policy = policy_for(config_for(self.workspace.home), settings.safety_level)
         return tier_of(policy, name, settings.approved_always)
 
     def run(self, call: ToolCall, run_id: str | None, cancel: threading.Event | None) -> ToolCall:
         """Run the call with its parameters as they stand now, record the result, and log what ran (T17)."""
-        s = self.session
         call.status = "running"
-        s._save(call)
+        self.timeline.save(call)
         started = time.time()
         result = self.registry.run(call.name, dict(call.params), cancel)
         call.result = result.text
         call.is_error = result.is_error
         call.status = "done"
-        s._save(call)
-        with s._db.tx() as conn:
+        self.timeline.save(call)
+        with self.timeline.db.tx() as conn:
             entry = history_rows.record_request(
                 conn,
-                s.id,
+                self.timeline.session_id,
                 run_id,
                 f"tool:{call.name}",
                 "tool",

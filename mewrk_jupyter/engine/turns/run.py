@@ -2,7 +2,8 @@
 
 The run owns its thread, not a view: the turn is claimed in the store (one per session, with a
 heartbeat), its events are written there coalesced, and a stop request written by any process
-reaches it within a heartbeat.
+reaches it within a heartbeat. The stream is folded into cards by `fold.accumulate`; the run places,
+stores and announces what the fold built.
 """
 
 from __future__ import annotations
@@ -12,32 +13,35 @@ import socket
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
-from ..cards.models import Card, HostMessage, ModelReply, Thinking, ToolCall, Usage, UserInput
-from ..errors import MewrkError, ProviderError, SessionBusy
-from ..providers.base import (
+from typing_extensions import assert_never
+
+from ...cards.models import Card, HostMessage, ModelReply, ToolCall, UserInput
+from ...errors import MewrkError, ProviderError, SessionBusy
+from ...providers.base import (
     Exchange,
     ModelInfo,
     ModelRequest,
     StopEvent,
     StreamEvent,
     TextDelta,
-    TextPart,
     ThinkingDelta,
     ThinkingDone,
     ToolCallEvent,
-    ToolUsePart,
     UsageEvent,
 )
-from ..providers.faults import describe_failure
-from ..providers.registry import resolve
-from ..store import history as history_rows
-from ..store import runs as run_rows
-from .approvals import settle
-from .assemble import assemble, prefix_digest, thinking_part
-from .events import SessionEvent
-from .prefix import hidden_prefix
+from ...providers.faults import describe_failure
+from ...providers.registry import resolve
+from ...store import history as history_rows
+from ...store import runs as run_rows
+from ..assembly.assemble import assemble
+from ..assembly.prefix import hidden_prefix
+from ..events import Notice, SessionState, StateChanged
+from ..events import TextDelta as TextAppended
+from .fold import ResponseState, accumulate, finish, record
+from .parts import SessionParts
 
 HEARTBEAT_EVERY = 2.0
 FLUSH_EVERY = 0.25  # seconds between writes of streamed text to the store
@@ -58,14 +62,23 @@ class Stopped(Exception):
 class Run:
     """One turn of a session, running on its own thread."""
 
-    def __init__(self, session, user: UserInput | None, resume: dict[str, Any] | None = None):
+    def __init__(
+        self,
+        parts: SessionParts,
+        user: UserInput | None,
+        resume: dict[str, Any] | None = None,
+        *,
+        session: Any = None,
+    ):
         self.id = "run_" + uuid.uuid4().hex[:12]
-        self.session = session
+        self.parts = parts
+        self.timeline = parts.timeline
+        self.session = session  # the session object a surface shows this run with
         self._user = user
         # Where a turn paused for an approval goes on from (A3), or a tool call run by hand (T5).
         self._resume = resume
         self.paused = False  # the turn waits for an approval
-        self.on_finish: list[Any] = []  # called with the run once it ended, on its thread
+        self.on_finish: list[Callable[[Run], None]] = []  # called with the run once it ended, on its thread
         self.state = "pending"
         self.error: MewrkError | None = None
         # The cell that decided an approval shows the calls it runs, from the start.
@@ -80,23 +93,22 @@ class Run:
 
     def start(self) -> None:
         """Claim the session's one turn in the store (or refuse, R1) and start the thread."""
-        s = self.session
-        s._recover_if_orphaned()
-        with s._db.tx() as conn:
-            refusing = run_rows.claim_turn(conn, s.id, self.id, OWNER)
+        timeline = self.timeline
+        self.parts.status.recover_if_orphaned()
+        with timeline.db.tx() as conn:
+            refusing = run_rows.claim_turn(conn, timeline.session_id, self.id, OWNER)
         if refusing is not None:
             raise SessionBusy()
         self.state = "running"
-        s._run = self
-        s._emit(SessionEvent("state", s.id, state="running", data={"run_id": self.id}))
+        timeline.emit(StateChanged(timeline.session_id, "running", run_id=self.id))
         if self._user is not None:  # on the timeline before send() returns, even in the background
             try:
-                s._append(self._user)
+                timeline.append(self._user)
             except BaseException:
-                with s._db.tx() as conn:
+                with timeline.db.tx() as conn:
                     run_rows.end_run(conn, self.id, "error", "the question could not be stored")
                 self.state = "error"
-                s._emit(SessionEvent("state", s.id, state="idle", data={"run_id": self.id}))
+                timeline.emit(StateChanged(timeline.session_id, "idle", run_id=self.id))
                 self._done.set()
                 raise
             self.card_ids.append(self._user.id)
@@ -115,9 +127,15 @@ class Run:
         try:
             self._done.wait(timeout)
         except KeyboardInterrupt:
-            self.session.stop()
+            self.stop()
             self._done.wait()
         return self
+
+    def stop(self) -> None:
+        """Ask the store to stop this turn (any process sees it) and stop it here at once."""
+        with self.timeline.db.tx() as conn:
+            run_rows.request_stop(conn, self.timeline.session_id)
+        self.cancel()
 
     @property
     def done(self) -> bool:
@@ -127,8 +145,8 @@ class Run:
     @property
     def cards(self) -> list[Card]:
         """The cards this turn added, as they stand now."""
-        timeline = self.session._loaded()
-        return [timeline.get(cid)[1] for cid in self.card_ids if timeline.get(cid)]
+        found = (self.timeline.find(cid) for cid in self.card_ids)
+        return [card for card in found if card is not None]
 
     def __repr__(self) -> str:
         return f"<Run {self.id} {self.state}{f' error={self.error}' if self.error else ''}>"
@@ -136,7 +154,8 @@ class Run:
     # ---- the turn ------------------------------------------------------------------------------
 
     def _main(self) -> None:
-        s = self.session
+        timeline = self.timeline
+        sid = timeline.session_id
         beating = threading.Thread(target=self._heartbeat, name=f"mewrk-hb-{self.id}", daemon=True)
         beating.start()
         final, error_text = "done", None
@@ -155,24 +174,24 @@ class Run:
             self.error = ProviderError(f"The turn failed: {error_text}")
         finally:
             try:
-                s.finish_unfinished_cards(tool_calls=final != "awaiting_approval")
+                self.parts.status.finish_unfinished_cards(tool_calls=final != "awaiting_approval")
                 self._flush_events()
-                with s._db.tx() as conn:
+                with timeline.db.tx() as conn:
                     run_rows.end_run(conn, self.id, final, error_text)
                 for callback in self.on_finish:
                     callback(self)
             finally:
                 self.state = final
-                after = "awaiting_approval" if final == "awaiting_approval" else "idle"
-                s._emit(SessionEvent("state", s.id, state=after, data={"run_id": self.id, "result": final}))
+                after: SessionState = "awaiting_approval" if final == "awaiting_approval" else "idle"
+                timeline.emit(StateChanged(sid, after, run_id=self.id, result=final))
                 if error_text:
-                    s._emit(SessionEvent("notice", s.id, text=error_text, data={"level": "error"}))
+                    timeline.emit(Notice(sid, error_text, level="error"))
                 self._done.set()
 
     def _heartbeat(self) -> None:
         while not self._done.wait(HEARTBEAT_EVERY):
             try:
-                with self.session._db.tx() as conn:
+                with self.timeline.db.tx() as conn:
                     stop_asked = run_rows.beat(conn, self.id)
             except Exception:
                 continue
@@ -180,7 +199,8 @@ class Run:
                 self.cancel()
 
     def _turn(self) -> None:
-        s = self.session
+        parts, timeline = self.parts, self.timeline
+        sid = timeline.session_id
         steps, continues = 0, 0
         if self._resume is not None:  # an approval was decided, or a person runs a tool by hand
             steps = self._resume.get("steps", 0)
@@ -190,31 +210,32 @@ class Run:
             steps += 1
             if self._cancel.is_set():
                 raise Stopped
-            provider, info = resolve(s.settings.model, s.workspace.home)
+            settings = parts.settings.value
+            provider, info = resolve(settings.model, parts.workspace.home)
             request = assemble(
-                s._loaded().cards,
+                timeline.current().cards,
                 info,
-                hidden_prefix(s.workspace, s.settings.memory),
-                tools=s._toolbox.specs(),
-                reasoning=s.settings.reasoning,
+                hidden_prefix(parts.workspace, settings.memory),
+                tools=parts.toolbox.specs(),
+                reasoning=settings.reasoning,
             )
             exchange = provider.open(request)  # nothing is sent before events() is read
             self._exchange = exchange
             if self._cancel.is_set():
                 exchange.close()
-            with s._db.tx() as conn:
+            with timeline.db.tx() as conn:
                 entry = history_rows.record_request(
-                    conn, s.id, self.id, info.name, info.protocol, exchange.body
+                    conn, sid, self.id, info.name, info.protocol, exchange.body
                 )
             stop, calls, response, failure = self._stream(exchange, info, request)
             if failure is not None:
                 message = describe_failure(failure, info.name, mid_stream=bool(response["content"]))
-                with s._db.tx() as conn:
+                with timeline.db.tx() as conn:
                     history_rows.record_response(conn, entry, response, error=message)
                 if isinstance(failure, MewrkError):
                     raise failure
                 raise ProviderError(message) from failure
-            with s._db.tx() as conn:
+            with timeline.db.tx() as conn:
                 history_rows.record_response(conn, entry, response)
             if self._cancel.is_set():
                 raise Stopped
@@ -223,18 +244,18 @@ class Run:
             if stop == "max_tokens":  # T13: the engine asks the model to go on from where it was cut
                 for call in calls:
                     call.status, call.result = "denied", CUT_CALL
-                    s._save(call)
+                    timeline.save(call)
                 continues += 1
                 if continues > MAX_CONTINUES:
                     return
-                s._append(HostMessage(topic="output_limit", text=OUTPUT_LIMIT))
+                timeline.append(HostMessage(topic="output_limit", text=OUTPUT_LIMIT))
                 continue
             continues = 0
             if not calls:
                 return
             if not self._settle([c.id for c in calls], steps):
                 return
-        s._append(
+        timeline.append(
             ModelReply(origin="engine", text=f"(The engine stopped the turn after {MAX_STEPS} model calls.)")
         )
 
@@ -243,39 +264,61 @@ class Run:
     ) -> tuple[str, list[ToolCall], dict[str, Any], Exception | None]:
         """Turn the stream into cards as it arrives; returns the stop reason, tool calls, the record and
         the failure that cut the stream, if any (the partial reply is kept, marked interrupted)."""
-        response = _Response(self, info, request)
+        state = ResponseState(request=request, model=info.name, protocol=info.protocol)
+        dirty: set[str] = set()  # cards whose streamed text is not stored yet
         failure: Exception | None = None
         last_flush = time.monotonic()
         try:
             for event in exchange.events():
                 if self._cancel.is_set():
                     break
-                response.apply(event)
+                state = accumulate(state, event)
+                self._announce(event, state, dirty)
                 if time.monotonic() - last_flush > FLUSH_EVERY:
-                    self._persist(response.dirty)
+                    self._persist(state, dirty)
                     last_flush = time.monotonic()
         except Exception as exc:
             if not self._cancel.is_set():  # closing the stream on Stop raises; that is no failure
                 failure = exc
         if self._cancel.is_set():
-            response.stop = "stopped"
+            state.stop = "stopped"
         elif failure is not None:
-            response.stop = "interrupted"
-        record = response.finish(interrupted=self._cancel.is_set() or failure is not None)
+            state.stop = "interrupted"
+        state = finish(state, interrupted=self._cancel.is_set() or failure is not None)
+        for card in state.blocks.values():
+            self.timeline.save(card)
         self._flush_events()
-        return response.stop, response.calls, record, failure
+        return state.stop, state.calls, record(state), failure
 
-    def _delta(self, card: Card, text: str, dirty: set[str]) -> None:
-        dirty.add(card.id)
-        self._pending_events.append(("text", {"card_id": card.id, "text": text}))
-        self.session._emit(SessionEvent("text_delta", self.session.id, card_id=card.id, text=text))
+    def _announce(self, event: StreamEvent, state: ResponseState, dirty: set[str]) -> None:
+        """Place the card the event opened, and tell views and the run's log what it added."""
+        opened = state.opened
+        if opened is not None:  # it holds the event's content already: no delta follows for it
+            self.timeline.append(opened)
+            self.card_ids.append(opened.id)
+        match event:
+            case TextDelta(index=index, text=text) | ThinkingDelta(index=index, text=text):
+                card = state.blocks[index]
+                self._pending_events.append(("text", {"card_id": card.id, "text": text}))
+                if opened is None:
+                    dirty.add(card.id)
+                    self.timeline.emit(TextAppended(self.timeline.session_id, card.id, text))
+            case ThinkingDone(index=index):
+                card = state.blocks[index]
+                self.timeline.save(card)
+                dirty.discard(card.id)
+            case ToolCallEvent():
+                call = state.calls[-1]
+                self._pending_events.append(("tool_call", {"card_id": call.id, "name": call.name}))
+            case UsageEvent() | StopEvent():
+                pass
+            case _:
+                assert_never(event)
 
-    def _persist(self, dirty: set[str]) -> None:
-        timeline = self.session._loaded()
-        for cid in list(dirty):
-            found = timeline.get(cid)
-            if found:
-                self.session._save(found[1], announce=False)
+    def _persist(self, state: ResponseState, dirty: set[str]) -> None:
+        for card in state.blocks.values():
+            if card.id in dirty:
+                self.timeline.save(card, announce=False)
         dirty.clear()
         self._flush_events()
 
@@ -295,127 +338,15 @@ class Run:
             else:
                 merged.append((kind, dict(data)))
         self._pending_events = []
-        with self.session._db.tx() as conn:
+        with self.timeline.db.tx() as conn:
             run_rows.append_events(conn, self.id, merged)
 
     def _settle(self, call_ids: list[str], steps: int) -> bool:
         """Run the response's tool calls under the safety level; False when the turn paused (A1)."""
         resume = {"steps": steps, "continue_turn": (self._resume or {}).get("continue_turn", True)}
-        if settle(self, call_ids, resume):
+        approval_id = self.parts.approvals.settle(call_ids, resume, self.id, self._cancel)
+        if approval_id is None:
             return True
+        self.card_ids.append(approval_id)
         self.paused = True
         return False
-
-
-def _card_record(card: Card) -> dict[str, Any]:
-    """What came back, block by block, for the history."""
-    if isinstance(card, Thinking):
-        return {"type": "thinking", "text": card.signed_text or card.text, "signature": card.signature}
-    if isinstance(card, ToolCall):
-        return {"type": "tool_use", "id": card.call_id, "name": card.name, "input": card.params}
-    return {"type": "text", "text": getattr(card, "text", "")}
-
-
-class _Response:
-    """The cards of one model response, built from its stream events."""
-
-    def __init__(self, run: Run, info: ModelInfo, request: ModelRequest):
-        self.run = run
-        self.info = info
-        self.request = request
-        self.response_id = "resp_" + uuid.uuid4().hex[:12]
-        self.blocks: dict[int, Card] = {}
-        self.calls: list[ToolCall] = []
-        self.usage: Usage | None = None
-        self.stop = "end_turn"
-        self.dirty: set[str] = set()
-
-    def _card(self, index: int, make) -> Card:
-        card = self.blocks.get(index)
-        if card is None:
-            card = make()
-            self.run.session._append(card)
-            self.run.card_ids.append(card.id)
-            self.blocks[index] = card
-        return card
-
-    def _thinking(self, index: int) -> Card:
-        return self._card(
-            index, lambda: Thinking(origin="model", protocol=self.info.protocol, response_id=self.response_id)
-        )
-
-    def apply(self, event: StreamEvent) -> None:
-        """Fold one stream event into the cards."""
-        if isinstance(event, TextDelta):
-            card = self._card(
-                event.index,
-                lambda: ModelReply(
-                    origin="model", complete=False, model=self.info.name, response_id=self.response_id
-                ),
-            )
-            card.text += event.text
-            self.run._delta(card, event.text, self.dirty)
-        elif isinstance(event, ThinkingDelta):
-            card = self._thinking(event.index)
-            card.text += event.text
-            self.run._delta(card, event.text, self.dirty)
-        elif isinstance(event, ThinkingDone):
-            card = self._thinking(event.index)
-            if event.signature is not None:
-                card.signature = event.signature
-                card.signed_text = card.text
-            if event.encrypted is not None:
-                card.encrypted = event.encrypted
-            if card.is_signed:
-                card.bound_to = self._prefix_before(event.index)
-            self.run.session._save(card)
-            self.dirty.discard(card.id)
-        elif isinstance(event, ToolCallEvent):
-            call = ToolCall(
-                origin="model",
-                name=event.name,
-                params=event.params,
-                call_id=event.call_id,
-                status="pending",
-                response_id=self.response_id,
-            )
-            self._card(event.index, lambda: call)
-            self.calls.append(call)
-            self.run._pending_events.append(("tool_call", {"card_id": call.id, "name": call.name}))
-        elif isinstance(event, UsageEvent):
-            self.usage = event.usage
-        elif isinstance(event, StopEvent):
-            self.stop = event.reason
-
-    def _prefix_before(self, index: int) -> str:
-        """The digest of what the block at `index` follows: the request, then this response's earlier blocks."""
-        earlier = []
-        for i, card in sorted(self.blocks.items()):
-            if i >= index:
-                break
-            if isinstance(card, Thinking):
-                earlier.append(thinking_part(card))
-            elif isinstance(card, ModelReply) and card.text:
-                earlier.append(TextPart(text=card.text))
-            elif isinstance(card, ToolCall):
-                earlier.append(ToolUsePart(id=card.call_id, name=card.name, input=card.params))
-        r = self.request
-        return prefix_digest(r.system, r.tools, r.messages, earlier)
-
-    def finish(self, interrupted: bool) -> dict[str, Any]:
-        """Mark the replies complete, store every card, and return the history's record of the response."""
-        replies = [c for c in self.blocks.values() if isinstance(c, ModelReply)]
-        for card in replies:
-            card.complete = True
-            card.interrupted = interrupted
-            card.stop_reason = self.stop
-        if replies and self.usage is not None:
-            replies[-1].usage = self.usage
-        for card in self.blocks.values():
-            self.run.session._save(card)
-        self.dirty.clear()
-        return {
-            "stop_reason": self.stop,
-            "content": [_card_record(c) for _, c in sorted(self.blocks.items())],
-            "usage": self.usage.model_dump() if self.usage else None,
-        }

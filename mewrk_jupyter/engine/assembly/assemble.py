@@ -10,8 +10,9 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
+from typing import Literal
 
-from ..cards.models import (
+from ...cards.models import (
     Card,
     Handoff,
     HostMessage,
@@ -21,7 +22,7 @@ from ..cards.models import (
     ToolCall,
     UserInput,
 )
-from ..providers.base import (
+from ...providers.base import (
     AttachmentPart,
     Message,
     ModelInfo,
@@ -99,7 +100,7 @@ class _Builder:
         self.results: list[Part] = []
         self.response_id: str | None = None
 
-    def add(self, role: str, parts: list[Part]) -> None:
+    def add(self, role: Literal["user", "assistant", "system"], parts: list[Part]) -> None:
         if role != "assistant":
             self.flush_results()
         if self.messages and self.messages[-1].role == role and role != "system":

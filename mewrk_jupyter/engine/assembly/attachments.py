@@ -12,9 +12,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
-from ..cards.models import Attachment, Card, UserInput
-from ..errors import InvalidInput
-from ..providers.base import AttachmentPart, ModelInfo
+from ...cards.models import Attachment, Card, UserInput
+from ...errors import InvalidInput
+from ...providers.base import AttachmentPart, ModelInfo
 
 MAX_MESSAGE_BYTES = 32 * 1024 * 1024
 # Pages a protocol takes in one PDF document (Anthropic Messages: 100 per request).

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..config import Config
-from ..config.policy import PolicyConfig, Tier
-from ..errors import ConfigError
+from ...config import Config
+from ...config.policy import PolicyConfig, Tier
+from ...errors import ConfigError
 
 # With no `policy/default.yaml`: reading is free, anything that changes files or runs commands asks.
 DEFAULT_POLICY = PolicyConfig(

@@ -17,10 +17,10 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, Field
 
-from ..cards.models import Card
-from ..cards.words import label
-from ..providers.offline import estimate_tokens
-from ..store.history import USAGE_FIELDS, last_answered, request_body, usage_by_model
+from ...cards.models import Card, ToolCall
+from ...cards.words import label
+from ...providers.offline import estimate_tokens
+from ...store.history import USAGE_FIELDS, last_answered, request_body, usage_by_model
 from .assemble import NOT_SENT
 
 # Which configured price (per million tokens) each usage figure is charged at.
@@ -195,7 +195,7 @@ def tokens_by_kind(cards: list[Card]) -> dict[str, int]:
         if card.kind in NOT_SENT:
             continue
         text = getattr(card, "text", "") or ""
-        if card.kind == "tool_call":
+        if isinstance(card, ToolCall):
             text = f"{card.name} {card.params} {card.result or ''}"
         extracted = sum(estimate_tokens(a.text or "") for a in getattr(card, "attachments", []))
         totals[card.kind] = totals.get(card.kind, 0) + max(1, estimate_tokens(text) + extracted)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
-from ..cards.models import Card
+from ...cards.models import Card
 
 
 class Timeline:

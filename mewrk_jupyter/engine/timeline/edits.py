@@ -1,0 +1,132 @@
+"""A person's changes to a timeline (T4–T11): insert, edit, delete, undo, redo, and the cards a branch or
+fork copies. Every surface (widget, magics, Python) goes through these methods and rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from ...cards import rules
+from ...cards.models import Approval, Card, ModelReply
+from ...cards.undo import UNDO, CardChange, CardState, UndoStep
+from ...cards.words import cards_of, noun
+from ...errors import InvalidInput, NotEditable, NothingToUndo
+from .stored import StoredTimeline
+
+WAITING_CANNOT_BE_DELETED = (
+    "This approval is waiting for your decision: approve or reject it (a rejection can carry "
+    "a reason); it cannot be deleted."
+)
+
+
+class ApprovalWatch(Protocol):
+    """What edits need to know of approvals: the one waiting, and keeping it in step with its call."""
+
+    def waiting_approval(self) -> Approval | None:
+        """The approval a paused turn waits on, if any."""
+
+    def follow_edits(self, card_ids: list[str]) -> None:
+        """Show a waiting approval the input that will run after its tool call changed."""
+
+
+class TimelineEdits:
+    """The person's side of a timeline: changes on the shared undo stack, refused while a turn runs."""
+
+    def __init__(self, timeline: StoredTimeline, check_idle: Callable[[], None], approvals: ApprovalWatch):
+        self.timeline = timeline
+        self.check_idle = check_idle
+        self.approvals = approvals
+
+    @property
+    def session_id(self) -> str:
+        """The session whose timeline this edits."""
+        return self.timeline.session_id
+
+    def insert(self, card: Card, before: str | Card | None = None, after: str | Card | None = None) -> Card:
+        """Place a new card before or after another (default: at the end); nothing is sent (T4)."""
+        if not isinstance(card, Card):
+            raise InvalidInput(
+                f"insert() takes a card such as mw.UserInput(text='…'); got {type(card).__name__}."
+            )
+        rules.check_insertable(card)
+        self.check_idle()
+        if card.id in self.timeline.current().key_of:
+            raise InvalidInput(f"A card with id `{card.id}` is already on the timeline; insert a new card.")
+        update: dict[str, Any] = {"origin": "person", "response_id": None}
+        if isinstance(card, ModelReply):
+            update.update(complete=True, interrupted=False)
+        card = card.model_copy(update=update, deep=True)
+        key = self.timeline.place(card, *self.timeline.anchor(before, after))
+        change = CardChange(card.id, None, CardState(card, key))
+        UNDO.push(UndoStep(self.session_id, f"inserted {noun(card.kind)}", [change]))
+        return card
+
+    def edit(self, card_id: str | Card, **fields: Any) -> Card:
+        """Change a card in place under the rules of T6; the model never sees that it was edited."""
+        self.check_idle()
+        cid = self.timeline.resolve(card_id)
+        key, old = self.timeline.current().get(cid) or ("", None)
+        assert old is not None  # resolve() found it
+        new = rules.apply_edit(old, fields)
+        self.timeline.save(new)
+        change = CardChange(cid, CardState(old, key), CardState(new, key))
+        UNDO.push(UndoStep(self.session_id, f"edited {noun(old.kind)}", [change]))
+        self.approvals.follow_edits([cid])
+        return new
+
+    def delete(self, *card_ids: str | Card) -> list[Card]:
+        """Delete cards at once; one undo brings them all back (T8, T10)."""
+        if not card_ids:
+            raise InvalidInput("delete() needs at least one card id.")
+        self.check_idle()
+        ids = list(dict.fromkeys(self.timeline.resolve(c) for c in card_ids))
+        timeline = self.timeline.current()
+        states = [(cid, *found) for cid in ids if (found := timeline.get(cid))]
+        waiting = self.approvals.waiting_approval()
+        if waiting is not None and waiting.id in ids:
+            raise NotEditable(WAITING_CANNOT_BE_DELETED)
+        self.timeline.remove(ids)
+        label = "deleted " + cards_of([card.kind for _, _, card in states])
+        changes = [CardChange(cid, CardState(card, key), None) for cid, key, card in states]
+        UNDO.push(UndoStep(self.session_id, label, changes))
+        return [card for _, _, card in states]
+
+    def undo(self) -> str:
+        """Revert this session's newest step, and only it (T9); returns what was undone."""
+        self.check_idle()
+        step = UNDO.take_undo(self.session_id)
+        if step is None:
+            raise NothingToUndo("Nothing to undo in this session.")
+        try:
+            self._apply([(c.card_id, c.before) for c in step.changes])
+        except BaseException:
+            UNDO.restore(step, undone=False)
+            raise
+        UNDO.mark_undone(step)
+        return f"Undid: {step.label}"
+
+    def redo(self) -> str:
+        """Apply again the step this session undid last; returns what was redone."""
+        self.check_idle()
+        step = UNDO.take_redo(self.session_id)
+        if step is None:
+            raise NothingToUndo("Nothing to redo in this session.")
+        try:
+            self._apply([(c.card_id, c.after) for c in step.changes])
+        except BaseException:
+            UNDO.restore(step, undone=True)
+            raise
+        UNDO.mark_redone(step)
+        return f"Redid: {step.label}"
+
+    def _apply(self, states: list[tuple[str, CardState | None]]) -> None:
+        self.approvals.follow_edits(self.timeline.restore(states))
+
+    def rows_until(self, at: str | Card, inclusive: bool) -> list[tuple[str, Card]]:
+        """Copies of the cards (with their keys) above the card `at`, and `at` itself if `inclusive` (T11)."""
+        self.check_idle()
+        cid = self.timeline.resolve(at)
+        timeline = self.timeline.current()
+        end = timeline.index(cid) + (1 if inclusive else 0)
+        return [(timeline.keys[i], timeline.cards[i].model_copy(deep=True)) for i in range(end)]

@@ -1,0 +1,197 @@
+"""The one owner of a session's stored timeline: its database rows, the in-memory mirror, the revision
+that tells when another process wrote, and the events that keep every view in step.
+
+Runs, approvals, hand-run tools and a person's edits all change cards through this object: each change
+is one transaction, mirrored in memory, then announced.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable
+from typing import TypeVar
+
+from ...cards.models import Card
+from ...cards.undo import CardState
+from ...cards.words import count
+from ...errors import CardNotFound, InvalidInput
+from ...store import cards as card_rows
+from ...store import sessions as session_rows
+from ...store.db import Database
+from ..events import CardAdded, CardChanged, CardRemoved, EventHub, Listener, Reloaded, SessionEvent
+from .mirror import Timeline
+
+T = TypeVar("T")
+
+
+class StoredTimeline:
+    """A session's cards in the store and in memory, changed in transactions and announced as events."""
+
+    def __init__(self, db: Database, session_id: str) -> None:
+        self.db = db
+        self.session_id = session_id
+        self.events = EventHub()
+        self._lock = threading.RLock()
+        self._mirror: Timeline | None = None
+        self._rev = -1
+
+    # ---- reading -------------------------------------------------------------------------------
+
+    def current(self) -> Timeline:
+        """The timeline, read again when another process changed the session since we last looked."""
+        with self._lock:
+            rev = session_rows.get_rev(self.db.conn(), self.session_id)
+            if self._mirror is None or rev != self._rev:
+                reloaded = self._mirror is not None
+                self._mirror = Timeline(card_rows.load_cards(self.db.conn(), self.session_id))
+                self._rev = rev
+                if reloaded:
+                    self.events.emit(Reloaded(self.session_id))
+            return self._mirror
+
+    def find(self, card_id: str) -> Card | None:
+        """The card with this exact id, or None."""
+        found = self.current().get(card_id)
+        return found[1] if found else None
+
+    def resolve(self, ref: str | Card) -> str:
+        """A card's id from its id, an unambiguous id prefix, or its position from the end (`"-1"`)."""
+        card_id = ref.id if isinstance(ref, Card) else ref
+        if not isinstance(card_id, str) or not card_id:
+            raise InvalidInput(f"A card is named by its id (a string); got {ref!r}.")
+        timeline = self.current()
+        if card_id in timeline.key_of:
+            return card_id
+        if re.fullmatch(r"-\d+", card_id):  # a position from the end: `-1` is the last card
+            if not 1 <= -int(card_id) <= len(timeline.cards):
+                raise CardNotFound(
+                    f"No card at position {card_id}: the timeline has {count(len(timeline.cards), 'card')}."
+                )
+            return timeline.cards[int(card_id)].id
+        matches = [cid for cid in timeline.key_of if cid.startswith(card_id)]
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            raise InvalidInput(f"`{card_id}` names {len(matches)} cards; give more of the id.")
+        raise CardNotFound(f"No card `{card_id}` in session `{self.session_id}`.")
+
+    def anchor(self, before: str | Card | None, after: str | Card | None) -> tuple[str | None, str | None]:
+        """The ids a new card goes before or after (neither: at the end)."""
+        if before is not None and after is not None:
+            raise InvalidInput("Give either before= or after=, not both.")
+        return (
+            self.resolve(before) if before is not None else None,
+            self.resolve(after) if after is not None else None,
+        )
+
+    # ---- changing ------------------------------------------------------------------------------
+
+    def commit(self, write: Callable[[sqlite3.Connection], T], mirror: Callable[[Timeline, T], None]) -> T:
+        """Write in one transaction, then mirror the change in memory (or reload if another process wrote)."""
+        with self._lock:
+            self.current()
+            with self.db.tx() as conn:
+                before = session_rows.get_rev(conn, self.session_id)
+                result = write(conn)
+                after = session_rows.bump_rev(conn, self.session_id)
+            if before == self._rev and self._mirror is not None:
+                mirror(self._mirror, result)
+                self._rev = after
+            else:
+                self._mirror = None
+            return result
+
+    def place(self, card: Card, before_id: str | None = None, after_id: str | None = None) -> str:
+        """Store a new card before or after another (default: at the end) and announce it; returns its key."""
+
+        def write(conn: sqlite3.Connection) -> str:
+            key = card_rows.key_for_insert(conn, self.session_id, before=before_id, after=after_id)
+            card_rows.put_card(conn, self.session_id, card, key)
+            return key
+
+        key = self.commit(write, lambda t, key: t.put(card, key))
+        self.events.emit(CardAdded(self.session_id, card, key))
+        return key
+
+    def append(self, card: Card) -> str:
+        """Add a card at the end of the timeline; returns its key."""
+        return self.place(card)
+
+    def save(self, card: Card, announce: bool = True) -> None:
+        """Store a card's new content in place; skipped if the card left the timeline (a person deleted it)."""
+        key = self.current().key_of.get(card.id)
+        if key is None:
+            return
+        self.commit(
+            lambda conn: card_rows.put_card(conn, self.session_id, card, key), lambda t, _: t.put(card, key)
+        )
+        if announce:
+            self.events.emit(CardChanged(self.session_id, card, key))
+
+    def remove(self, card_ids: Iterable[str]) -> None:
+        """Take cards off the timeline in one transaction and announce each."""
+        ids = list(card_ids)
+
+        def write(conn: sqlite3.Connection) -> None:
+            for cid in ids:
+                card_rows.delete_card(conn, self.session_id, cid)
+
+        def mirror(t: Timeline, _: None) -> None:
+            for cid in ids:
+                t.remove(cid)
+
+        self.commit(write, mirror)
+        for cid in ids:
+            self.events.emit(CardRemoved(self.session_id, cid))
+
+    def restore(self, states: list[tuple[str, CardState | None]]) -> list[str]:
+        """Put cards back as they were (None: absent) for undo and redo; returns the ids it changed."""
+        placed: list[tuple[str, Card | None, str]] = []
+
+        def write(conn: sqlite3.Connection) -> None:
+            placed.clear()  # a retried transaction starts again
+            for cid, state in states:
+                if state is None:
+                    card_rows.delete_card(conn, self.session_id, cid)
+                    placed.append((cid, None, ""))
+                    continue
+                current = card_rows.order_key_of(conn, self.session_id, cid)
+                key = (
+                    current
+                    if current == state.order_key
+                    else card_rows.free_key(conn, self.session_id, state.order_key)
+                )
+                if current is not None and current != key:
+                    card_rows.delete_card(conn, self.session_id, cid)
+                card_rows.put_card(conn, self.session_id, state.card, key)
+                placed.append((cid, state.card, key))
+
+        def mirror(t: Timeline, _: None) -> None:
+            for cid, card, key in placed:
+                if card is None:
+                    t.remove(cid)
+                else:
+                    t.put(card, key)
+
+        existed = set(self.current().key_of)
+        self.commit(write, mirror)
+        for cid, card, key in placed:
+            if card is None:
+                self.events.emit(CardRemoved(self.session_id, cid))
+            elif cid in existed:
+                self.events.emit(CardChanged(self.session_id, card, key))
+            else:
+                self.events.emit(CardAdded(self.session_id, card, key))
+        return [cid for cid, _, _ in placed]
+
+    # ---- events --------------------------------------------------------------------------------
+
+    def emit(self, event: SessionEvent) -> None:
+        """Tell every view of the session."""
+        self.events.emit(event)
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call `listener` with every change of the session; returns the function that unsubscribes."""
+        return self.events.subscribe(listener)

@@ -1,0 +1,187 @@
+"""Approvals (A1–A3): settle a response's tool calls, pause on an *ask*, and go on after the decision.
+
+A paused turn ends its run; what it needs to go on — the calls of that response, how many model calls
+the turn has made, whether the model runs again afterwards — is a resume point in the store. Approving
+or rejecting starts a new run from it, in this process or any other, even after a kernel restart.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Literal
+
+from ...cards.models import Approval, ToolCall
+from ...errors import RESUME_LOST, InvalidInput, MewrkError
+from ...store import approvals as resume_rows
+from ..events import Notice
+from ..settings import StoredSettings
+from ..timeline.stored import StoredTimeline
+from .policy import denial, rejection
+from .toolbox import ToolBox
+
+PARALLEL_TOOLS = 4  # calls of one response that run at once
+NOT_RESUMABLE = "This call was not run: its approval could no longer be resumed."
+
+Decision = Literal["approved", "approved_always", "rejected"]
+
+
+class ApprovalLost(MewrkError):
+    """The approval's resume point is gone (A3); nothing runs until the person sends a new message."""
+
+    def __init__(self, message: str = RESUME_LOST):
+        super().__init__(message)
+
+
+class Approvals:
+    """A session's approvals: which calls may run, the one waiting, and the person's decision on it."""
+
+    def __init__(self, timeline: StoredTimeline, settings: StoredSettings, toolbox: ToolBox) -> None:
+        self.timeline = timeline
+        self.settings = settings
+        self.toolbox = toolbox
+
+    @property
+    def session_id(self) -> str:
+        """The session these approvals belong to."""
+        return self.timeline.session_id
+
+    def waiting_approval(self) -> Approval | None:
+        """The pending approval whose paused turn can resume — found through its resume point, not a scan."""
+        approval_id = resume_rows.waiting_approval_id(self.timeline.db.conn(), self.session_id)
+        card = self.timeline.find(approval_id) if approval_id else None
+        if isinstance(card, Approval) and card.decision == "pending":
+            return card
+        return None
+
+    def pending_approval(self) -> Approval | None:
+        """The approval card that waits for a decision, if any — also one whose resume point is lost."""
+        waiting = self.waiting_approval()
+        if waiting is not None:
+            return waiting
+        for card in reversed(self.timeline.current().cards):
+            if isinstance(card, Approval) and card.decision == "pending":
+                return card
+        return None
+
+    def settle(
+        self, call_ids: list[str], resume: dict[str, Any], run_id: str, cancel: threading.Event
+    ) -> str | None:
+        """Give every call of a response its result; returns the approval that paused the turn, if one did.
+
+        Allowed and approved calls run side by side; denied and rejected ones get a statement the model
+        can read; the first call that still needs a decision opens an approval and pauses the turn.
+        """
+        timeline = self.timeline.current()
+        to_run: list[ToolCall] = []
+        waiting: ToolCall | None = None
+        # Each call's latest approval, found in one pass over the timeline rather than one per call.
+        decisions = {
+            c.tool_card_id: c
+            for c in timeline.cards
+            if isinstance(c, Approval) and c.tool_card_id in call_ids
+        }
+        for cid in call_ids:
+            found = timeline.get(cid)
+            if not found or not isinstance(found[1], ToolCall) or found[1].status != "pending":
+                continue  # deleted by the person, or already settled
+            call = found[1]
+            tier = self.toolbox.tier(call.name)
+            decided = decisions.get(call.id)
+            if tier == "deny":
+                self._answer(call, denial(call.name, self.settings.value.safety_level), "denied")
+            elif tier == "allow" or (
+                decided is not None and decided.decision in ("approved", "approved_always")
+            ):
+                to_run.append(call)
+            elif decided is not None and decided.decision == "rejected":
+                self._answer(call, rejection(decided.reason), "rejected")
+            elif waiting is None:
+                waiting = call
+        self._run_all(to_run, run_id, cancel)
+        if waiting is None:
+            return None
+        return self._open(waiting, {**resume, "calls": call_ids})
+
+    def _answer(self, call: ToolCall, text: str, status: Literal["denied", "rejected"]) -> None:
+        call.result = text
+        call.is_error = False  # a statement the model can act on, not a failure (A2)
+        call.status = status
+        self.timeline.save(call)
+
+    def _run_all(self, calls: list[ToolCall], run_id: str, cancel: threading.Event) -> None:
+        if len(calls) <= 1:
+            for call in calls:
+                self.toolbox.run(call, run_id, cancel)
+            return
+        with ThreadPoolExecutor(
+            max_workers=PARALLEL_TOOLS, thread_name_prefix=f"mewrk-tool-{run_id}"
+        ) as pool:
+            for future in [pool.submit(self.toolbox.run, call, run_id, cancel) for call in calls]:
+                future.result()
+
+    def _open(self, call: ToolCall, resume: dict[str, Any]) -> str:
+        """Show the approval card, then store its resume point (a crash between leaves it unresumable)."""
+        approval = Approval(tool_card_id=call.id, name=call.name, params=dict(call.params))
+        self.timeline.append(approval)
+        with self.timeline.db.tx() as conn:
+            resume_rows.put_resume_point(conn, self.session_id, approval.id, resume)
+        return approval.id  # the run's end tells every view that the session awaits approval
+
+    def follow_edits(self, card_ids: list[str]) -> None:
+        """Keep a pending approval showing the input that will run when its tool call was edited or undone."""
+        approval = self.waiting_approval()  # edits must stay cheap on a long timeline: no scan here
+        if approval is None or approval.tool_card_id not in card_ids:
+            return
+        call = self.timeline.find(approval.tool_card_id)
+        if isinstance(call, ToolCall) and call.params != approval.params:
+            approval.params = dict(call.params)
+            self.timeline.save(approval)
+
+    def decide(self, decision: Decision, reason: str | None) -> tuple[Approval, dict[str, Any]]:
+        """Write the person's decision on the pending approval; returns it with the resume point to go on from."""
+        if reason is not None and not isinstance(reason, str):
+            raise InvalidInput(f"A reason is text; got {type(reason).__name__}.")
+        approval = self.pending_approval()
+        if approval is None:
+            raise InvalidInput("No approval is waiting in this session.")
+        with self.timeline.db.tx() as conn:
+            resume = resume_rows.get_resume_point(conn, self.session_id, approval.id)
+        if resume is None:
+            self.abandon(approval)
+            self.timeline.emit(Notice(self.session_id, RESUME_LOST, level="error"))
+            raise ApprovalLost()
+        approval.decision = decision
+        approval.reason = reason.strip() if reason and reason.strip() else None
+        always = self.settings.value.approved_always
+        if decision == "approved_always" and approval.name not in always:
+            self.settings.update(approved_always=[*always, approval.name])
+        self.timeline.save(approval)
+        with self.timeline.db.tx() as conn:
+            resume_rows.drop_resume_point(conn, self.session_id, approval.id)
+        return approval, resume
+
+    def reopen(self, approval: Approval, resume: dict[str, Any]) -> None:
+        """Undo a decision whose turn could not start (another window took the session): it waits again."""
+        approval.decision, approval.reason = "pending", None
+        self.timeline.save(approval)
+        with self.timeline.db.tx() as conn:
+            resume_rows.put_resume_point(conn, self.session_id, approval.id, resume)
+
+    def abandon(self, approval: Approval) -> None:
+        """Close an approval that can no longer be resumed, so the timeline can be sent as it stands."""
+        approval.decision = "expired"
+        self.timeline.save(approval)
+        call = self.timeline.find(approval.tool_card_id)
+        if isinstance(call, ToolCall) and call.result is None:
+            self._answer(call, NOT_RESUMABLE, "denied")
+
+    def abandon_lost(self) -> None:
+        """Before a new message: close a pending approval whose resume point is gone (A3)."""
+        approval = self.pending_approval()
+        if approval is None:
+            return
+        with self.timeline.db.tx() as conn:
+            resume = resume_rows.get_resume_point(conn, self.session_id, approval.id)
+        if resume is None:
+            self.abandon(approval)

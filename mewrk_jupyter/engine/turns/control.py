@@ -1,0 +1,125 @@
+"""Turns (T12, A1–A3, T5, T6): send, stop, decide an approval, run a tool by hand.
+
+In a script each call waits for its run; in a kernel it returns at once and the run goes on in the
+background, so that Stop and approvals keep working.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ...cards.models import Card, UserInput
+from ...errors import InvalidInput, SessionBusy
+from ...providers.registry import resolve
+from ...store import runs as run_rows
+from ..assembly.attachments import attachments_for_message, check_attachments
+from .approvals import Decision
+from .handtools import HandTools
+from .parts import SessionParts
+from .run import Run
+
+
+class TurnControl:
+    """The calls that start, decide or stop a session's runs; it knows the run this process drives."""
+
+    def __init__(self, parts: SessionParts, session: Any = None) -> None:
+        self.parts = parts
+        self.session = session  # the object a surface shows as a run's session
+        self.last_run: Run | None = None  # the run this process started most recently
+        self.hand_tools = HandTools(parts, self.resume)
+
+    def start(
+        self,
+        user: UserInput | None,
+        resume: dict[str, Any] | None = None,
+        on_finish: Callable[[Run], None] | None = None,
+    ) -> Run:
+        """Claim the session's turn (or raise SessionBusy) and start a run on its own thread."""
+        run = Run(self.parts, user, resume=resume, session=self.session)
+        if on_finish is not None:
+            run.on_finish.append(on_finish)
+        run.start()
+        self.last_run = run
+        return run
+
+    def resume(self, resume: dict[str, Any], on_finish: Callable[[Run], None] | None = None) -> Run:
+        """Start a run from a resume point: a decided approval, or a tool call run by hand."""
+        return self.start(None, resume, on_finish)
+
+    def send(self, text: str | None, attachments: Iterable[Any], wait: bool | None) -> Run:
+        """Start a turn: with text, a new user input; with none (or only spaces), continue (T12)."""
+        if text is not None and not isinstance(text, str):
+            raise InvalidInput(f"send() takes text (a string) or nothing; got {type(text).__name__}.")
+        files_given = list(attachments)
+        if text is not None and not text.strip() and not files_given:
+            text = None
+        files = attachments_for_message(files_given)
+        user = UserInput(text=text or "", attachments=files) if text is not None or files else None
+        _, info = resolve(self.parts.settings.value.model, self.parts.workspace.home)
+        # Refused before anything is sent: images without vision, PDFs without text for a text-only model.
+        check_attachments([*self.parts.timeline.current().cards, *([user] if user else [])], info, new=user)
+        self.parts.status.check_no_approval()
+        self.parts.toolbox.check()
+        self.parts.approvals.abandon_lost()
+        return drive(self.start(user), wait)
+
+    def decide(self, decision: Decision, reason: str | None, wait: bool | None) -> Run:
+        """Approve or reject the pending tool call and go on from where the turn paused."""
+        # A notebook run top to bottom decides in the next cell while this process's turn still
+        # streams: wait for it to pause (or end) rather than refuse.
+        run = self.last_run
+        if run is not None and not run.done and run.state == "running":
+            run.wait()
+        self.parts.status.check_idle()
+        approval, resume = self.parts.approvals.decide(decision, reason)
+        try:
+            return drive(self.resume(resume), wait)
+        except SessionBusy:  # another window took the session between the decision and the claim
+            self.parts.approvals.reopen(approval, resume)
+            raise
+
+    def execute(
+        self,
+        name: str,
+        params: dict[str, Any],
+        before: str | Card | None,
+        after: str | Card | None,
+        wait: bool | None,
+    ) -> Run:
+        """Insert a tool call and run it now under the safety level — Execute and add (T5)."""
+        return drive(self.hand_tools.execute(name, params, before, after), wait)
+
+    def reexecute(self, card_id: str | Card, wait: bool | None) -> Run:
+        """Run an `ls`, `grep`, `find`, `read` or `lsp` call again with its edited parameters (T6)."""
+        return drive(self.hand_tools.reexecute(card_id), wait)
+
+    def stop(self) -> bool:
+        """Stop the running turn, whichever window or process owns it (R3); False if none runs."""
+        timeline = self.parts.timeline
+        with timeline.db.tx() as conn:
+            run_id = run_rows.request_stop(conn, timeline.session_id)
+        run = self.last_run if self.last_run is not None and not self.last_run.done else None
+        if run is not None:
+            run.cancel()
+        return run_id is not None or run is not None
+
+
+def _in_kernel() -> bool:
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+def drive(run: Run, wait: bool | None) -> Run:
+    """Wait for a run in a script, return at once in a kernel (unless `wait` says otherwise)."""
+    if wait is None:
+        wait = not _in_kernel()
+    if wait:
+        run.wait()
+        if run.error is not None:
+            raise run.error
+    return run

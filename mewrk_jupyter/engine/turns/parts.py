@@ -1,0 +1,29 @@
+"""The parts of a session a turn works with, handed to runs and hand-run tools explicitly."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..settings import StoredSettings
+from ..timeline.stored import StoredTimeline
+from ..workspace import Workspace
+from .approvals import Approvals
+from .status import TurnStatus
+from .toolbox import ToolBox
+
+
+@dataclass(frozen=True)
+class SessionParts:
+    """Where a session lives, its settings, its stored timeline, its state, tools and approvals."""
+
+    workspace: Workspace
+    settings: StoredSettings
+    timeline: StoredTimeline
+    status: TurnStatus
+    toolbox: ToolBox
+    approvals: Approvals
+
+    @property
+    def session_id(self) -> str:
+        """The session these parts belong to."""
+        return self.timeline.session_id

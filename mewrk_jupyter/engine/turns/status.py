@@ -1,0 +1,80 @@
+"""Whether a session's turn runs, waits for an approval or is idle — as the store says, for every
+process alike (R4) — and the upkeep after a turn ended or its process died."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from ...cards.models import ModelReply, ToolCall
+from ...errors import SessionBusy
+from ...store import approvals as resume_rows
+from ...store import runs as run_rows
+from ..events import SessionState
+from ..timeline.stored import StoredTimeline
+
+EDIT_WHILE_RUNNING = (
+    "The model is running: nothing on the timeline can change until the turn ends — stop it to edit now."
+)
+APPROVAL_WAITING = (
+    "An approval is waiting: approve or reject it first — s.approve(), s.reject(reason) "
+    "or %mewrk approve | reject [reason]."
+)
+NOT_RUN = "The turn stopped before this call ran."
+
+
+def state_of(conn: sqlite3.Connection, session_id: str) -> SessionState:
+    """idle, running or awaiting_approval, read from the store."""
+    row = run_rows.current_run(conn, session_id)
+    if row is not None and not run_rows.is_stale(row):
+        return "running"
+    return "awaiting_approval" if resume_rows.has_resume_point(conn, session_id) else "idle"
+
+
+class TurnStatus:
+    """The state of one session's turn, the checks that depend on it, and the cleanup after a crash."""
+
+    def __init__(self, timeline: StoredTimeline) -> None:
+        self.timeline = timeline
+
+    def state(self) -> SessionState:
+        """idle, running or awaiting_approval."""
+        return state_of(self.timeline.db.conn(), self.timeline.session_id)
+
+    def check_idle(self) -> None:
+        """Refuse a change to the timeline while a turn runs."""
+        if self.state() == "running":
+            raise SessionBusy(EDIT_WHILE_RUNNING)
+
+    def check_no_approval(self) -> None:
+        """Refuse to start a turn while an approval waits for its decision."""
+        if self.state() == "awaiting_approval":
+            raise SessionBusy(APPROVAL_WAITING)
+
+    def recover_if_orphaned(self) -> None:
+        """After a crash mid-turn: close the dead run and mark its unfinished cards interrupted."""
+        with self.timeline.db.tx() as conn:
+            row = run_rows.current_run(conn, self.timeline.session_id)
+            if row is None or not run_rows.is_stale(row):
+                return
+            run_rows.end_run(conn, row["id"], "interrupted", "its process stopped while the turn ran")
+            waiting = resume_rows.has_resume_point(conn, self.timeline.session_id)
+        self.finish_unfinished_cards(tool_calls=not waiting)
+
+    def finish_unfinished_cards(self, tool_calls: bool = True) -> None:
+        """Mark replies still 'being written' as interrupted and unanswered tool calls as not run."""
+        for card in list(self.timeline.current().cards):
+            if isinstance(card, ModelReply) and not card.complete:
+                card.complete = True
+                card.interrupted = True
+                card.stop_reason = card.stop_reason or "interrupted"
+                self.timeline.save(card)
+            elif (
+                tool_calls
+                and isinstance(card, ToolCall)
+                and card.status in ("pending", "running")
+                and card.result is None
+            ):
+                card.result = NOT_RUN
+                card.is_error = True
+                card.status = "done"
+                self.timeline.save(card)
