@@ -299,7 +299,11 @@ class Run:
         match event:
             case TextDelta(index=index, text=text) | ThinkingDelta(index=index, text=text):
                 card = state.blocks[index]
-                self._pending_events.append(("text", {"card_id": card.id, "text": text}))
+                pending = self._pending_events
+                if pending and pending[-1][0] == "text" and pending[-1][1]["card_id"] == card.id:
+                    pending[-1][1]["text"] += text  # the log keeps one row per run of one card's text
+                else:
+                    pending.append(("text", {"card_id": card.id, "text": text}))
                 if opened is None:
                     dirty.add(card.id)
                     self.timeline.emit(TextAppended(self.timeline.session_id, card.id, text))
