@@ -34,10 +34,8 @@ __all__ = [
     "STATIC",
     "STYLES",
     "TimelineWidget",
-    "attach_to_session",
     "card_payload",
     "context_payload",
-    "session_mimebundle",
     "session_widget",
 ]
 
@@ -45,19 +43,3 @@ __all__ = [
 def session_widget(session: Any) -> TimelineWidget:
     """`s.widget()`: a new timeline widget of the session."""
     return TimelineWidget(session)
-
-
-def session_mimebundle(
-    session: Any, include: Any = None, exclude: Any = None
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """`display(s)`: the widget, with the Markdown timeline for front ends without widgets."""
-    from ..engine.render import timeline_markdown
-
-    data, metadata = session_widget(session)._repr_mimebundle_()
-    return {**data, "text/plain": repr(session), "text/markdown": timeline_markdown(session)}, metadata
-
-
-def attach_to_session(session_cls: type) -> None:
-    """Give `Session` its `widget()` method and notebook display; call once, e.g. from `__init__`."""
-    session_cls.widget = session_widget
-    session_cls._repr_mimebundle_ = session_mimebundle
