@@ -42,6 +42,7 @@ from ..events import Notice, SessionState, StateChanged
 from ..events import TextDelta as TextAppended
 from .fold import ResponseState, accumulate, finish, record
 from .parts import SessionParts
+from .runlog import RunLog
 
 HEARTBEAT_EVERY = 2.0
 FLUSH_EVERY = 0.25  # seconds between writes of streamed text to the store
@@ -87,7 +88,7 @@ class Run:
         self._done = threading.Event()
         self._exchange: Exchange | None = None
         self._thread: threading.Thread | None = None
-        self._pending_events: list[tuple[str, dict[str, Any]]] = []
+        self.log = RunLog(self.timeline.db, self.id)  # what the run did, for any client (R5)
 
     # ---- control -------------------------------------------------------------------------------
 
@@ -175,7 +176,7 @@ class Run:
         finally:
             try:
                 self.parts.status.finish_unfinished_cards(tool_calls=final != "awaiting_approval")
-                self._flush_events()
+                self.log.flush()
                 with timeline.db.tx() as conn:
                     run_rows.end_run(conn, self.id, final, error_text)
                 for callback in self.on_finish:
@@ -287,7 +288,7 @@ class Run:
         state = finish(state, interrupted=self._cancel.is_set() or failure is not None)
         for card in state.blocks.values():
             self.timeline.save(card)
-        self._flush_events()
+        self.log.flush()
         return state.stop, state.calls, record(state), failure
 
     def _announce(self, event: StreamEvent, state: ResponseState, dirty: set[str]) -> None:
@@ -299,11 +300,7 @@ class Run:
         match event:
             case TextDelta(index=index, text=text) | ThinkingDelta(index=index, text=text):
                 card = state.blocks[index]
-                pending = self._pending_events
-                if pending and pending[-1][0] == "text" and pending[-1][1]["card_id"] == card.id:
-                    pending[-1][1]["text"] += text  # the log keeps one row per run of one card's text
-                else:
-                    pending.append(("text", {"card_id": card.id, "text": text}))
+                self.log.text(card.id, text)
                 if opened is None:
                     dirty.add(card.id)
                     self.timeline.emit(TextAppended(self.timeline.session_id, card.id, text))
@@ -313,7 +310,7 @@ class Run:
                 dirty.discard(card.id)
             case ToolCallEvent():
                 call = state.calls[-1]
-                self._pending_events.append(("tool_call", {"card_id": call.id, "name": call.name}))
+                self.log.add("tool_call", {"card_id": call.id, "name": call.name})
             case UsageEvent() | StopEvent():
                 pass
             case _:
@@ -324,26 +321,7 @@ class Run:
             if card.id in dirty:
                 self.timeline.save(card, announce=False)
         dirty.clear()
-        self._flush_events()
-
-    def _flush_events(self) -> None:
-        """Write the run's events to the store, merging consecutive text of one card into one row."""
-        if not self._pending_events:
-            return
-        merged: list[tuple[str, dict[str, Any]]] = []
-        for kind, data in self._pending_events:
-            if (
-                merged
-                and kind == "text"
-                and merged[-1][0] == "text"
-                and merged[-1][1]["card_id"] == data["card_id"]
-            ):
-                merged[-1][1]["text"] += data["text"]
-            else:
-                merged.append((kind, dict(data)))
-        self._pending_events = []
-        with self.timeline.db.tx() as conn:
-            run_rows.append_events(conn, self.id, merged)
+        self.log.flush()
 
     def _settle(self, call_ids: list[str], steps: int) -> bool:
         """Run the response's tool calls under the safety level; False when the turn paused (A1)."""
