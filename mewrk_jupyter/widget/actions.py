@@ -14,7 +14,8 @@ from typing import Any
 from ..cards.models import ToolCall, card_from_dict
 from ..cards.rules import INSERTABLE
 from ..cards.words import cards_of, noun
-from ..engine.navigation import switched_sentence
+from ..commands import Result, sentence, stopped
+from ..engine.navigation import copy_session, switched_sentence
 from ..errors import InvalidInput, MewrkError, SessionBusy
 from . import commands
 from .payloads import context_payload, history_entry, history_rows
@@ -155,16 +156,18 @@ class Actions:
         }
 
     def _do_undo(self, _request: UndoAction) -> tuple[str, dict[str, Any]]:
-        return commands.run_command(self.session, "/undo")
+        return sentence(self.session.undo()), {}
 
     def _do_redo(self, _request: RedoAction) -> tuple[str, dict[str, Any]]:
-        return commands.run_command(self.session, "/redo")
+        return sentence(self.session.redo()), {}
 
     def _do_branch(self, request: BranchAction) -> tuple[str, dict[str, Any]]:
-        return commands.copy_at(self.session, "branch", request.card_id)
+        new, said = copy_session(self.session, "branch", request.card_id)
+        return commands.answer(Result(said, opened=new))  # with the offer to open it here
 
     def _do_fork(self, request: ForkAction) -> tuple[str, dict[str, Any]]:
-        return commands.copy_at(self.session, "fork", request.card_id)
+        new, said = copy_session(self.session, "fork", request.card_id)
+        return commands.answer(Result(said, opened=new))
 
     def _do_open_session(self, request: OpenSessionAction) -> tuple[str, dict[str, Any]]:
         """Show another session of this workspace in this widget, in place; the header offers the way back."""
@@ -189,7 +192,7 @@ class Actions:
         return "", {"run_id": run.id}
 
     def _do_stop(self, _request: StopAction) -> tuple[str, dict[str, Any]]:
-        return commands.run_command(self.session, "/stop")
+        return commands.answer(stopped(self.session.stop()))
 
     def _do_command(self, request: CommandAction) -> tuple[str, dict[str, Any]]:
         return commands.run_command(self.session, request.text)

@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 
 import mewrk_jupyter as mw
-from mewrk_jupyter import magics
+from mewrk_jupyter import commands, magics
 from mewrk_jupyter.cards.words import LABELS, NOUNS, cards_of, count, count_kind, label, noun
-from mewrk_jupyter.widget import commands
 
 ROOT = Path(__file__).resolve().parents[2]
 CODE = re.compile(r"\b[TADNSRCP]\d{1,2}\b")

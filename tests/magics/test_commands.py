@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import mewrk_jupyter as mw
-from mewrk_jupyter import magics
+from mewrk_jupyter import commands, magics
 from mewrk_jupyter.magics import NO_SESSION
 from tests.conftest import wait_for
 
@@ -230,18 +230,22 @@ def test_bad_arguments_print_usage(mewrk):
     assert kinds(magics.current_session()) == []
 
 
-def test_the_dispatch_table_takes_new_commands():
-    @magics.command("shout", "TEXT", "a test command")
-    def shout(call: magics.Call) -> None:
-        magics.say(call.text.upper())
+def test_the_dispatch_table_takes_new_commands(mewrk):
+    def shout(call: commands.Call) -> commands.Result:
+        return commands.Result(call.text.upper())
 
+    commands.COMMANDS["shout"] = commands.Command(
+        "shout", "TEXT", "a test command", shout, needs_session=False
+    )
     try:
-        assert magics.COMMANDS["shout"].shape() == (0, 0, "TEXT")
-        assert magics.COMMANDS["delete"].shape() == (1, None, "")
-        assert magics.COMMANDS["new"].shape() == (0, None, "")
-        assert magics.COMMANDS["edit"].shape() == (1, 1, "TEXT")
+        assert commands.COMMANDS["shout"].shape() == (0, 0, "TEXT")
+        assert commands.COMMANDS["delete"].shape() == (1, None, "")
+        assert commands.COMMANDS["new"].shape() == (0, None, "")
+        assert commands.COMMANDS["edit"].shape() == (1, 1, "TEXT")
+        assert mewrk("shout hello there") == "HELLO THERE"
+        assert "| `%mewrk shout TEXT` | a test command |" in mewrk("help")
     finally:
-        del magics.COMMANDS["shout"]
+        del commands.COMMANDS["shout"]
 
 
 def test_a_comment_after_a_command_is_not_an_argument(mewrk):

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 import mewrk_jupyter as mw
+from mewrk_jupyter.commands import COMMANDS
 from mewrk_jupyter.widget import timeline as widget_timeline
-from mewrk_jupyter.widget.commands import COMMANDS
 from mewrk_jupyter.widget.uploads import CHUNK
 
 from .recording import RecordingWidget

@@ -9,8 +9,8 @@ from typing import Any
 
 from IPython.display import DisplayHandle, display
 
-from .engine.events import SessionEvent, StateChanged
-from .engine.render import cards_markdown
+from ..engine.events import SessionEvent, StateChanged
+from ..engine.render import cards_markdown
 
 UPDATE_EVERY = 0.25  # seconds between updates of a streaming turn: a few per second, not one per token
 TURN_ENDED = ("idle", "awaiting_approval")

@@ -1,0 +1,179 @@
+"""The one table of commands, for `%mewrk` in a notebook and `/` in the widget's composer.
+
+Each command is declared once below: its name, the arguments it takes (its synopsis), what it does
+(its summary), whether it needs a session, which surfaces offer it, and one handler that calls the
+session's methods and returns a `Result`. One parser (`parse.py`) reads both surfaces' lines; the
+help and the composer's completion list come from this table. How a result looks (Markdown and the
+live view in a notebook, a notice, an offer or a panel in the widget) is each surface's own affair.
+"""
+
+from __future__ import annotations
+
+from ..engine.session import Session
+from . import sessions, timeline, tools
+from .base import (
+    COMPOSER,
+    NOTEBOOK,
+    Call,
+    Command,
+    Result,
+    Show,
+    Surface,
+    UsageProblem,
+    form,
+    sentence,
+    summary_for,
+    usage,
+)
+from .parse import parse, split_name
+from .timeline import deleted, stopped
+from .tools import approved
+
+__all__ = [
+    "COMMANDS",
+    "COMPOSER",
+    "NOTEBOOK",
+    "Call",
+    "Command",
+    "Result",
+    "Show",
+    "Surface",
+    "UsageProblem",
+    "approved",
+    "deleted",
+    "form",
+    "listed",
+    "notes",
+    "parse",
+    "sentence",
+    "split_name",
+    "stopped",
+    "summary_for",
+    "usage",
+]
+
+ONLY_NOTEBOOK: tuple[Surface, ...] = (NOTEBOOK,)
+CARD_DEFAULTS_TO_LAST: tuple[tuple[Surface, str], ...] = ((COMPOSER, "[CARD]"),)
+
+COMMANDS: dict[str, Command] = {
+    c.name: c
+    for c in (
+        Command(
+            "new",
+            "[--model vendor/model] [TITLE…]",
+            "start a session here and make it current",
+            sessions.new,
+            needs_session=False,
+            surfaces=ONLY_NOTEBOOK,
+        ),
+        Command(
+            "use",
+            "ID",
+            "make a session current and show it (an id prefix is enough)",
+            sessions.use,
+            needs_session=False,
+            surfaces=ONLY_NOTEBOOK,
+        ),
+        Command(
+            "sessions",
+            "",
+            "list the sessions of this workspace",
+            sessions.sessions,
+            needs_session=False,
+            surfaces=ONLY_NOTEBOOK,
+        ),
+        Command(
+            "send", "[TEXT]", "send a message (no text: continue)", timeline.send, surfaces=ONLY_NOTEBOOK
+        ),
+        Command("continue", "", "run the model on the timeline as it stands", timeline.continue_),
+        Command("undo", "", "undo this session's last change", timeline.undo),
+        Command("redo", "", "redo what was undone last", timeline.redo),
+        Command("stop", "", "stop the running turn, whichever window owns it", timeline.stop),
+        Command(
+            "branch",
+            "CARD",
+            "new session with the timeline up to and including CARD",
+            timeline.copy,
+            synopsis_on=CARD_DEFAULTS_TO_LAST,
+        ),
+        Command(
+            "fork",
+            "CARD",
+            "new session with everything above CARD",
+            timeline.copy,
+            synopsis_on=CARD_DEFAULTS_TO_LAST,
+        ),
+        Command("delete", "CARD [CARD…]", "delete cards (one undo restores them)", timeline.delete),
+        Command("edit", "CARD TEXT", "replace a card's text", timeline.edit, surfaces=ONLY_NOTEBOOK),
+        Command("cards", "", "the timeline as a table of cards", timeline.cards, surfaces=ONLY_NOTEBOOK),
+        Command(
+            "show",
+            "",
+            "the whole timeline (in a notebook: the session's live view)",
+            timeline.show,
+            surfaces=ONLY_NOTEBOOK,
+        ),
+        Command(
+            "history",
+            "[N]",
+            "what was really sent and received, request by request",
+            timeline.history,
+            synopsis_on=((COMPOSER, ""),),  # the widget's panel lists the requests and opens each one
+        ),
+        Command("context", "", "how full the context window is, by card kind", timeline.context),
+        Command("compact", "", "summarise the older messages in place", timeline.compact, needs="compact"),
+        Command(
+            "approve",
+            "[REASON]",
+            "approve the pending tool call (`approve always`: for the rest of this session)",
+            tools.approve,
+            needs="approve",
+        ),
+        Command(
+            "reject",
+            "[REASON]",
+            "reject the pending tool call; the model reads the reason and goes on",
+            tools.reject,
+            needs="reject",
+        ),
+        Command(
+            "tools",
+            "",
+            "the tools this session's model may call, and what the safety level does with each",
+            tools.tools,
+            surfaces=ONLY_NOTEBOOK,
+        ),
+        Command(
+            "tool",
+            "NAME [TEXT]",
+            'run a tool now and add its card — Execute and add, e.g. `tool ls {"path": "."}`',
+            tools.tool,
+            surfaces=ONLY_NOTEBOOK,
+        ),
+        Command(
+            "rerun",
+            "CARD",
+            "run an ls / grep / find / read / lsp call again with its edited parameters",
+            tools.rerun,
+            surfaces=ONLY_NOTEBOOK,
+        ),
+        Command("help", "", "list the commands", timeline.help_, needs_session=False),
+    )
+}
+
+# What the arguments of the synopses stand for, said once for every command that takes them.
+NOTES: dict[str, str] = {
+    "CARD": "CARD is a card id, an unambiguous id prefix, or a position from the end (`-1`: the last card).",
+    "N": "N is a request's number in the history: that request in full, exactly as sent.",
+}
+
+
+def listed(surface: Surface, session: object = None) -> list[Command]:
+    """The commands a surface offers, in the table's order (for a session: those it can do)."""
+    return [c for c in COMMANDS.values() if c.offered(surface, session if session is not None else Session)]
+
+
+def notes(surface: Surface, commands: list[Command]) -> list[str]:
+    """The notes on the arguments these commands take on that surface."""
+    taken = {word.strip("[]…") for c in commands for word in c.synopsis_for(surface).split()}
+    return [note for word, note in NOTES.items() if word in taken]

@@ -1,0 +1,38 @@
+"""Commands that choose the session to work on: a new one, another one, the list of them (a notebook's own)."""
+
+from __future__ import annotations
+
+from ..engine.navigation import switched_sentence
+from ..engine.session import Session, list_sessions
+from .base import Call, Result, refuse
+
+
+def new(call: Call) -> Result:
+    """`new [--model vendor/model] [TITLE…]`: a session here; it becomes current."""
+    model, words, args = None, [], iter(call.args)
+    for arg in args:
+        if arg == "--model":
+            model = next(args, None) or refuse("--model needs vendor/model")
+        elif arg.startswith("--model="):
+            model = arg.removeprefix("--model=")
+        elif arg.startswith("--"):
+            refuse(f"unknown option {arg}")
+        else:
+            words.append(arg)
+    session = Session.new(model=model, title=" ".join(words) or None)
+    said = (
+        f"New session `{session.id}` · `{session.settings.model}` · stored in `{session.workspace.db_path}`"
+    )
+    return Result(said, opened=session, show="view")
+
+
+def use(call: Call) -> Result:
+    """`use ID`: another session of this workspace becomes current (an id prefix is enough)."""
+    session = Session.open(call.args[0])
+    return Result(switched_sentence(session), opened=session, show="timeline")
+
+
+def sessions(call: Call) -> Result:
+    """`sessions`: the sessions of this workspace, and which is current."""
+    current = f"\n\nCurrent: `{call.session.id}`" if call.session is not None else ""
+    return Result(markdown=list_sessions()._repr_markdown_() + current)

@@ -1,0 +1,123 @@
+"""Commands over one session's timeline: send and continue, undo and redo, stop, delete and edit, branch
+and fork, and what shows the timeline, its history and its context."""
+
+from __future__ import annotations
+
+from ..cards.models import Card
+from ..cards.words import cards_of, label, noun
+from ..engine.history_summary import full_markdown, plural, previous_request, summarise
+from ..engine.navigation import copy_session
+from ..engine.session import Session
+from ..errors import InvalidInput
+from .base import NOTEBOOK, Call, Result, sentence
+
+STOPPING = "Stopping the turn."
+NOTHING_RUNS = "Nothing is running."
+
+
+def card_id(session: Session, ref: str) -> str:
+    """A card id from an id, an id prefix, or a position from the end such as `-1` (the session reads it)."""
+    return session.card(ref).id
+
+
+def stopped(stopping: bool) -> Result:
+    """What a stop request says: true while the turn still winds down, so a view drops it once idle."""
+    return Result(STOPPING, while_state="running") if stopping else Result(NOTHING_RUNS)
+
+
+def deleted(gone: list[Card]) -> str:
+    """What a delete says where the cards vanish in sight: "Deleted." or "Deleted 2 cards."."""
+    return f"Deleted {cards_of([c.kind for c in gone])}." if len(gone) > 1 else "Deleted."
+
+
+def send(call: Call) -> Result:
+    """`send [TEXT]`: a message (no text: the model continues)."""
+    return Result(run=call.current.send(call.text or None, wait=False))
+
+
+def continue_(call: Call) -> Result:
+    """`continue`: run the model on the timeline as it stands."""
+    return Result(run=call.current.send(None, wait=False))
+
+
+def undo(call: Call) -> Result:
+    """`undo`: the session's last change, undone."""
+    return Result(sentence(call.current.undo()))
+
+
+def redo(call: Call) -> Result:
+    """`redo`: what was undone last, done again."""
+    return Result(sentence(call.current.redo()))
+
+
+def stop(call: Call) -> Result:
+    """`stop`: the running turn, whichever window owns it."""
+    return stopped(call.current.stop())
+
+
+def delete(call: Call) -> Result:
+    """`delete CARD [CARD…]`: the cards go, one undo brings them back."""
+    gone = call.current.delete(*(card_id(call.current, ref) for ref in call.args))
+    what = f"{noun(gone[0].kind)} `{gone[0].id}`" if len(gone) == 1 else cards_of([c.kind for c in gone])
+    back = f"Deleted {what} — `%mewrk undo` brings {'it' if len(gone) == 1 else 'them'} back."
+    return Result(deleted(gone), markdown=back, data={"card_ids": [c.id for c in gone]})
+
+
+def edit(call: Call) -> Result:
+    """`edit CARD TEXT`: a card's text replaced."""
+    card = call.current.edit(card_id(call.current, call.args[0]), text=call.text)
+    back = f"Edited {noun(card.kind)} `{card.id}` — `%mewrk undo` brings the old text back."
+    return Result(f"Edited the {noun(card.kind)}.", markdown=back, data={"card_id": card.id})
+
+
+def copy(call: Call) -> Result:
+    """`branch CARD` / `fork CARD`: a new session cut at a card (in the composer, the last card by default)."""
+    new, said = copy_session(
+        call.current, call.name, card_id(call.current, call.args[0] if call.args else "-1")
+    )
+    return Result(said, opened=new, left=call.current, show="timeline" if call.surface == NOTEBOOK else None)
+
+
+def cards(call: Call) -> Result:
+    """`cards`: the timeline as a table."""
+    rows = [
+        f"| {i} | `{c.id}` | {label(c.kind)} | {'✎' if c.edited else ''} | {c.title_line().replace('|', '&#124;')} |"
+        for i, c in enumerate(call.current.cards)
+    ]
+    head = ["| # | id | kind | edited | text |", "|---|---|---|---|---|"]
+    return Result(markdown="\n".join(head + rows) if rows else "_The timeline is empty._")
+
+
+def show(_call: Call) -> Result:
+    """`show`: the whole timeline."""
+    return Result(show="timeline")
+
+
+def history(call: Call) -> Result:
+    """`history [N]`: every request in a few lines, or request N in full, exactly as sent."""
+    if not call.args:
+        return Result(show="history")
+    entries = call.current.history
+    number = int(call.args[0]) if call.args[0].isdigit() else 0
+    if not 1 <= number <= len(entries):
+        held = f"it has {plural(len(entries), 'request')}" if entries else "it has no requests yet"
+        raise InvalidInput(f"There is no request {call.args[0]} in this session: {held}.")
+    entry = entries[number - 1]
+    summary = summarise(entry, previous_request(entries, number)).markdown(messages=None)
+    return Result(markdown=f"{summary}\n\n{full_markdown(entry)}")
+
+
+def context(_call: Call) -> Result:
+    """`context`: how full the context window is."""
+    return Result(show="context")
+
+
+def compact(call: Call) -> Result:
+    """`compact`: the older messages summarised in place."""
+    done = call.current.compact()  # type: ignore[attr-defined]  # offered only where the session has it
+    return Result(done if isinstance(done, str) else "Compacted.")
+
+
+def help_(_call: Call) -> Result:
+    """`help`: the commands."""
+    return Result(show="help")

@@ -1,0 +1,130 @@
+"""The `%mewrk` line magic and `%%mewrk` cell magic: the shared command table, shown in a notebook.
+
+The commands, their parser and their help are the table of `mewrk_jupyter.commands`, which the
+widget's composer uses too. This package keeps what only a notebook has: the current session, the
+cell that follows a turn, and how a command's result looks in a cell (Markdown in a terminal, the
+session's live view in a kernel). Refusals (`MewrkError`) come back as one readable line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
+from IPython.display import display
+
+from ..commands import COMMANDS, NOTEBOOK, Call, Result, Show, UsageProblem, parse, split_name, usage
+from ..engine.render import timeline_markdown
+from ..engine.session import Session
+from ..errors import MewrkError
+from .output import help_markdown, say
+from .turn_view import TurnView, turn_markdown
+
+__all__ = ["NO_SESSION", "STATE", "MagicState", "MewrkMagics", "current_session", "help_markdown", "register"]
+
+NO_SESSION = "No current session — `%mewrk new` starts one, `%mewrk use ID` picks one."
+
+
+@dataclass
+class MagicState:
+    """What the magics remember in this process: the current session and the newest turn view."""
+
+    session: Session | None = None
+    turn_view: TurnView | None = None
+
+
+STATE = MagicState()
+
+
+def current_session() -> Session | None:
+    """The session `%mewrk` commands act on, or None before `%mewrk new` / `%mewrk use`."""
+    return STATE.session
+
+
+def _in_kernel(shell: Any) -> bool:
+    return getattr(shell, "kernel", None) is not None
+
+
+def run_command(shell: Any, line: str, body: str | None = None) -> None:
+    """Parse and run one `%mewrk` line (with the `%%mewrk` cell body, if any), and show what it did."""
+    name, rest = split_name(line)
+    name = name or ("send" if body is not None else "help")
+    command = COMMANDS.get(name)
+    if command is None or not command.offered(NOTEBOOK):
+        say(f"**mewrk:** unknown command `{name}`.\n\n{help_markdown()}")
+        return
+    try:
+        args, text = parse(command, rest, body, NOTEBOOK)
+    except UsageProblem:
+        say(usage(command, NOTEBOOK))
+        return
+    if command.needs_session and STATE.session is None:
+        say(f"**mewrk:** {NO_SESSION}")
+        return
+    try:
+        present(shell, command.run(Call(name, STATE.session, args, text, NOTEBOOK)))
+    except UsageProblem:
+        say(usage(command, NOTEBOOK))
+    except MewrkError as exc:
+        say(f"**mewrk:** {exc}")
+
+
+def present(shell: Any, result: Result) -> None:
+    """Show a command's result in the cell: a session it opened becomes current; a turn it started is
+    followed in the cell (its cards say what happened); otherwise its Markdown, then what it shows."""
+    if result.opened is not None:
+        STATE.session = result.opened
+    if result.run is not None:
+        follow_turn(shell, result.run)
+        return
+    text = result.markdown or result.message
+    if result.opened is not None and result.left is not None:
+        text += f" `%mewrk` commands now act on it; `%mewrk use {result.left.id}` goes back."
+    if text:
+        say(text)
+    if result.show is not None:
+        show(shell, result.show, STATE.session)
+
+
+def show(shell: Any, what: Show, session: Session | None) -> None:
+    """Show the help, or the session's timeline, live view, history or context, in the cell."""
+    if what == "help":
+        say(help_markdown())
+    elif session is None:
+        return
+    elif what == "timeline" and _in_kernel(shell):
+        display(session)  # the live view, with the Markdown timeline for front ends without widgets
+    elif what == "timeline":
+        say(timeline_markdown(session))
+    elif what == "view" and _in_kernel(shell):
+        display(session.widget())
+    elif what == "history":
+        say(session.history._repr_markdown_())
+    elif what == "context":
+        say(session.context._repr_markdown_())
+
+
+def follow_turn(shell: Any, run: Any) -> None:
+    """Show a turn in this cell: live in a kernel, or once it ended in a terminal."""
+    if _in_kernel(shell):
+        STATE.turn_view = TurnView(run)
+        return
+    run.wait()
+    say(turn_markdown(run))
+
+
+@magics_class
+class MewrkMagics(Magics):
+    """`%mewrk COMMAND …` and `%%mewrk` (sends the cell body)."""
+
+    @no_var_expand  # a message is sent as typed: `{x}` and `$y` stay text
+    @line_cell_magic
+    def mewrk(self, line: str, cell: str | None = None) -> None:
+        """Run a `%mewrk` command; `%%mewrk` sends the cell body and an empty body continues."""
+        run_command(self.shell, line, cell)
+
+
+def register(ipython: Any) -> None:
+    """Register `%mewrk` and `%%mewrk` in an IPython shell (called by `%load_ext mewrk_jupyter`)."""
+    ipython.register_magics(MewrkMagics)
