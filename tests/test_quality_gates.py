@@ -1,4 +1,5 @@
-"""Quality gates that run with the suite: ruff, the TypeScript compiler in strict mode, and mypy.
+"""Quality gates that run with the suite: ruff, the TypeScript compiler in strict mode, mypy and the
+layer contract (import-linter, configured in pyproject.toml).
 
 Each fails with the tool's own output. tsc comes from js/node_modules (`npm ci` in js/, as .ci/run
 does); without it the TypeScript gate is skipped, unless MEWRK_REQUIRE_GATES=1 makes that a failure
@@ -18,8 +19,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 JS = ROOT / "js"
-# The packages below the engine, which the type checker keeps clean.
-TYPED_PARTS = ["cards", "config", "providers", "store", "tools"]
 
 
 def _passes(args: list[str], cwd: Path = ROOT) -> None:
@@ -47,5 +46,10 @@ def test_typescript_compiles_in_strict_mode() -> None:
     _passes([str(tsc), "--noEmit", "-p", "."], cwd=JS)
 
 
-def test_the_parts_below_the_engine_type_check() -> None:
-    _passes([sys.executable, "-m", "mypy", *(f"mewrk_jupyter/{part}" for part in TYPED_PARTS)])
+def test_the_package_type_checks() -> None:
+    _passes([sys.executable, "-m", "mypy"])  # the files of pyproject.toml's [tool.mypy]
+
+
+def test_imports_keep_the_layers_and_make_no_cycle() -> None:
+    lint_imports = Path(sys.executable).with_name("lint-imports")
+    _passes([str(lint_imports) if lint_imports.exists() else "lint-imports", "--no-cache"])
