@@ -43,6 +43,6 @@ def _reads(path: Path) -> list[str]:
 
 
 def test_no_module_reads_another_modules_private_names():
-    files = sorted((ROOT / "mewrk_jupyter").rglob("*.py"))
+    files = sorted((ROOT / "mewrk_jupyter").rglob("*.py")) + sorted((ROOT / "tests").rglob("*.py"))
     reads = [read for path in files for read in _reads(path)]
     assert reads == [], "private names read from outside their class:\n" + "\n".join(reads)

@@ -13,7 +13,7 @@ from ..errors import StoreError
 APPLICATION_ID = 0x4D57524B  # "MWRK": tells our database from any other SQLite file
 SCHEMA_VERSION = 2
 
-_SCHEMA = """
+SCHEMA = """
 CREATE TABLE sessions (
     id TEXT PRIMARY KEY,
     title TEXT NOT NULL,
@@ -146,7 +146,7 @@ class Database:
         conn.execute("BEGIN IMMEDIATE")
         try:
             version = conn.execute("PRAGMA user_version").fetchone()[0]  # another process may have won
-            steps = [_SCHEMA] if version == 0 else []
+            steps = [SCHEMA] if version == 0 else []
             steps += [_MIGRATIONS[v] for v in range(max(version, 1) + 1, SCHEMA_VERSION + 1)]
             for script in steps:
                 for statement in script.split(";"):

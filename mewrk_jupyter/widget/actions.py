@@ -185,10 +185,10 @@ class Actions:
         text = request.text or None
         upload_ids = request.attachments
         try:
-            files = self._uploads.take(upload_ids) if upload_ids else []  # type: ignore[attr-defined]
+            files = self.uploads.take(upload_ids) if upload_ids else []  # type: ignore[attr-defined]
             run = self.session.send(text, attachments=files, wait=False)
         finally:
-            self._uploads.discard(upload_ids)  # type: ignore[attr-defined]
+            self.uploads.discard(upload_ids)  # type: ignore[attr-defined]
         return "", {"run_id": run.id}
 
     def _do_stop(self, _request: StopAction) -> tuple[str, dict[str, Any]]:

@@ -77,10 +77,10 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
         self._closed = threading.Event()
         self._watcher: threading.Thread | None = None
         self._views: dict[str, float] = {}  # views that said hello and not bye -> when last heard
-        self._uploads = Uploads()
+        self.uploads = Uploads()  # files a view is sending, until a send takes them
         self._trail: list[Any] = []  # the sessions this widget showed before, the latest last
         self._unsubscribe = session.subscribe(self._on_event)
-        self.on_msg(self._on_message)
+        self.on_msg(self.receive)
 
     def close(self) -> None:
         """Stop following the session and close the views."""
@@ -301,7 +301,19 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
 
     # ---- front end → kernel --------------------------------------------------------------------
 
-    def _on_message(self, _widget: Any, content: Any, buffers: Any = None) -> None:
+    @property
+    def watcher(self) -> threading.Thread | None:
+        """The thread that follows the store while views are alive; None when none is."""
+        return self._watcher
+
+    @property
+    def views(self) -> dict[str, float]:
+        """The views that said hello and not bye, with when each was last heard."""
+        with self._lock:
+            return dict(self._views)
+
+    def receive(self, _widget: Any, content: Any, buffers: Any = None) -> None:
+        """Handle one message from a view (the comm calls this; tests call it as a view would)."""
         if isinstance(content, dict) and content.get("type") == "action":
             view = content.get("view")
             self.act(content, view if isinstance(view, str) else None)  # even a bad one gets its answer
@@ -321,4 +333,4 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
             with self._lock:
                 self._views.pop(message.view, None)
         elif isinstance(message, protocol.UploadMsg):
-            self._uploads.receive(message, list(buffers or []))
+            self.uploads.receive(message, list(buffers or []))

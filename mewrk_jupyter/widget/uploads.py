@@ -40,6 +40,11 @@ class Uploads:
         self._lock = threading.Lock()
         self._too_big: set[str] = set()
 
+    def held(self) -> list[str]:
+        """The ids of the files held, not yet taken by a send nor discarded."""
+        with self._lock:
+            return sorted(self._files)
+
     def receive(self, message: UploadMsg, buffers: list[Any]) -> None:
         """Add one chunk: the message says which file and where; the first buffer holds the bytes."""
         upload_id = message.upload_id

@@ -86,12 +86,12 @@ def test_another_programs_sqlite_file_is_not_taken_over(workspace):
 
 
 def test_a_version_1_store_is_upgraded_in_place_keeping_its_sessions(workspace):
-    from mewrk_jupyter.store.db import _SCHEMA, APPLICATION_ID, forget_databases
+    from mewrk_jupyter.store.db import APPLICATION_ID, SCHEMA, forget_databases
 
     path = db_path(workspace)
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path)
-    conn.executescript(_SCHEMA)
+    conn.executescript(SCHEMA)
     conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     conn.execute("PRAGMA user_version = 1")
     conn.execute(

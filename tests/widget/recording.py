@@ -26,11 +26,11 @@ class RecordingWidget(TimelineWidget):
         return [m for m in self.sent if m["type"] == kind]
 
     def hello(self, view: str = "v1") -> dict[str, Any]:
-        self._on_message(self, {"type": "hello", "view": view})
+        self.receive(self, {"type": "hello", "view": view})
         return self.sent[-1]
 
     def do(self, action: str, view: str = "v1", **arguments: Any) -> dict[str, Any]:
-        self._on_message(
+        self.receive(
             self, {"type": "action", "view": view, "req": len(self.sent), "action": action, **arguments}
         )
         return [m for m in self.sent if m["type"] == "result"][-1]

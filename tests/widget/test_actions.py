@@ -38,7 +38,7 @@ def upload(widget: RecordingWidget, upload_id: str, name: str, media_type: str, 
         piece = data[offset : offset + CHUNK]
         message = {"type": "upload", "view": "v1", "upload_id": upload_id, "name": name}
         message.update(media_type=media_type, size=len(data), offset=offset)
-        widget._on_message(widget, message, [memoryview(piece)])
+        widget.receive(widget, message, [memoryview(piece)])
         offset += len(piece)
         if offset >= len(data):
             return
@@ -112,7 +112,7 @@ def test_chunked_files_arrive_whole_on_the_user_input(widget, session):
     while offset < len(text):  # three chunks
         message = {"type": "upload", "view": "v1", "upload_id": "u1", "name": "notes.txt"}
         message.update(media_type="text/plain", size=len(text), offset=offset)
-        widget._on_message(widget, message, [memoryview(text[offset : offset + 1000])])
+        widget.receive(widget, message, [memoryview(text[offset : offset + 1000])])
         offset += 1000
     result = widget.do("send", text="read this", attachments=["u1"])
     assert result["ok"], result["message"]
@@ -124,7 +124,7 @@ def test_chunked_files_arrive_whole_on_the_user_input(widget, session):
     assert base64.b64decode(attached.data) == text and attached.text == text.decode()
     shown = [m for m in widget.of("card_added") if m["card"]["id"] == user.id][0]["card"]
     assert shown["attachments"][0]["name"] == "notes.txt" and "data" not in shown["attachments"][0]
-    assert widget._uploads._files == {}  # nothing held once sent
+    assert widget.uploads.held() == []  # nothing held once sent
 
 
 def test_more_than_32_mb_is_refused_and_nothing_is_sent(widget, session):
@@ -136,7 +136,7 @@ def test_more_than_32_mb_is_refused_and_nothing_is_sent(widget, session):
     assert not result["ok"]
     assert "a message takes at most 32 MB" in result["message"] and "Nothing was sent" in result["message"]
     assert [c.id for c in session.cards] == cards
-    assert widget._uploads._files == {}  # the view keeps the files and uploads them again on a retry
+    assert widget.uploads.held() == []  # the view keeps the files and uploads them again on a retry
 
 
 def test_an_image_to_a_model_without_vision_is_refused_with_the_gate_sentence(widget, session):
@@ -157,7 +157,7 @@ def test_a_file_that_did_not_arrive_whole_is_named_as_such(widget, session):
         "name": "half.txt",
         "media_type": "text/plain",
     }
-    widget._on_message(widget, {**message, "size": 10, "offset": 0}, [memoryview(b"12345")])
+    widget.receive(widget, {**message, "size": 10, "offset": 0}, [memoryview(b"12345")])
     result = widget.do("send", text="", attachments=["x"])
     assert not result["ok"] and "did not arrive whole" in result["message"]
 
@@ -228,17 +228,17 @@ def test_a_view_that_stops_saying_alive_stops_the_store_watch(widget, monkeypatc
     monkeypatch.setattr(widget_timeline, "VIEW_TIMEOUT", 0.5)
     monkeypatch.setattr(widget_timeline, "WATCH_EVERY", 0.1)
     widget.hello("v2")  # restarts nothing: the watch from the fixture's hello runs on
-    watcher = widget._watcher
+    watcher = widget.watcher
     assert watcher is not None
     for _ in range(5):  # v2 keeps beating; v1 (the fixture's view) fell silent
-        widget._on_message(widget, {"type": "alive", "view": "v2"})
+        widget.receive(widget, {"type": "alive", "view": "v2"})
         time.sleep(0.2)
-    assert set(widget._views) == {"v2"} and watcher.is_alive()
+    assert set(widget.views) == {"v2"} and watcher.is_alive()
     watcher.join(timeout=30)  # v2 falls silent too: the tab was closed without a bye
-    assert not watcher.is_alive() and widget._views == {}
+    assert not watcher.is_alive() and widget.views == {}
     sent = len(widget.sent)
-    widget._on_message(widget, {"type": "alive", "view": "v2"})  # its tab wakes up
-    assert widget._watcher is not None and widget._watcher.is_alive()
+    widget.receive(widget, {"type": "alive", "view": "v2"})  # its tab wakes up
+    assert widget.watcher is not None and widget.watcher.is_alive()
     _until(lambda: any(m["type"] == "context" for m in widget.sent[sent:]))
 
 

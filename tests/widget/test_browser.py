@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 from .notebook import ATTACH, Notebook
 
 
-def _widget_cell(nb: Notebook, code: str):
+def widget_cell(nb: Notebook, code: str):
     cell = nb.run(code)
     root = cell.locator(".mw-root")
     expect(root).to_be_visible()
@@ -18,7 +18,7 @@ def _widget_cell(nb: Notebook, code: str):
 
 def test_edit_in_the_widget_then_undo_changes_the_kernel_session(lab, page):
     nb = Notebook.open(page, lab)
-    _, root = _widget_cell(nb, ATTACH + "s = mw.Session.new()\ns.send('hello', wait=True)\ns.widget()")
+    _, root = widget_cell(nb, ATTACH + "s = mw.Session.new()\ns.send('hello', wait=True)\ns.widget()")
     reply = root.locator(".mw-card[data-kind='model_reply']")
     expect(reply).to_contain_text("hello")
     original = nb.print_value("s.cards[-1].text")
@@ -52,7 +52,7 @@ def test_edit_in_the_widget_then_undo_changes_the_kernel_session(lab, page):
 
 def test_context_menu_inserts_above_by_the_upper_half_and_escape_cancels(lab, page):
     nb = Notebook.open(page, lab)
-    _, root = _widget_cell(
+    _, root = widget_cell(
         nb, ATTACH + "s = mw.Session.new()\ns.send('first question', wait=True)\ns.widget()"
     )
     reply = root.locator(".mw-card[data-kind='model_reply']")
@@ -103,7 +103,7 @@ def test_context_menu_inserts_above_by_the_upper_half_and_escape_cancels(lab, pa
 def test_markdown_of_a_reply_is_sanitised(lab, page):
     nb = Notebook.open(page, lab)
     payload = '<img src=x onerror="window.__mewrk_pwned=1"><script>window.__mewrk_pwned=2</script> *ok*'
-    _, root = _widget_cell(nb, ATTACH + f"s = mw.Session.new()\ns.send({payload!r}, wait=True)\ns.widget()")
+    _, root = widget_cell(nb, ATTACH + f"s = mw.Session.new()\ns.send({payload!r}, wait=True)\ns.widget()")
     reply = root.locator(".mw-card[data-kind='model_reply']")
     expect(reply.locator("em")).to_have_text("ok")
     assert page.evaluate("window.__mewrk_pwned") is None
@@ -145,7 +145,7 @@ def test_every_view_disables_send_while_a_turn_runs_and_stop_ends_it(lab, page):
 def test_box_select_deletes_many_and_one_undo_restores_them(lab, page):
     nb = Notebook.open(page, lab)
     code = ATTACH + "s = mw.Session.new()\ns.send('one', wait=True)\ns.send('two', wait=True)\ns.widget()"
-    _, root = _widget_cell(nb, code)
+    _, root = widget_cell(nb, code)
     cards = root.locator(".mw-card")
     expect(cards).to_have_count(4)
     before = nb.print_value("[c.id for c in s.cards]")
@@ -172,7 +172,7 @@ def test_box_select_deletes_many_and_one_undo_restores_them(lab, page):
 
 def test_refusals_show_in_plain_words_on_the_card_or_the_composer(lab, page):
     nb = Notebook.open(page, lab)
-    _, root = _widget_cell(nb, ATTACH + "s = mw.Session.new(model='offline/slow')\ns.widget()")
+    _, root = widget_cell(nb, ATTACH + "s = mw.Session.new(model='offline/slow')\ns.widget()")
     expect(root.locator(".mw-empty")).to_contain_text("The timeline is empty")
     root.locator(".mw-empty").click()
     expect(root).to_be_focused()
@@ -198,7 +198,7 @@ def test_refusals_show_in_plain_words_on_the_card_or_the_composer(lab, page):
 def test_the_dashboard_turns_amber_then_red(lab, page):
     nb = Notebook.open(page, lab)
     code = ATTACH + "s = mw.Session.new(model='offline/tiny')\ns.send('x' * 3300, wait=True)\ns.widget()"
-    _, root = _widget_cell(nb, code)
+    _, root = widget_cell(nb, code)
     dashboard = root.locator("[data-testid='mw-dashboard']")
     # The last request was under 1k; the next one carries the echoed reply as well, ≈1.8k of the 2k window,
     # and the dashboard warns of it before it is sent.
@@ -225,7 +225,7 @@ def test_thousands_of_cards_render_through_a_virtualised_list(lab, page):
         "    s.insert(mw.UserInput(text=f'card number {i}'))\n"
         "s.widget()"
     )
-    _, root = _widget_cell(nb, code)
+    _, root = widget_cell(nb, code)
     expect(root.locator(".mw-card").last).to_contain_text("card number 1499")  # opens at the newest card
     assert root.locator(".mw-card").count() < 80
     root.locator(".mw-timeline").evaluate("el => { el.scrollTop = 0; }")

@@ -7,13 +7,13 @@ import re
 from playwright.sync_api import expect
 
 from .notebook import ATTACH, Notebook, edit_card
-from .test_browser import _widget_cell
+from .test_browser import widget_cell
 
 
 def test_branch_here_opens_in_place_edits_land_in_the_branch_and_back_returns(lab, page):
     nb = Notebook.open(page, lab)
     code = ATTACH + "s = mw.Session.new(title='original')\ns.send('first question', wait=True)\ns.widget()"
-    _, root = _widget_cell(nb, code)
+    _, root = widget_cell(nb, code)
     original_id = nb.print_value("s.id")
     cards = root.locator(".mw-card")
     expect(cards).to_have_count(2)

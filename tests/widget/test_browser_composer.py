@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from .notebook import ATTACH, Notebook
 from .test_actions import PNG
-from .test_browser import _widget_cell
+from .test_browser import widget_cell
 
 PASTE = """(el, text) => {
   const data = new DataTransfer();
@@ -29,7 +29,7 @@ DROP = """(el, [name, type, b64]) => {
 def test_slash_commands_history_panel_and_context_ring(lab, page):
     nb = Notebook.open(page, lab)
     code = ATTACH + "s = mw.Session.new()\ns.send('first question', wait=True)\ns.widget()"
-    _, root = _widget_cell(nb, code)
+    _, root = widget_cell(nb, code)
     box = root.locator("[data-testid='mw-input']")
     expect(root.locator(".mw-card")).to_have_count(2)
     root.locator(".mw-card").nth(0).hover()
@@ -87,7 +87,7 @@ def test_slash_commands_history_panel_and_context_ring(lab, page):
 
 def test_attachments_by_button_paste_and_drop_and_the_vision_gate(lab, page):
     nb = Notebook.open(page, lab)
-    _, root = _widget_cell(nb, ATTACH + "s = mw.Session.new()\ns.widget()")
+    _, root = widget_cell(nb, ATTACH + "s = mw.Session.new()\ns.widget()")
     box = root.locator("[data-testid='mw-input']")
     root.locator("[data-testid='mw-file']").set_input_files(
         files=[{"name": "notes.txt", "mimeType": "text/plain", "buffer": b"remember the milk\n" * 50}]
@@ -157,7 +157,7 @@ def test_approval_card_and_the_tool_call_form(lab, page):
         's.send(\'go\\ncall: bash {"command": "echo approved-run"}\', wait=True)\n'
         "s.widget()"
     )
-    _, root = _widget_cell(nb, code)
+    _, root = widget_cell(nb, code)
     card = root.locator(".mw-card[data-kind='approval']")
     expect(card.locator("[data-testid='mw-approval-input']")).to_contain_text(
         '"command": "echo approved-run"'
@@ -208,8 +208,8 @@ def test_a_closed_tab_stops_its_views_store_watch(lab, page, browser):
         "w = s.widget()\n"
         "w"
     )
-    _widget_cell(nb, code)
-    assert nb.print_value("(len(w._views), w._watcher is not None and w._watcher.is_alive())") == "(1, True)"
+    widget_cell(nb, code)
+    assert nb.print_value("(len(w.views), w.watcher is not None and w.watcher.is_alive())") == "(1, True)"
     page.close()  # the tab goes away with its output still in the notebook
 
     other = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
@@ -217,8 +217,8 @@ def test_a_closed_tab_stops_its_views_store_watch(lab, page, browser):
     try:
         expect(again.cells.first).to_be_visible()
         for _ in range(20):
-            if again.print_value("(len(w._views), w._watcher is None)") == "(0, True)":
+            if again.print_value("(len(w.views), w.watcher is None)") == "(0, True)":
                 break
-        assert again.print_value("(len(w._views), w._watcher is None)") == "(0, True)"
+        assert again.print_value("(len(w.views), w.watcher is None)") == "(0, True)"
     finally:
         other.context.close()

@@ -8,7 +8,7 @@ import json
 from playwright.sync_api import expect
 
 from .notebook import ATTACH, Notebook
-from .test_browser import _widget_cell
+from .test_browser import widget_cell
 
 
 def _send(root, text: str) -> None:
@@ -28,7 +28,7 @@ def test_history_panel_numbers_this_sessions_requests_and_shows_the_edit_in_word
         "s = mw.Session.new()\n"
         "s.widget()"
     )
-    _, root = _widget_cell(nb, code)
+    _, root = widget_cell(nb, code)
     _send(root, "first question")
 
     user = root.locator(".mw-card[data-kind='user_input']")

@@ -10,7 +10,7 @@ from pathlib import Path
 from playwright.sync_api import expect
 
 from .notebook import ATTACH, Notebook
-from .test_browser import _widget_cell
+from .test_browser import widget_cell
 
 # Each visible piece of text in the widget whose contrast with what is behind it is under 4.5:1, as
 # "ratio · text · class". Disabled controls and placeholders are exempt in WCAG; so are they here.
@@ -62,7 +62,7 @@ def _session_to_look_at(nb: Notebook):
         "s.send('Thanks. Now in one line, with **bold** where it matters.', wait=True)\n"
         "s.widget()"
     )
-    _, root = _widget_cell(nb, code)
+    _, root = widget_cell(nb, code)
     expect(root.locator(".mw-card[data-kind='model_reply']").last).to_contain_text("one line")
     return root
 

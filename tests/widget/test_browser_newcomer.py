@@ -6,12 +6,12 @@ from __future__ import annotations
 from playwright.sync_api import expect
 
 from .notebook import ATTACH, Notebook, edit_card, type_lines
-from .test_browser import _widget_cell
+from .test_browser import widget_cell
 
 
 def test_enter_makes_a_new_line_in_the_composer_and_the_card_editor(lab, page):
     nb = Notebook.open(page, lab)
-    _, root = _widget_cell(nb, ATTACH + "s = mw.Session.new()\ns.widget()")
+    _, root = widget_cell(nb, ATTACH + "s = mw.Session.new()\ns.widget()")
     cells_before = nb.cells.count()
     box = root.locator("[data-testid='mw-input']")
     box.click()
@@ -38,7 +38,7 @@ def test_a_view_whose_kernel_restarted_says_so_and_disables_its_controls(lab, pa
         ATTACH
         + 's = mw.Session.new()\ns.send(\'call: write {"path": "a.txt", "content": "x"}\', wait=True)\ns.widget()'
     )
-    _, root = _widget_cell(nb, code)
+    _, root = widget_cell(nb, code)
     approve = root.locator("[data-testid='mw-approve']")
     expect(approve).to_be_enabled()
     box = root.locator("[data-testid='mw-input']")
@@ -62,7 +62,7 @@ def test_a_view_whose_kernel_restarted_says_so_and_disables_its_controls(lab, pa
 
 def test_notices_about_a_running_turn_clear_when_it_ends(lab, page):
     nb = Notebook.open(page, lab)
-    _, root = _widget_cell(nb, ATTACH + "s = mw.Session.new(model='offline/slow')\ns.widget()")
+    _, root = widget_cell(nb, ATTACH + "s = mw.Session.new(model='offline/slow')\ns.widget()")
     box = root.locator("[data-testid='mw-input']")
     box.click()
     type_lines(page, ["go", "long: 600"])
@@ -137,7 +137,7 @@ def test_new_views_open_at_the_end_and_follow_it_until_the_person_scrolls_away(l
     # A view in a second notebook opens at the end too.
     sid = nb.print_value("s.id")
     other = Notebook.open(page, lab)
-    _, root = _widget_cell(other, ATTACH + f"mw.Session.open('{sid}').widget()")
+    _, root = widget_cell(other, ATTACH + f"mw.Session.open('{sid}').widget()")
     expect(root.locator(".mw-card[data-kind='model_reply']").last).to_contain_text("one more")
     _newest_in_sight(root)
 
@@ -155,7 +155,7 @@ def test_a_new_tool_call_form_opens_in_sight(lab, page):
     code = ATTACH + (
         "s = mw.Session.new()\nfor i in range(4):\n    s.send(f'question {i}\\nlong: 120', wait=True)\ns.widget()"
     )
-    _, root = _widget_cell(nb, code)
+    _, root = widget_cell(nb, code)
     last = root.locator(".mw-card[data-kind='model_reply']").last
     expect(last).to_contain_text("the timeline")
     height = last.bounding_box()["height"]

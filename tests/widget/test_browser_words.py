@@ -8,14 +8,14 @@ import re
 from playwright.sync_api import expect
 
 from .notebook import ATTACH, Notebook
-from .test_browser import _widget_cell
+from .test_browser import widget_cell
 
 CODE = re.compile(r"\b[TADNSRC]\d{1,2}\b")
 
 
 def test_after_a_reply_the_dashboard_says_the_last_requests_size_and_the_next_ones(lab, page):
     nb = Notebook.open(page, lab)
-    _, root = _widget_cell(nb, ATTACH + "s = mw.Session.new()\ns.widget()")
+    _, root = widget_cell(nb, ATTACH + "s = mw.Session.new()\ns.widget()")
     dashboard = root.locator("[data-testid='mw-dashboard']")
     expect(dashboard).to_have_text("Agent: main · offline/echo · Reasoning: off · Context: ≈0 / 32k (0 %)")
 
@@ -60,7 +60,7 @@ def test_undoing_a_deletion_says_what_came_back_in_words(lab, page):
         "s.send('hello', wait=True)\n"
         "s.widget()"
     )
-    _, root = _widget_cell(nb, code)
+    _, root = widget_cell(nb, code)
     cards = root.locator(".mw-card")
     expect(cards).to_have_count(3)
     prompt = root.locator(".mw-card[data-kind='system_prompt']")

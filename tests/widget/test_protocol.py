@@ -254,15 +254,15 @@ def test_a_turn_in_another_process_shows_as_running_in_every_view(tmp_path, monk
 def test_the_store_watch_runs_only_while_a_view_is_open(session, widget):
     widget.hello("v1")
     widget.hello("v2")
-    watcher = widget._watcher
+    watcher = widget.watcher
     assert watcher is not None and watcher.is_alive()
-    widget._on_message(widget, {"type": "bye", "view": "v1"})
+    widget.receive(widget, {"type": "bye", "view": "v1"})
     assert watcher.is_alive()  # v2 still shows the session
-    widget._on_message(widget, {"type": "bye", "view": "v2"})
+    widget.receive(widget, {"type": "bye", "view": "v2"})
     watcher.join(timeout=30)
     assert not watcher.is_alive()
     widget.hello("v3")
-    assert widget._watcher is not None and widget._watcher.is_alive()
+    assert widget.watcher is not None and widget.watcher.is_alive()
 
 
 def test_a_tool_call_is_edited_through_its_parameters_and_result(session, widget):

@@ -198,8 +198,8 @@ def test_the_widget_answers_a_misfit_action_with_a_result_not_a_traceback(sessio
     extra = widget.do("delete", card_ids=[reply.id], everything=True)
     assert not extra["ok"] and extra["message"] == "The widget's delete request does not take everything."
     assert [c.id for c in session.cards][-1] == reply.id  # nothing was done
-    widget._on_message(widget, {"type": "hello"})  # a message without its view is ignored, not fatal
-    widget._on_message(widget, ["not", "a", "message"])
+    widget.receive(widget, {"type": "hello"})  # a message without its view is ignored, not fatal
+    widget.receive(widget, ["not", "a", "message"])
     assert widget.do("undo")["message"] == "Nothing to undo in this session."
 
 

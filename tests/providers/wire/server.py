@@ -50,14 +50,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
-        self.server.owner._track(self.connection, add=True)
+        self.server.owner.track(self.connection, add=True)
 
     def finish(self) -> None:
         try:
             super().finish()
         except OSError:
             pass
-        self.server.owner._track(self.connection, add=False)
+        self.server.owner.track(self.connection, add=False)
 
     def do_POST(self) -> None:
         self._handle()
@@ -83,13 +83,13 @@ class _Handler(BaseHTTPRequestHandler):
             json=parsed,
             route=route(split.path),
         )
-        number = owner._record(request)
+        number = owner.record(request)
         if request.route is None:
             self._send_problem(
                 404, f"wire_server: unknown path {self.command} {split.path} (request #{number})"
             )
             return
-        reply, problem = owner._take(request, number)
+        reply, problem = owner.take(request, number)
         if reply is None:
             self._send_problem(500, problem)
             return
@@ -99,7 +99,7 @@ class _Handler(BaseHTTPRequestHandler):
             owner.problems.append(f"render failed: {exc!r}")
             self._send_problem(500, f"wire_server: rendering the scripted reply failed: {exc!r}")
             return
-        if reply.first_byte_delay and owner._stopping.wait(reply.first_byte_delay):
+        if reply.first_byte_delay and owner.stopping.wait(reply.first_byte_delay):
             return
         try:
             if rendered.disconnect:
@@ -143,7 +143,7 @@ class _Handler(BaseHTTPRequestHandler):
                     break
                 self._hang_up()
                 return
-            if number and reply.event_delay and owner._stopping.wait(reply.event_delay):
+            if number and reply.event_delay and owner.stopping.wait(reply.event_delay):
                 self._hang_up()
                 return
             text = (f"event: {name}\n" if name is not None else "") + f"data: {data}\n\n"
@@ -174,7 +174,7 @@ class WireServer:
         self._queue: deque[Reply] = deque()
         self._requests: list[RecordedRequest] = []
         self._conns: set[socket.socket] = set()
-        self._stopping = threading.Event()
+        self.stopping = threading.Event()
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
         self.problems: list[str] = []  # empty queue, kind mismatch, render failures
@@ -186,7 +186,7 @@ class WireServer:
         httpd = _HTTPServer((self._host, self._port), _Handler)
         httpd.owner = self
         self._httpd = httpd
-        self._stopping.clear()
+        self.stopping.clear()
         self._thread = threading.Thread(
             target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="wire-server", daemon=True
         )
@@ -195,7 +195,7 @@ class WireServer:
 
     def stop(self) -> None:
         """Stop serving and hang up every open connection."""
-        self._stopping.set()
+        self.stopping.set()
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
@@ -280,19 +280,19 @@ class WireServer:
 
     # --- internals ----------------------------------------------------------------------------
 
-    def _track(self, conn: socket.socket, *, add: bool) -> None:
+    def track(self, conn: socket.socket, *, add: bool) -> None:
         with self._lock:
             if add:
                 self._conns.add(conn)
             else:
                 self._conns.discard(conn)
 
-    def _record(self, request: RecordedRequest) -> int:
+    def record(self, request: RecordedRequest) -> int:
         with self._lock:
             self._requests.append(request)
             return len(self._requests)
 
-    def _take(self, request: RecordedRequest, number: int) -> tuple[Reply | None, str]:
+    def take(self, request: RecordedRequest, number: int) -> tuple[Reply | None, str]:
         with self._lock:
             if not self._queue:
                 problem = (
