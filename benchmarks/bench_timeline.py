@@ -32,7 +32,7 @@ def fresh_process() -> None:
 def fill(n: int) -> str:
     """A session with n cards, written in one transaction (the set-up is not what is measured)."""
     s = mw.Session.new(title=f"bench {n}")
-    with s._db.tx() as conn:
+    with s.stored_timeline.db.tx() as conn:
         key = None
         for i in range(n):
             card = (mw.UserInput if i % 2 == 0 else mw.ModelReply)(text=f"card {i} " + "lorem ipsum " * 20)

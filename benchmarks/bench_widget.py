@@ -89,7 +89,7 @@ def fill(n: int) -> mw.Session:
     """A session of n cards — questions and Markdown replies — written in one transaction."""
     s = mw.Session.new(title=f"widget bench {n}")
     reply = "A reply with **bold**, `code` and a list:\n\n- one\n- two\n\n" + "lorem ipsum " * 15
-    with s._db.tx() as conn:
+    with s.stored_timeline.db.tx() as conn:
         key = None
         for i in range(n):
             card = mw.UserInput(text=f"question {i}") if i % 2 == 0 else mw.ModelReply(text=f"{i}. {reply}")
@@ -103,7 +103,7 @@ def snapshot_text(session: mw.Session) -> tuple[str, float]:
     """The snapshot message as the comm carries it, and the kernel's time to build it (ms)."""
     widget = CountingWidget(session)
     start = time.perf_counter()
-    widget._on_message(widget, {"type": "hello", "view": "bench"})
+    widget.receive(widget, {"type": "hello", "view": "bench"})
     took = (time.perf_counter() - start) * 1000
     widget.close()
     return json.dumps(widget.posted[-1]), took
@@ -165,7 +165,7 @@ def comm_messages(model: str, delay: float | None) -> tuple[Counter, int, float]
         offline.MODELS[model.split("/")[1]]["delay"] = delay
     s = mw.Session.new(model=model, title="stream bench")
     widget = CountingWidget(s)
-    widget._on_message(widget, {"type": "hello", "view": "bench"})
+    widget.receive(widget, {"type": "hello", "view": "bench"})
     deltas = []
     unsubscribe = s.subscribe(lambda e: deltas.append(1) if e.kind == "text_delta" else None)
     widget.posted.clear()
