@@ -68,9 +68,14 @@ class SessionInfo(BaseModel):
     id: str
     title: str
     state: str
-    parent_id: str | None
+    parent: str | None  # the session this one was branched or forked from (T11)
     created_at: float
     model: str
+
+    @property
+    def parent_id(self) -> str | None:
+        """The parent's id, under the name `Session.parent_id` has."""
+        return self.parent
 
 
 class SessionInfoList(list):
@@ -82,6 +87,6 @@ class SessionInfoList(list):
         lines = ["| id | title | model | state | parent |", "|---|---|---|---|---|"]
         for s in self:
             lines.append(
-                f"| `{s.id}` | {_cell(s.title)} | `{s.model}` | {s.state} | {f'`{s.parent_id}`' if s.parent_id else ''} |"
+                f"| `{s.id}` | {_cell(s.title)} | `{s.model}` | {s.state} | {f'`{s.parent}`' if s.parent else ''} |"
             )
         return "\n".join(lines)
