@@ -12,10 +12,10 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from ..cards.models import Approval, Card
+from ..cards.models import Approval, Card, Thinking
 from ..cards.order import key_between
 from ..config.policy import Tier
-from ..errors import InvalidInput, SessionNotFound
+from ..errors import InvalidInput, MewrkError, SessionNotFound
 from ..providers.base import ModelInfo, ToolSpec
 from ..providers.registry import config_for, prices_of, resolve
 from ..store import cards as card_rows
@@ -165,7 +165,7 @@ class Session:
     @property
     def cards(self) -> CardList:
         """The timeline, in order."""
-        return CardList(self.stored_timeline.current().cards)
+        return CardList(self.stored_timeline.current().cards, self.not_sent)
 
     def timeline(self) -> Timeline:
         """The timeline with its order keys, read again if another process changed the session."""
@@ -220,6 +220,18 @@ class Session:
     def pending_approval(self) -> Approval | None:
         """The approval card waiting for a decision (A1), or None."""
         return self._parts.approvals.pending_approval()
+
+    def not_sent(self) -> dict[str, str]:
+        """Cards the next request leaves out although they are on the timeline: card id -> why (T7)."""
+        cards = self.stored_timeline.current().cards
+        # Only a signed block bound to what it follows can fall out; most timelines have none to check.
+        if not any(isinstance(card, Thinking) and card.bound_to is not None for card in cards):
+            return {}
+        try:
+            _, info = resolve(self.settings.model, self.workspace.home)
+            return self._parts.assemble(cards, info).not_sent
+        except MewrkError:  # the model or the tools are misconfigured: sending says so, plainly
+            return {}
 
     def tool_specs(self) -> list[ToolSpec]:
         """The tools this session's model may call, with their JSON schemas (T5)."""
