@@ -94,7 +94,9 @@ class Session:
         resolve(parsed.model, ws.home)  # an unknown model is a clear error now, not at the first send
         policy_for(config, parsed.safety_level)  # so is an unknown safety level
         warn_unbuilt(unbuilt_notices(config, parsed.agent, agent_of(config, parsed.agent), parsed.model))
-        cards = [] if start.system_prompt is None else [(key_between(None, None), start.system_prompt)]
+        cards: list[tuple[str, Card]] = []
+        if start.system_prompt is not None:
+            cards.append((key_between(None, None), start.system_prompt))
         return cls._create(ws, title or "untitled", parsed, parent_id=None, cards=cards)
 
     @classmethod
