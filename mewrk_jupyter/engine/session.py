@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from ..cards.models import Approval, Card, Thinking
+from ..cards.models import Approval, Card
 from ..cards.order import key_between
 from ..config.policy import Tier
 from ..errors import InvalidInput, MewrkError, SessionNotFound
@@ -225,13 +225,13 @@ class Session:
 
     def not_sent(self) -> dict[str, str]:
         """Cards the next request leaves out although they are on the timeline: card id -> why (T7)."""
-        cards = self.stored_timeline.current().cards
+        timeline = self.stored_timeline.current()
         # Only a signed block bound to what it follows can fall out; most timelines have none to check.
-        if not any(isinstance(card, Thinking) and card.bound_to is not None for card in cards):
+        if not timeline.bound_thinking:
             return {}
         try:
             _, info = resolve(self.settings.model, self.workspace.home)
-            return self._parts.assemble(cards, info).not_sent
+            return self._parts.assemble(timeline.cards, info).not_sent
         except MewrkError:  # the model or the tools are misconfigured: sending says so, plainly
             return {}
 
