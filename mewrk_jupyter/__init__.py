@@ -23,6 +23,7 @@ from .engine.session import Session, list_sessions
 from .errors import (
     CardNotFound,
     ConfigError,
+    ConfigNotice,
     InvalidInput,
     MewrkError,
     NotEditable,
@@ -42,6 +43,7 @@ __all__ = [
     "Card",
     "CardNotFound",
     "ConfigError",
+    "ConfigNotice",
     "Handoff",
     "HostMessage",
     "InvalidInput",

@@ -53,3 +53,7 @@ class ConfigError(MewrkError):
 
 class ProviderError(MewrkError):
     """The model provider failed in a way the engine could not recover from."""
+
+
+class ConfigNotice(UserWarning):
+    """The configuration asks for something the engine does not do yet; the sentence names file and field."""

@@ -153,5 +153,8 @@ export function cardFooter(card: CardPayload): HTMLElement {
   if (card.kind === "thinking" && card.signed && card.edited) add("signed: the model still receives the original");
   if (card.kind === "thinking" && card.encrypted) add("encrypted: it can only be deleted");
   if (card.kind === "tool_call" && card.is_error) add("error");
-  return h("div", { class: "mw-card-foot" }, ...parts);
+  const foot = h("div", { class: "mw-card-foot" }, ...parts);
+  // Its own line, so that a card the next request leaves out says so plainly, not as one more footnote.
+  if (card.not_sent) foot.append(h("div", { class: "mw-not-sent", "data-testid": "mw-card-not-sent" }, `Not sent: ${card.not_sent}`));
+  return foot;
 }

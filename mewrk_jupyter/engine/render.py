@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from ..cards.models import Approval, Card, ModelReply, Thinking, ToolCall
 from ..cards.words import count, label
@@ -45,8 +45,8 @@ def _quote(text: str) -> str:
     return "\n".join("> " + line if line else ">" for line in text.splitlines()) or ">"
 
 
-def card_markdown(card: Card) -> str:
-    """One card as Markdown: a small label line, then the content."""
+def card_markdown(card: Card, not_sent: str | None = None) -> str:
+    """One card as Markdown: a small label line, then the content; `not_sent` is why it is left out."""
     notes = []
     if card.edited:
         notes.append("edited")
@@ -59,6 +59,8 @@ def card_markdown(card: Card) -> str:
             notes.append(count(card.usage.output_tokens, "token") + " out")
     if isinstance(card, Thinking) and card.is_signed and card.edited:
         notes.append("signed: the model still receives the original")
+    if not_sent:
+        notes.append(f"not sent: {not_sent}")
     if isinstance(card, ToolCall) and card.status in ("pending", "running", "denied", "rejected"):
         notes.append(card.status)
     if isinstance(card, Approval):
@@ -80,13 +82,15 @@ def card_markdown(card: Card) -> str:
     return f"{head}\n\n{text}"
 
 
-def cards_markdown(cards: Iterable[Card]) -> str:
-    """Several cards, separated by rules."""
-    parts = [card_markdown(c) for c in cards]
+def cards_markdown(cards: Iterable[Card], not_sent: Mapping[str, str] | None = None) -> str:
+    """Several cards, separated by rules; `not_sent` maps the ids of cards left out to the reason."""
+    unsent = not_sent or {}
+    parts = [card_markdown(c, unsent.get(c.id)) for c in cards]
     return "\n\n---\n\n".join(parts) if parts else "_The timeline is empty._"
 
 
 def timeline_markdown(session) -> str:
     """A whole session: a header line, the cards, and the dashboard line."""
     head = f"### {session.title} · `{session.id}` · `{session.settings.model}` · {session.state}"
-    return f"{head}\n\n{cards_markdown(session.cards)}\n\n`{session.context.line()}`"
+    body = cards_markdown(session.cards, session.not_sent())
+    return f"{head}\n\n{body}\n\n`{session.context.line()}`"

@@ -13,19 +13,21 @@ from pathlib import Path
 from typing import Any
 
 from ..cards.models import Approval, Card
+from ..cards.order import key_between
 from ..config.policy import Tier
-from ..errors import InvalidInput, SessionNotFound
+from ..errors import InvalidInput, MewrkError, SessionNotFound
 from ..providers.base import ModelInfo, ToolSpec
-from ..providers.registry import config_for, default_model, prices_of, resolve
+from ..providers.registry import config_for, prices_of, resolve
 from ..store import cards as card_rows
 from ..store import history as history_rows
 from ..store import sessions as session_rows
 from ..store.db import Database, database
+from .agent import agent_of, agent_start
 from .assembly.context import ContextInfo, measure, session_spending
 from .display import make_view, view_bundle
 from .events import Listener, SessionState
 from .render import timeline_markdown
-from .settings import SessionSettings, StoredSettings
+from .settings import SessionSettings, StoredSettings, parse_settings
 from .timeline.edits import TimelineEdits
 from .timeline.mirror import Timeline
 from .timeline.stored import StoredTimeline
@@ -36,6 +38,7 @@ from .turns.policy import policy_for
 from .turns.run import Run
 from .turns.status import TurnStatus, state_of
 from .turns.toolbox import ToolBox
+from .unbuilt import unbuilt_notices, warn_unbuilt
 from .views import CardList, HistoryEntry, HistoryList, SessionInfo, SessionInfoList
 from .workspace import Workspace
 
@@ -84,15 +87,17 @@ class Session:
     ) -> Session:
         """Create a session in the workspace (default: the current directory)."""
         ws = Workspace.at(workspace)
-        values = dict(settings)
-        values["model"] = model if model is not None else default_model(ws.home, values.get("agent", "main"))
-        try:
-            parsed = SessionSettings(**values)
-        except ValueError as exc:
-            raise InvalidInput(f"Invalid session settings: {exc}") from None
+        config = config_for(ws.home)
+        assert config is not None  # a workspace always has a configuration folder, perhaps empty
+        start = agent_start(config, model, settings)
+        parsed = parse_settings(start.settings)
         resolve(parsed.model, ws.home)  # an unknown model is a clear error now, not at the first send
-        policy_for(config_for(ws.home), parsed.safety_level)  # so is an unknown safety level
-        return cls._create(ws, title or "untitled", parsed, parent_id=None, cards=[])
+        policy_for(config, parsed.safety_level)  # so is an unknown safety level
+        warn_unbuilt(unbuilt_notices(config, parsed.agent, agent_of(config, parsed.agent), parsed.model))
+        cards: list[tuple[str, Card]] = []
+        if start.system_prompt is not None:
+            cards.append((key_between(None, None), start.system_prompt))
+        return cls._create(ws, title or "untitled", parsed, parent_id=None, cards=cards)
 
     @classmethod
     def _create(
@@ -162,7 +167,7 @@ class Session:
     @property
     def cards(self) -> CardList:
         """The timeline, in order."""
-        return CardList(self.stored_timeline.current().cards)
+        return CardList(self.stored_timeline.current().cards, self.not_sent)
 
     def timeline(self) -> Timeline:
         """The timeline with its order keys, read again if another process changed the session."""
@@ -217,6 +222,18 @@ class Session:
     def pending_approval(self) -> Approval | None:
         """The approval card waiting for a decision (A1), or None."""
         return self._parts.approvals.pending_approval()
+
+    def not_sent(self) -> dict[str, str]:
+        """Cards the next request leaves out although they are on the timeline: card id -> why (T7)."""
+        timeline = self.stored_timeline.current()
+        # Only a signed block bound to what it follows can fall out; most timelines have none to check.
+        if not timeline.bound_thinking:
+            return {}
+        try:
+            _, info = resolve(self.settings.model, self.workspace.home)
+            return self._parts.assemble(timeline.cards, info).not_sent
+        except MewrkError:  # the model or the tools are misconfigured: sending says so, plainly
+            return {}
 
     def tool_specs(self) -> list[ToolSpec]:
         """The tools this session's model may call, with their JSON schemas (T5)."""
@@ -345,7 +362,7 @@ def list_sessions(workspace: str | Path | None = None) -> SessionInfoList:
                 id=row["id"],
                 title=row["title"],
                 state=state_of(conn, row["id"]),
-                parent_id=row["parent_id"],
+                parent=row["parent_id"],
                 created_at=row["created_at"],
                 model=json.loads(row["settings"]).get("model", ""),
             )

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ..errors import InvalidInput
 from ..providers.registry import DEFAULT_MODEL
 from ..store import sessions as session_rows
 from ..store.db import Database
 from .assembly.prefix import MEMORY_LEVELS
+
+# How hard the model thinks: the Anthropic budgets and the Responses efforts share these names.
+Reasoning = Literal["off", "low", "medium", "high"]
 
 
 class SessionSettings(BaseModel):
@@ -22,7 +26,7 @@ class SessionSettings(BaseModel):
     safety_level: str = "default"
     memory: list[str] = Field(default_factory=lambda: list(MEMORY_LEVELS))
     host_container: Literal["user_message", "box_tool_result"] = "user_message"
-    reasoning: str = "off"
+    reasoning: Reasoning = "off"
     confirm_delete: bool = False
     # Tools the person chose "approve always" for (A1); a branch or fork starts without them.
     approved_always: list[str] = Field(default_factory=list)
@@ -35,6 +39,30 @@ class SessionSettings(BaseModel):
             raise ValueError(f"unknown memory level(s) {unknown}; levels: {', '.join(MEMORY_LEVELS)}")
         return value
 
+    @field_validator("host_container")
+    @classmethod
+    def _built_containers(cls, value: str) -> str:
+        # The box container (T14) needs the engine's own `box` tool, which is not built yet.
+        if value != "user_message":
+            raise ValueError(
+                f"host_container {value!r} is not built yet: only 'user_message' exists today "
+                "(a host message goes to the model as a user message inside a system reminder)"
+            )
+        return value
+
+
+def parse_settings(values: dict[str, Any]) -> SessionSettings:
+    """Session settings from plain values, or an InvalidInput saying in a sentence which one is wrong."""
+    try:
+        return SessionSettings.model_validate(values)
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors(include_url=False):
+            field = ".".join(str(part) for part in error["loc"])
+            message = error["msg"].removeprefix("Value error, ")
+            problems.append(message if message.startswith(field) else f"{field}: {message}")
+        raise InvalidInput("Invalid session settings: " + "; ".join(problems)) from None
+
 
 class StoredSettings:
     """A session's settings and the store that keeps them; every part of the session reads `value`."""
@@ -45,8 +73,8 @@ class StoredSettings:
         self.value = value
 
     def update(self, **changes: Any) -> None:
-        """Change settings and store them."""
-        value = self.value.model_copy(update=changes)
+        """Change settings and store them; a value the engine cannot act on is refused like at creation."""
+        value = parse_settings({**self.value.model_dump(), **changes})
         with self.db.tx() as conn:
             session_rows.set_settings(conn, self.session_id, value.model_dump())
         self.value = value

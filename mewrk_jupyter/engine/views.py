@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from pydantic import BaseModel
@@ -20,10 +21,18 @@ def _cell(text: str) -> str:
 class CardList(list):
     """The timeline as a list of cards; renders as a small table in a notebook."""
 
+    def __init__(self, cards: Iterable[Any] = (), not_sent: Callable[[], dict[str, str]] | None = None):
+        super().__init__(cards)
+        # Asked only when the table is drawn: most uses of `s.cards` never show it.
+        self._not_sent = not_sent
+
     def _repr_html_(self) -> str:
+        unsent = self._not_sent() if self._not_sent is not None else {}
         rows = "".join(
             f"<tr><td>{i}</td><td><code>{_cell(c.id)}</code></td><td>{_cell(label(c.kind))}</td>"
-            f"<td>{'✎' if c.edited else ''}</td><td>{_cell(c.title_line())}</td></tr>"
+            f"<td>{'✎' if c.edited else ''}</td><td>{_cell(c.title_line())}"
+            + (f"<br><em>Not sent: {_cell(unsent[c.id])}</em>" if c.id in unsent else "")
+            + "</td></tr>"
             for i, c in enumerate(self)
         )
         return (
@@ -68,9 +77,14 @@ class SessionInfo(BaseModel):
     id: str
     title: str
     state: str
-    parent_id: str | None
+    parent: str | None  # the session this one was branched or forked from (T11)
     created_at: float
     model: str
+
+    @property
+    def parent_id(self) -> str | None:
+        """The parent's id, under the name `Session.parent_id` has."""
+        return self.parent
 
 
 class SessionInfoList(list):
@@ -82,6 +96,6 @@ class SessionInfoList(list):
         lines = ["| id | title | model | state | parent |", "|---|---|---|---|---|"]
         for s in self:
             lines.append(
-                f"| `{s.id}` | {_cell(s.title)} | `{s.model}` | {s.state} | {f'`{s.parent_id}`' if s.parent_id else ''} |"
+                f"| `{s.id}` | {_cell(s.title)} | `{s.model}` | {s.state} | {f'`{s.parent}`' if s.parent else ''} |"
             )
         return "\n".join(lines)

@@ -128,11 +128,3 @@ def prices_of(model: str, home: Path | None = None) -> dict[str, float | None] |
         return resolve(model, home)[1].prices
     except ConfigError:
         return None
-
-
-def default_model(home: Path | None, agent: str = "main") -> str:
-    """The model of the agent's configuration (`agents/<agent>.yaml`), else the offline default."""
-    config = config_for(home)
-    if config is not None and agent in config.agents:
-        return config.agents[agent].model
-    return DEFAULT_MODEL

@@ -10,9 +10,14 @@ from ..engine.history_summary import summarise_history
 from .protocol import CardPayload, ContextMsg, HistoryEntryData, HistoryRow
 
 
-def card_payload(card: Card) -> CardPayload:
-    """A card as the front end needs it: its fields, minus opaque blobs (attachment bytes, signatures)."""
+def card_payload(card: Card, not_sent: str | None = None) -> CardPayload:
+    """A card as the front end needs it: its fields, minus opaque blobs (attachment bytes, signatures).
+
+    `not_sent` is why the next request leaves the card out (`Session.not_sent()`), if it does.
+    """
     data = card.model_dump(mode="json")
+    if not_sent:
+        data["not_sent"] = not_sent
     if "attachments" in data:
         data["attachments"] = [
             {key: value for key, value in a.items() if key not in ("data", "text")}

@@ -6,7 +6,7 @@ import logging
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import anywidget
 import traitlets
@@ -74,6 +74,7 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
             str, tuple[str, protocol.CardPayload]
         ] = {}  # what the views hold: id -> (key, card)
         self._state = "idle"  # the session state the views were last told
+        self._unsent: dict[str, str] = {}  # card id -> why the next request leaves it out, as views know it
         self._closed = threading.Event()
         self._watcher: threading.Thread | None = None
         self._views: dict[str, float] = {}  # views that said hello and not bye -> when last heard
@@ -141,8 +142,9 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
             timeline = self.session.timeline()
             cards: list[protocol.CardRow] = []
             self._known.clear()
+            self._unsent = self.session.not_sent()
             for key, card in zip(list(timeline.keys), list(timeline.cards), strict=True):
-                payload = card_payload(card)
+                payload = card_payload(card, self._unsent.get(card.id))
                 self._lengths[card.id] = len(payload.get("text") or "")
                 self._known[card.id] = (key, payload)
                 cards.append(protocol.CardRow(card=payload, order_key=key))
@@ -184,18 +186,21 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
             match event:
                 case CardAdded(card=card, order_key=key) | CardChanged(card=card, order_key=key):
                     self._pending.pop(card.id, None)  # the card itself carries that text
-                    payload = card_payload(card)
+                    unsent = self.session.not_sent()
+                    payload = card_payload(card, unsent.get(card.id))
                     self._lengths[card.id] = len(payload.get("text") or "")
                     self._flush_locked()
                     self._known[card.id] = (key or "", payload)
                     patch = protocol.CardAddedMsg if isinstance(event, CardAdded) else protocol.CardChangedMsg
                     self._tell(patch(card=payload, order_key=key or ""))
+                    self._restate_unsent(unsent)
                 case CardRemoved(card_id=card_id):
                     self._pending.pop(card_id, None)
                     self._lengths.pop(card_id, None)
                     self._known.pop(card_id, None)
                     self._flush_locked()
                     self._tell(protocol.CardRemovedMsg(card_id=card_id))
+                    self._restate_unsent(self.session.not_sent())
                 case StateChanged(state=state):
                     self._flush_locked()
                     self._state = state
@@ -205,6 +210,20 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                 case Notice(text=text, level=level):
                     self._flush_locked()
                     self._tell(protocol.NoticeMsg(level=level, text=text))
+
+    def _restate_unsent(self, unsent: dict[str, str]) -> None:
+        """Patch the cards whose "not sent" note changed: a change above a signed block reaches below it."""
+        before, self._unsent = self._unsent, unsent
+        for card_id in before.keys() | unsent.keys():
+            known = self._known.get(card_id)
+            if known is None or known[1].get("not_sent") == unsent.get(card_id):
+                continue
+            key, old = known
+            payload = cast(protocol.CardPayload, {k: v for k, v in old.items() if k != "not_sent"})
+            if card_id in unsent:
+                payload["not_sent"] = unsent[card_id]
+            self._known[card_id] = (key, payload)
+            self._tell(protocol.CardChangedMsg(card=payload, order_key=key))
 
     def _queue_delta(self, event: TextDelta) -> None:
         card_id, text = event.card_id, event.text
@@ -245,9 +264,10 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
         with self._lock:
             self._flush_locked()
             timeline = self.session.timeline()
+            self._unsent = self.session.not_sent()
             now = {}
             for key, card in zip(list(timeline.keys), list(timeline.cards), strict=True):
-                now[card.id] = (key, card_payload(card))
+                now[card.id] = (key, card_payload(card, self._unsent.get(card.id)))
             for card_id in [cid for cid in self._known if cid not in now]:
                 self._known.pop(card_id)
                 self._lengths.pop(card_id, None)

@@ -39,6 +39,16 @@ def test_summarize_at_is_between_0_and_1(value):
         validate_file("agents", f"model: offline/echo\nsummarize_at: {value}\n", name="main")
 
 
+@pytest.mark.parametrize("value", [0.8, 0.5, 1])
+def test_a_summarize_at_threshold_is_refused_until_the_engine_compacts_by_itself(value):
+    with pytest.raises(ConfigError) as err:
+        validate_file("agents", f"model: offline/echo\nsummarize_at: {value}\n", name="main")
+    assert str(err.value) == (
+        "agents/main.yaml: summarize_at: the engine does not compact a conversation by itself yet, "
+        f"so nothing would happen at {value:g}; write 0 (never by itself) or leave the field out"
+    )
+
+
 @pytest.mark.parametrize("model", ["claude", "anthropic/", "/claude"])
 def test_the_agent_model_is_vendor_slash_model(model):
     with pytest.raises(ConfigError, match=r"^agents/main.yaml: model must be named `vendor/model`"):

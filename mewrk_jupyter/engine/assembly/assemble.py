@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Literal
 
 from ...cards.models import (
@@ -41,6 +42,12 @@ from .prefix import PrefixSection
 NOT_SENT = ("approval", "preview", "subagent", "summary_divider", "native_compaction")
 
 NO_RESULT = "(no result was recorded for this call)"
+
+# Why a signed thinking block is left out of the request, in the words its card shows a person (T7).
+BROKEN_SIGNATURE = (
+    "a change above this signed thinking means the provider would reject it; "
+    "undo that change or delete this card"
+)
 
 
 def thinking_part(card: Thinking) -> ThinkingPart:
@@ -99,6 +106,7 @@ class _Builder:
         self.messages: list[Message] = []
         self.results: list[Part] = []
         self.response_id: str | None = None
+        self.not_sent: dict[str, str] = {}
 
     def add(self, role: Literal["user", "assistant", "system"], parts: list[Part]) -> None:
         if role != "assistant":
@@ -131,6 +139,14 @@ class _Builder:
         self.response_id = None
 
 
+@dataclass
+class Assembly:
+    """A request as assembled, and the cards on the timeline it had to leave out, each with the reason."""
+
+    request: ModelRequest
+    not_sent: dict[str, str] = field(default_factory=dict)
+
+
 def assemble(
     cards: list[Card],
     model: ModelInfo,
@@ -139,6 +155,17 @@ def assemble(
     reasoning: str = "off",
 ) -> ModelRequest:
     """The neutral request for the timeline as it stands."""
+    return assembly(cards, model, prefix, tools, reasoning).request
+
+
+def assembly(
+    cards: list[Card],
+    model: ModelInfo,
+    prefix: list[PrefixSection],
+    tools: list[ToolSpec] | None = None,
+    reasoning: str = "off",
+) -> Assembly:
+    """The neutral request for the timeline as it stands, with what it leaves out and why."""
     system = [section.text for section in prefix]
     builder = _Builder()
     for card in cards:
@@ -164,7 +191,10 @@ def assemble(
             if card.bound_to is not None and card.bound_to != prefix_digest(
                 system, tools or [], builder.messages[:-1], builder.messages[-1].parts
             ):
-                part = ThinkingPart(text=card.text)  # something above changed: the signature no longer holds
+                # Something above changed: the signature no longer holds, and the provider would refuse
+                # the block; the adapters leave an unsigned block out on the protocols that sign.
+                part = ThinkingPart(text=card.text)
+                builder.not_sent[card.id] = BROKEN_SIGNATURE
             builder.messages[-1].parts.append(part)
         elif isinstance(card, ModelReply):
             if card.text:
@@ -180,7 +210,7 @@ def assemble(
             )
     builder.flush_results()
     messages = [m for m in builder.messages if m.parts]
-    return ModelRequest(
+    request = ModelRequest(
         model=model.name,
         system=system,
         messages=messages,
@@ -188,3 +218,4 @@ def assemble(
         max_tokens=model.max_tokens,
         reasoning=reasoning,
     )
+    return Assembly(request, builder.not_sent)

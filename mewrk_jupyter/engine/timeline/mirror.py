@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
-from ...cards.models import Card
+from ...cards.models import Card, Thinking
+
+
+def _bound(card: Card) -> bool:
+    """A signed thinking block bound to what it follows: a change above it can make it unsendable (T7)."""
+    return isinstance(card, Thinking) and card.bound_to is not None
 
 
 class Timeline:
@@ -14,6 +19,8 @@ class Timeline:
         self.keys = [key for key, _ in rows]
         self.cards = [card for _, card in rows]
         self.key_of = {card.id: key for key, card in rows}
+        # Kept up to date so that "is any block bound?" costs nothing on the many timelines with none.
+        self.bound_thinking = {card.id for card in self.cards if _bound(card)}
 
     def __len__(self) -> int:
         return len(self.cards)
@@ -31,6 +38,10 @@ class Timeline:
 
     def put(self, card: Card, key: str) -> None:
         """Add a card at its key, or replace it (moving it if its key changed)."""
+        if _bound(card):
+            self.bound_thinking.add(card.id)
+        else:
+            self.bound_thinking.discard(card.id)
         old = self.key_of.get(card.id)
         if old == key:
             self.cards[bisect_left(self.keys, key)] = card
@@ -47,6 +58,7 @@ class Timeline:
         key = self.key_of.pop(card_id, None)
         if key is None:
             return
+        self.bound_thinking.discard(card_id)
         i = bisect_left(self.keys, key)
         del self.keys[i]
         del self.cards[i]

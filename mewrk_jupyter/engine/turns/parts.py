@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...cards.models import Card
+from ...providers.base import ModelInfo
+from ..assembly.assemble import Assembly, assembly
+from ..assembly.prefix import hidden_prefix
 from ..settings import StoredSettings
 from ..timeline.stored import StoredTimeline
 from ..workspace import Workspace
@@ -27,3 +31,14 @@ class SessionParts:
     def session_id(self) -> str:
         """The session these parts belong to."""
         return self.timeline.session_id
+
+    def assemble(self, cards: list[Card], model: ModelInfo) -> Assembly:
+        """The request these cards make for `model`, under the hidden prefix, tools and reasoning of now."""
+        settings = self.settings.value
+        return assembly(
+            cards,
+            model,
+            hidden_prefix(self.workspace, settings.memory),
+            tools=self.toolbox.specs(),
+            reasoning=settings.reasoning,
+        )

@@ -36,8 +36,6 @@ from ...providers.faults import describe_failure
 from ...providers.registry import resolve
 from ...store import history as history_rows
 from ...store import runs as run_rows
-from ..assembly.assemble import assemble
-from ..assembly.prefix import hidden_prefix
 from ..events import Notice, SessionState, StateChanged
 from ..events import TextDelta as TextAppended
 from .fold import ResponseState, accumulate, finish, record
@@ -213,13 +211,7 @@ class Run:
                 raise Stopped
             settings = parts.settings.value
             provider, info = resolve(settings.model, parts.workspace.home)
-            request = assemble(
-                timeline.current().cards,
-                info,
-                hidden_prefix(parts.workspace, settings.memory),
-                tools=parts.toolbox.specs(),
-                reasoning=settings.reasoning,
-            )
+            request = parts.assemble(timeline.current().cards, info).request
             exchange = provider.open(request)  # nothing is sent before events() is read
             self._exchange = exchange
             if self._cancel.is_set():

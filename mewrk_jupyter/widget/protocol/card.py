@@ -37,6 +37,9 @@ class CardPayload(TypedDict):
     encrypted: NotRequired[bool]  # thinking, native compaction: the content is opaque
     protocol: NotRequired[str | None]
     bound_to: NotRequired[str | None]
+    # Why the next request leaves this card out although it is on the timeline (a signed thinking block
+    # whose prefix changed); absent when the card is sent.
+    not_sent: NotRequired[str]
     name: NotRequired[str]
     params: NotRequired[dict[str, Any]]
     result: NotRequired[str | None]

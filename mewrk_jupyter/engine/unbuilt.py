@@ -1,0 +1,49 @@
+"""Configuration the engine accepts but cannot act on yet, said in plain sentences rather than ignored.
+
+These files and fields are valid (they describe features that are planned), so they are not refused;
+a new session warns about each one that concerns it, with a `ConfigNotice`.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from ..config import AgentConfig, Config
+from ..errors import ConfigNotice
+from .turns.toolbox import ENGINE_TOOLS
+
+
+def unbuilt_notices(config: Config, agent_name: str, agent: AgentConfig | None, model: str) -> list[str]:
+    """One sentence per file or field of the folder that the session will not act on."""
+    notices = []
+    for profile in config.prompts:
+        notices.append(
+            f"prompts/{profile}.yaml: the engine does not read prompt profiles yet (their keys word the "
+            "handoff, which is not built), so this file has no effect."
+        )
+    if config.server is not None:
+        notices.append("server/: the HTTP API is not built yet, so the server settings have no effect.")
+    if agent is not None and agent.tools:
+        unbuilt = [name for name in agent.tools if name in ENGINE_TOOLS]
+        if unbuilt:
+            names = ", ".join(unbuilt)
+            verb = "is an engine tool that is" if len(unbuilt) == 1 else "are engine tools that are"
+            notices.append(
+                f"agents/{agent_name}.yaml: tools: {names} {verb} not built yet; the model is not offered "
+                f"{'it' if len(unbuilt) == 1 else 'them'}."
+            )
+    vendor_name, _, model_name = model.partition("/")
+    vendor = config.vendors.get(vendor_name)
+    spec = vendor.models.get(model_name) if vendor is not None else None
+    if spec is not None and spec.native_compaction:
+        notices.append(
+            f"llm/{vendor_name}.yaml: models.{model_name}.native_compaction: native compaction is not "
+            "built yet, so the engine never asks this model to compact."
+        )
+    return notices
+
+
+def warn_unbuilt(notices: list[str]) -> None:
+    """Show each notice as a `ConfigNotice` warning, pointing at the caller's line (a notebook cell)."""
+    for text in notices:
+        warnings.warn(text, ConfigNotice, stacklevel=3)
