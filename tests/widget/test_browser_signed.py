@@ -5,7 +5,7 @@ from __future__ import annotations
 from playwright.sync_api import expect
 
 from .notebook import ATTACH, Notebook, edit_card
-from .test_browser import _widget_cell
+from .test_browser import widget_cell
 
 NOTE = (
     "Not sent: a change above this signed thinking means the provider would reject it; "
@@ -16,7 +16,7 @@ NOTE = (
 def test_an_edit_above_signed_thinking_shows_the_note_and_undo_takes_it_away(lab, page):
     nb = Notebook.open(page, lab)
     code = ATTACH + "s = mw.Session.new(model='offline/thinker')\ns.send('hello', wait=True)\ns.widget()"
-    _, root = _widget_cell(nb, code)
+    _, root = widget_cell(nb, code)
     thinking = root.locator(".mw-card[data-kind='thinking']")
     expect(thinking).to_have_count(1)
     note = thinking.locator("[data-testid='mw-card-not-sent']")
