@@ -4,8 +4,8 @@ and fork, and what shows the timeline, its history and its context."""
 from __future__ import annotations
 
 from ..cards.models import Card
-from ..cards.words import cards_of, label, noun
-from ..engine.history_summary import full_markdown, plural, previous_request, summarise
+from ..cards.words import cards_of, count, label, noun
+from ..engine.history_summary import full_markdown, previous_request, summarise
 from ..engine.navigation import copy_session
 from ..engine.session import Session
 from ..errors import InvalidInput
@@ -100,7 +100,7 @@ def history(call: Call) -> Result:
     entries = call.current.history
     number = int(call.args[0]) if call.args[0].isdigit() else 0
     if not 1 <= number <= len(entries):
-        held = f"it has {plural(len(entries), 'request')}" if entries else "it has no requests yet"
+        held = f"it has {count(len(entries), 'request')}" if entries else "it has no requests yet"
         raise InvalidInput(f"There is no request {call.args[0]} in this session: {held}.")
     entry = entries[number - 1]
     summary = summarise(entry, previous_request(entries, number)).markdown(messages=None)

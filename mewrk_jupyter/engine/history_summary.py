@@ -50,11 +50,6 @@ ENDINGS = {
 }
 
 
-def plural(n: int, word: str) -> str:
-    """'1 message', '2 messages'."""
-    return count(n, word)
-
-
 def first_line(text: str, limit: int = CUT) -> str:
     """The first non-empty line of a text, cut to `limit` characters; '…' says there was more."""
     lines = [line.strip() for line in text.strip().splitlines()]
@@ -200,7 +195,7 @@ def _tool_run(entry: HistoryEntry) -> RequestSummary:
         entry_id=entry.id,
         title=f"Request {entry.number} · tool {name}",
         meta=_meta(entry),
-        sizes=f"{plural(len(result.splitlines()), 'line')} of output",
+        sizes=f"{count(len(result.splitlines()), 'line')} of output",
         changes=[],
         messages=[f"Input: {first_line(json.dumps(entry.request.get('input'), ensure_ascii=False))}"],
         received=received if entry.response is not None else [],
@@ -215,10 +210,10 @@ def summarise(entry: HistoryEntry, previous: HistoryEntry | None, compare: bool 
         return _tool_run(entry)
     sent = read_request(entry.request, entry.protocol)
     prefix = sum(estimate_tokens(s) for s in sent.system)
-    sizes = [plural(sent.messages, "message")]
+    sizes = [count(sent.messages, "message")]
     if usage := _usage(entry.response):
         sizes.append(usage)
-    sizes.append(f"system prefix ≈{format_tokens(prefix)} tokens ({plural(len(sent.system), 'part')})")
+    sizes.append(f"system prefix ≈{format_tokens(prefix)} tokens ({count(len(sent.system), 'part')})")
     sizes.append("tools: " + ", ".join(sent.tools) if sent.tools else "no tools")
     if not compare:
         changes = []

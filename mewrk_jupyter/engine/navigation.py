@@ -16,11 +16,6 @@ from ..cards.words import count, noun
 QUOTE_AT_MOST = 60
 
 
-def count_cards(n: int) -> str:
-    """How many cards, with the plural right: "1 card", "3 cards"."""
-    return count(n, "card")
-
-
 def card_in_words(card: Card) -> str:
     """A card by its kind in words and its first line: 'the reply “The answer is 4.”'."""
     words = "your message" if card.kind == "user_input" else f"the {noun(card.kind)}"
@@ -33,7 +28,7 @@ def card_in_words(card: Card) -> str:
 
 def branched_sentence(origin: Any, at: Card, new: Any) -> str:
     """After `origin.branch(at)` made `new`: where it was cut and what the new session holds."""
-    held = count_cards(len(new.cards))
+    held = count(len(new.cards), "card")
     return (
         f"Branched “{origin.title}” at {card_in_words(at)} into “{new.title}” (id {new.id}): "
         f"{held}, up to and including that one."
@@ -43,7 +38,7 @@ def branched_sentence(origin: Any, at: Card, new: Any) -> str:
 def forked_sentence(origin: Any, at: Card, new: Any) -> str:
     """After `origin.fork(at)` made `new`: where it was cut and what the new session holds."""
     n = len(new.cards)
-    held = f"the {count_cards(n)} above it" if n else "an empty timeline, as nothing is above it"
+    held = f"the {count(n, 'card')} above it" if n else "an empty timeline, as nothing is above it"
     return f"Forked “{origin.title}” at {card_in_words(at)} into “{new.title}” (id {new.id}): {held}."
 
 
@@ -51,7 +46,7 @@ def switched_sentence(session: Any) -> str:
     """After choosing a session to work on (`%mewrk use`, or opening it in a widget)."""
     return (
         f"Switched to “{session.title}” (id {session.id}): "
-        f"{session.settings.model}, {count_cards(len(session.cards))}."
+        f"{session.settings.model}, {count(len(session.cards), 'card')}."
     )
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from ..cards.words import count
 from ..providers.base import ToolSpec
 
 # Beyond this a result costs more context than it is worth; the model is told what it did not see.
@@ -52,11 +53,6 @@ def object_schema(properties: dict[str, Any], required: list[str]) -> dict[str, 
     return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
 
 
-def plural(count: int, noun: str) -> str:
-    """`1 line`, `2,000 lines`: a count with its noun."""
-    return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"
-
-
 def truncate(text: str, total_chars: int | None = None, total_lines: int | None = None) -> ToolResult:
     """`text` as a result, cut to the output limit with a note saying how much was left out.
 
@@ -75,8 +71,8 @@ def truncate(text: str, total_chars: int | None = None, total_lines: int | None 
     line_count = total_lines if total_lines is not None else len(lines)
     shown_lines = len(shown.splitlines())
     note = (
-        f"[output truncated: {plural(chars, 'character')}, {plural(line_count, 'line')}; "
-        f"showing the first {plural(len(shown), 'character')} ({plural(shown_lines, 'line')})]"
+        f"[output truncated: {count(chars, 'character')}, {count(line_count, 'line')}; "
+        f"showing the first {count(len(shown), 'character')} ({count(shown_lines, 'line')})]"
     )
     separator = "" if not shown or shown.endswith("\n") else "\n"
     return ToolResult(text=f"{shown}{separator}{note}", truncated=True)

@@ -10,7 +10,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from .base import Tool, ToolFailure, object_schema, plural
+from ..cards.words import count
+from .base import Tool, ToolFailure, object_schema
 from .paths import Workspace
 
 READ_LINES = 2_000
@@ -34,7 +35,7 @@ def read_text(path: Path, shown: str) -> str:
     data = path.read_bytes()
     if is_binary(data):
         raise ToolFailure(
-            f"`{shown}` is a binary file ({plural(len(data), 'byte')}); only text files can be read."
+            f"`{shown}` is a binary file ({count(len(data), 'byte')}); only text files can be read."
         )
     try:
         return data.decode("utf-8")
@@ -43,7 +44,7 @@ def read_text(path: Path, shown: str) -> str:
 
 
 def _lines(text: str) -> str:
-    return plural(len(text.splitlines()), "line")
+    return count(len(text.splitlines()), "line")
 
 
 def _ls(ws: Workspace, params: dict[str, Any]) -> str:
@@ -70,7 +71,7 @@ def _read(ws: Workspace, params: dict[str, Any]) -> str:
         return f"`{shown}` is empty."
     if offset > len(lines):
         raise ToolFailure(
-            f"offset {offset} is past the end of `{shown}`, which has {plural(len(lines), 'line')}."
+            f"offset {offset} is past the end of `{shown}`, which has {count(len(lines), 'line')}."
         )
     window = lines[offset - 1 : offset - 1 + limit]
     body = "\n".join(f"{number:>6}\t{line}" for number, line in enumerate(window, start=offset))
@@ -90,7 +91,7 @@ def _write(ws: Workspace, params: dict[str, Any]) -> str:
     data = content.encode("utf-8")
     path.write_bytes(data)
     verb = "Overwrote" if existed else "Created"
-    return f"{verb} `{ws.display(path)}`: {plural(len(data), 'byte')}, {_lines(content)}."
+    return f"{verb} `{ws.display(path)}`: {count(len(data), 'byte')}, {_lines(content)}."
 
 
 def _edit(ws: Workspace, params: dict[str, Any]) -> str:
@@ -99,12 +100,12 @@ def _edit(ws: Workspace, params: dict[str, Any]) -> str:
     text = read_text(path, shown)
     if not old:
         raise ToolFailure("`old` is empty; give the exact text to replace.")
-    count = text.count(old)
-    if count == 0:
+    occurrences = text.count(old)
+    if occurrences == 0:
         raise ToolFailure(f"`old` does not occur in `{shown}`; it must match the file's text exactly.")
-    if count > 1:
+    if occurrences > 1:
         raise ToolFailure(
-            f"`old` occurs {count} times in `{shown}`; include more surrounding text so it occurs once."
+            f"`old` occurs {occurrences} times in `{shown}`; include more surrounding text so it occurs once."
         )
     start = text.index(old)
     path.write_bytes(text.replace(old, new, 1).encode("utf-8"))

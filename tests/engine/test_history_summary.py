@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 
 import mewrk_jupyter as mw
+from mewrk_jupyter.cards.words import count
 from mewrk_jupyter.engine.history_summary import (
     first_line,
     message_changes,
-    plural,
     summarise,
     summarise_history,
 )
@@ -178,7 +178,7 @@ def test_long_message_lists_are_cut_in_the_list_but_whole_on_their_own():
 def test_first_line_and_plural():
     assert first_line("  \nhello\nworld") == "hello…"
     assert first_line("x" * 100) == "x" * 79 + "…"
-    assert (plural(1, "message"), plural(2, "message")) == ("1 message", "2 messages")
+    assert (count(1, "message"), count(2, "message")) == ("1 message", "2 messages")
 
 
 # ---- every wire protocol reads back the same ---------------------------------------------------------
