@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import mewrk_jupyter as mw
+from mewrk_jupyter.cards.words import label
 
 
 def _show_cards(s: mw.Session) -> None:
     for card in s.cards:
         mark = " (edited)" if card.edited else ""
-        print(f"  {card.kind:<12} {card.id}{mark}: {card.title_line()}")
+        print(f"  {label(card.kind):<14} {card.id}{mark}: {card.title_line()}")
 
 
 def main() -> None:
