@@ -1,0 +1,29 @@
+"""The README's first command, `python -m mewrk_jupyter`, runs offline in an empty folder and speaks in words."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_demo_runs_offline_and_names_cards_in_words(tmp_path):
+    env = {**os.environ, "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    env.pop("MEWRK_HOME", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "mewrk_jupyter"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "model offline/echo" in out and "Request 2" in out and "(edited)" in out
+    assert "  You " in out and "  Model " in out
+    assert "user_input" not in out and "model_reply" not in out
+    assert (tmp_path / ".mewrk" / "mewrk.db").exists()
