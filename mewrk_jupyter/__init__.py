@@ -18,8 +18,9 @@ from .cards.models import (
     UserInput,
 )
 from .cards.undo import UNDO
+from .engine.catalog import list_sessions
 from .engine.display import register_view
-from .engine.session import Session, list_sessions
+from .engine.session import Session
 from .errors import (
     CardNotFound,
     ConfigError,

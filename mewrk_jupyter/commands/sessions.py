@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from ..engine.catalog import list_sessions
 from ..engine.navigation import switched_sentence
-from ..engine.session import Session, list_sessions
+from ..engine.session import Session
 from .base import Call, Result, refuse
 
 

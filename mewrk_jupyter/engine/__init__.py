@@ -1,5 +1,6 @@
 """The engine: sessions, runs, request assembly and the hidden prefix."""
 
-from .session import Session, list_sessions
+from .catalog import list_sessions
+from .session import Session
 
 __all__ = ["Session", "list_sessions"]

@@ -4,7 +4,6 @@ turns with their tools and approvals — behind the public surface of DESIGN §2
 
 from __future__ import annotations
 
-import json
 import threading
 import uuid
 import weakref
@@ -24,6 +23,7 @@ from ..store import sessions as session_rows
 from ..store.db import Database, database
 from .agent import agent_of, agent_start
 from .assembly.context import ContextInfo, measure, session_spending
+from .catalog import history_entry_of
 from .display import make_view, view_bundle
 from .events import Listener, SessionState
 from .render import timeline_markdown
@@ -36,10 +36,10 @@ from .turns.control import TurnControl
 from .turns.parts import SessionParts
 from .turns.policy import policy_for
 from .turns.run import Run
-from .turns.status import TurnStatus, state_of
+from .turns.status import TurnStatus
 from .turns.toolbox import ToolBox
 from .unbuilt import unbuilt_notices, warn_unbuilt
-from .views import CardList, HistoryEntry, HistoryList, SessionInfo, SessionInfoList
+from .views import CardList, HistoryEntry, HistoryList
 from .workspace import Workspace
 
 _LIVE: weakref.WeakValueDictionary[tuple[Path, str], Session] = weakref.WeakValueDictionary()
@@ -183,12 +183,12 @@ class Session:
     def history(self) -> HistoryList:
         """Every request exactly as it was sent, with what came back (T17)."""
         rows = history_rows.load_history(self.stored_timeline.db.conn(), self.id)
-        return HistoryList(_history_entry(row) for row in rows)
+        return HistoryList(history_entry_of(row) for row in rows)
 
     def history_entry(self, entry_id: int) -> HistoryEntry | None:
         """One request of the history by its id, without reading the others; None if there is none."""
         row = history_rows.load_entry(self.stored_timeline.db.conn(), self.id, entry_id)
-        return _history_entry(row) if row is not None else None
+        return history_entry_of(row) if row is not None else None
 
     @property
     def context(self) -> ContextInfo:
@@ -348,38 +348,3 @@ class Session:
 
     def _repr_markdown_(self) -> str:
         return timeline_markdown(self)
-
-
-def list_sessions(workspace: str | Path | None = None) -> SessionInfoList:
-    """Every session of the workspace: id, title, state and parent (N1, T11)."""
-    ws = Workspace.at(workspace)
-    db = database(ws.db_path)
-    conn = db.conn()
-    out = SessionInfoList()
-    for row in session_rows.list_sessions(conn):
-        out.append(
-            SessionInfo(
-                id=row["id"],
-                title=row["title"],
-                state=state_of(conn, row["id"]),
-                parent=row["parent_id"],
-                created_at=row["created_at"],
-                model=json.loads(row["settings"]).get("model", ""),
-            )
-        )
-    return out
-
-
-def _history_entry(row) -> HistoryEntry:
-    return HistoryEntry(
-        id=row["id"],
-        number=row["number"],
-        run_id=row["run_id"],
-        model=row["model"],
-        protocol=row["protocol"],
-        started_at=row["started_at"],
-        ended_at=row["ended_at"],
-        request=json.loads(row["request"]),
-        response=json.loads(row["response"]) if row["response"] else None,
-        error=row["error"],
-    )

@@ -1,0 +1,49 @@
+"""What the store holds, read as the public views: the workspace's sessions and a history row."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..store import sessions as session_rows
+from ..store.db import database
+from .turns.status import state_of
+from .views import HistoryEntry, SessionInfo, SessionInfoList
+from .workspace import Workspace
+
+
+def list_sessions(workspace: str | Path | None = None) -> SessionInfoList:
+    """Every session of the workspace: id, title, state and parent (N1, T11)."""
+    ws = Workspace.at(workspace)
+    db = database(ws.db_path)
+    conn = db.conn()
+    out = SessionInfoList()
+    for row in session_rows.list_sessions(conn):
+        out.append(
+            SessionInfo(
+                id=row["id"],
+                title=row["title"],
+                state=state_of(conn, row["id"]),
+                parent=row["parent_id"],
+                created_at=row["created_at"],
+                model=json.loads(row["settings"]).get("model", ""),
+            )
+        )
+    return out
+
+
+def history_entry_of(row: Any) -> HistoryEntry:
+    """One stored history row, read as the entry `s.history` lists."""
+    return HistoryEntry(
+        id=row["id"],
+        number=row["number"],
+        run_id=row["run_id"],
+        model=row["model"],
+        protocol=row["protocol"],
+        started_at=row["started_at"],
+        ended_at=row["ended_at"],
+        request=json.loads(row["request"]),
+        response=json.loads(row["response"]) if row["response"] else None,
+        error=row["error"],
+    )
