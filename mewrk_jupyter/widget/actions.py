@@ -93,11 +93,8 @@ class Actions:
         except Exception as exc:  # a fault must reach the person as a sentence, not kill the comm
             log.exception("widget action %s failed", name)
             answer = refused.model_copy(update={"message": f"That did not work: {type(exc).__name__}: {exc}"})
-        with self._lock:  # type: ignore[attr-defined]
-            self._flush_locked()  # type: ignore[attr-defined]
-            self._tell(answer)  # type: ignore[attr-defined]
-            if name in CHANGES_TIMELINE:
-                self._tell(context_payload(self.session))  # type: ignore[attr-defined]
+        figure = [context_payload(self.session)] if name in CHANGES_TIMELINE else []
+        self.tell_views(answer, *figure)  # type: ignore[attr-defined]
         return answer
 
     # ---- what the snapshot tells about the session ------------------------------------------------

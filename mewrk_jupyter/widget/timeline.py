@@ -25,6 +25,7 @@ from ..engine.events import (
 from ..errors import InvalidInput, MewrkError
 from . import commands, protocol
 from .actions import Actions
+from .deltas import DeltaBuffer
 from .payloads import card_payload, context_payload
 from .uploads import CHUNK, Uploads
 
@@ -33,9 +34,6 @@ log = logging.getLogger("mewrk_jupyter")
 STATIC = Path(__file__).parent.parent / "static"
 BUNDLE = STATIC / "widget.js"
 STYLES = STATIC / "widget.css"
-
-# Seconds between two text_delta messages for the streaming cards: a few per second, never one per token.
-DELTA_EVERY = 0.25
 
 # Seconds between two looks at the store for what other processes did (their edits, their turns: R4).
 WATCH_EVERY = 1.0
@@ -67,9 +65,7 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
         super().__init__(session_id=session.id, **kwargs)
         self.session = session
         self._lock = threading.RLock()  # orders snapshots and patches; always taken before the session's
-        self._pending: dict[str, list[Any]] = {}  # card id -> [offset, [text, …]] not yet sent
-        self._lengths: dict[str, int] = {}  # card id -> length of its text as the views know it
-        self._timer: threading.Timer | None = None
+        self._deltas = DeltaBuffer(self._tell, self.flush)  # streamed text not yet sent to the views
         self._known: dict[
             str, tuple[str, protocol.CardPayload]
         ] = {}  # what the views hold: id -> (key, card)
@@ -88,9 +84,7 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
         self._unsubscribe()
         self._closed.set()
         with self._lock:
-            if self._timer is not None:
-                self._timer.cancel()
-                self._timer = None
+            self._deltas.cancel()
         super().close()
 
     # ---- which session this widget shows ------------------------------------------------------
@@ -115,11 +109,7 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
         """Follow `other` instead of the current session and send every view its whole timeline."""
         with self._lock:  # no patch of either session slips between the switch and the snapshot
             self._unsubscribe()
-            if self._timer is not None:
-                self._timer.cancel()
-                self._timer = None
-            self._pending.clear()  # text of the old session's streaming cards: no view wants it now
-            self._lengths.clear()
+            self._deltas.clear()  # text of the old session's streaming cards: no view wants it now
             self.session = other
             self.session_id = other.id
             self._unsubscribe = other.subscribe(self._on_event)
@@ -135,17 +125,24 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
         """Send one protocol message to every view."""
         self._post(protocol.wire(message))
 
+    def tell_views(self, *messages: protocol.SentModel) -> None:
+        """Send messages to every view, after the streamed text still pending so that order holds."""
+        with self._lock:
+            self._deltas.flush()
+            for message in messages:
+                self._tell(message)
+
     def snapshot(self, view: str | None = None) -> protocol.SnapshotMsg:
         """Send the whole timeline to one view (or all); returns the message."""
         with self._lock:
-            self._flush_locked()  # views that already follow need that text; the new one ignores it
+            self._deltas.flush()  # views that already follow need that text; the new one ignores it
             timeline = self.session.timeline()
             cards: list[protocol.CardRow] = []
             self._known.clear()
             self._unsent = self.session.not_sent()
             for key, card in zip(list(timeline.keys), list(timeline.cards), strict=True):
                 payload = card_payload(card, self._unsent.get(card.id))
-                self._lengths[card.id] = len(payload.get("text") or "")
+                self._deltas.knows(card.id, len(payload.get("text") or ""))
                 self._known[card.id] = (key, payload)
                 cards.append(protocol.CardRow(card=payload, order_key=key))
             self._state = self.session.state
@@ -185,30 +182,28 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                 return
             match event:
                 case CardAdded(card=card, order_key=key) | CardChanged(card=card, order_key=key):
-                    self._pending.pop(card.id, None)  # the card itself carries that text
                     unsent = self.session.not_sent()
                     payload = card_payload(card, unsent.get(card.id))
-                    self._lengths[card.id] = len(payload.get("text") or "")
-                    self._flush_locked()
+                    self._deltas.knows(card.id, len(payload.get("text") or ""))  # the card carries that text
+                    self._deltas.flush()
                     self._known[card.id] = (key or "", payload)
                     patch = protocol.CardAddedMsg if isinstance(event, CardAdded) else protocol.CardChangedMsg
                     self._tell(patch(card=payload, order_key=key or ""))
                     self._restate_unsent(unsent)
                 case CardRemoved(card_id=card_id):
-                    self._pending.pop(card_id, None)
-                    self._lengths.pop(card_id, None)
+                    self._deltas.forget(card_id)
                     self._known.pop(card_id, None)
-                    self._flush_locked()
+                    self._deltas.flush()
                     self._tell(protocol.CardRemovedMsg(card_id=card_id))
                     self._restate_unsent(self.session.not_sent())
                 case StateChanged(state=state):
-                    self._flush_locked()
+                    self._deltas.flush()
                     self._state = state
                     self._tell(protocol.StateMsg(state=state))
                     if state != "running":
                         self._tell(context_payload(self.session))
                 case Notice(text=text, level=level):
-                    self._flush_locked()
+                    self._deltas.flush()
                     self._tell(protocol.NoticeMsg(level=level, text=text))
 
     def _restate_unsent(self, unsent: dict[str, str]) -> None:
@@ -230,39 +225,22 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
         with self._lock:
             if event.session_id != self.session.id:
                 return
-            known = self._lengths.get(card_id)
+            known = self._deltas.length(card_id)
             if known is None:  # the card was added before this widget subscribed
                 found = self.session.timeline().get(card_id)
                 current = len(getattr(found[1], "text", "") or "") if found else len(text)
                 known = max(0, current - len(text))
-            pending = self._pending.get(card_id)
-            if pending is None:
-                self._pending[card_id] = [known, [text]]
-            else:
-                pending[1].append(text)
-            self._lengths[card_id] = known + len(text)
-            if self._timer is None:
-                self._timer = threading.Timer(DELTA_EVERY, self.flush)
-                self._timer.daemon = True
-                self._timer.start()
+            self._deltas.queue(card_id, text, known)
 
     def flush(self) -> None:
         """Send the text streamed since the last flush, one message per card."""
         with self._lock:
-            self._flush_locked()
-
-    def _flush_locked(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        pending, self._pending = self._pending, {}
-        for card_id, (offset, parts) in pending.items():
-            self._tell(protocol.TextDeltaMsg(card_id=card_id, offset=offset, text="".join(parts)))
+            self._deltas.flush()
 
     def resync(self) -> None:
         """Patch the views up to the store after another process changed the session (no snapshot)."""
         with self._lock:
-            self._flush_locked()
+            self._deltas.flush()
             timeline = self.session.timeline()
             self._unsent = self.session.not_sent()
             now = {}
@@ -270,14 +248,14 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                 now[card.id] = (key, card_payload(card, self._unsent.get(card.id)))
             for card_id in [cid for cid in self._known if cid not in now]:
                 self._known.pop(card_id)
-                self._lengths.pop(card_id, None)
+                self._deltas.forget(card_id)
                 self._tell(protocol.CardRemovedMsg(card_id=card_id))
             for card_id, (key, payload) in now.items():
                 known = self._known.get(card_id)
                 if known == (key, payload):
                     continue
                 self._known[card_id] = (key, payload)
-                self._lengths[card_id] = len(payload.get("text") or "")
+                self._deltas.knows(card_id, len(payload.get("text") or ""))
                 patch = protocol.CardChangedMsg if known is not None else protocol.CardAddedMsg
                 self._tell(patch(card=payload, order_key=key))
             self._tell(context_payload(self.session))
@@ -300,7 +278,7 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                     state = self.session.state
                     if state != self._state:
                         self._state = state
-                        self._flush_locked()
+                        self._deltas.flush()
                         self._tell(protocol.StateMsg(state=state))
                         if state != "running":
                             self._tell(context_payload(self.session))
