@@ -33,8 +33,8 @@ def list_sessions(workspace: str | Path | None = None) -> SessionInfoList:
     return out
 
 
-def history_entry_of(row: Any) -> HistoryEntry:
-    """One stored history row, read as the entry `s.history` lists."""
+def history_entry_of(row: dict[str, Any]) -> HistoryEntry:
+    """One stored history row (as store.history reads it back), read as the entry `s.history` lists."""
     return HistoryEntry(
         id=row["id"],
         number=row["number"],
@@ -43,7 +43,7 @@ def history_entry_of(row: Any) -> HistoryEntry:
         protocol=row["protocol"],
         started_at=row["started_at"],
         ended_at=row["ended_at"],
-        request=json.loads(row["request"]),
-        response=json.loads(row["response"]) if row["response"] else None,
+        request=row["request"],
+        response=row["response"],
         error=row["error"],
     )

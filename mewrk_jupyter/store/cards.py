@@ -1,19 +1,55 @@
-"""Card rows: each card is one row with a stable id and an order key, so a change touches one row."""
+"""Card rows: each card is one row with a stable id and an order key, so a change touches one row.
+
+A file attached to a card is stored once, as a part named by its digest (store/parts.py): the row keeps
+the digest under `blob`, so editing the card, branching the session or sending the file again stores
+no second copy. In memory the card holds the file as before.
+"""
 
 from __future__ import annotations
 
+import base64
+import json
 import sqlite3
 
-from ..cards.models import Card, card_from_json
+from ..cards.models import Card, UserInput, card_from_json
 from ..cards.order import key_between
+from .parts import LONG_STRING, base64_part, get_part, put_part
+
+
+def _card_of(conn: sqlite3.Connection, kind: str, data: str) -> Card:
+    if kind != "user_input" or '_blob":' not in data and '"blob":' not in data:
+        return card_from_json(data)
+    fields = json.loads(data)
+    for attachment in fields["attachments"]:
+        h = attachment.pop("blob", None)
+        if h is not None:
+            attachment["data"] = base64.b64encode(get_part(conn, h)).decode("ascii")
+        h = attachment.pop("text_blob", None)
+        if h is not None:
+            attachment["text"] = get_part(conn, h).decode()
+    return UserInput.model_validate(fields)
+
+
+def _row_of(conn: sqlite3.Connection, card: Card) -> str:
+    """The card as its row stores it: each attached file by its digest."""
+    if not isinstance(card, UserInput) or not card.attachments:
+        return card.model_dump_json()
+    fields = card.model_dump(mode="json")
+    for attachment in fields["attachments"]:
+        h = base64_part(conn, attachment["data"]) if attachment["data"] else None
+        if h is not None:  # data that is not canonical base64 stays in the row, as it came
+            attachment["data"], attachment["blob"] = "", h
+        if len(attachment["text"] or "") > LONG_STRING:  # a text file's text, a PDF's text layer
+            attachment["text_blob"] = put_part(conn, attachment.pop("text").encode())
+    return json.dumps(fields, ensure_ascii=False)
 
 
 def load_cards(conn: sqlite3.Connection, session_id: str) -> list[tuple[str, Card]]:
     """Every card of a session with its order key, in timeline order."""
     rows = conn.execute(
-        "SELECT order_key, data FROM cards WHERE session_id = ? ORDER BY order_key", (session_id,)
+        "SELECT order_key, kind, data FROM cards WHERE session_id = ? ORDER BY order_key", (session_id,)
     ).fetchall()
-    return [(row[0], card_from_json(row[1])) for row in rows]
+    return [(row[0], _card_of(conn, row[1], row[2])) for row in rows]
 
 
 def order_key_of(conn: sqlite3.Connection, session_id: str, card_id: str) -> str | None:
@@ -80,7 +116,7 @@ def put_card(conn: sqlite3.Connection, session_id: str, card: Card, order_key: s
     """Insert a card, or replace the row of the card with the same id."""
     conn.execute(
         "INSERT OR REPLACE INTO cards (session_id, id, order_key, kind, data) VALUES (?, ?, ?, ?, ?)",
-        (session_id, card.id, order_key, card.kind, card.model_dump_json()),
+        (session_id, card.id, order_key, card.kind, _row_of(conn, card)),
     )
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from ..errors import StoreError
 
 APPLICATION_ID = 0x4D57524B  # "MWRK": tells our database from any other SQLite file
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 SCHEMA = """
 CREATE TABLE sessions (
@@ -77,6 +77,15 @@ CREATE TABLE resume_points (
     data TEXT NOT NULL,
     PRIMARY KEY (session_id, approval_id)
 ) WITHOUT ROWID;
+""",
+    # Content stored once, named by its sha256: the parts of packed requests, the files of cards.
+    # Rows written before keep their request whole (packed = 0) and read as they always did.
+    3: """
+CREATE TABLE blobs (
+    hash TEXT PRIMARY KEY,
+    data BLOB NOT NULL
+);
+ALTER TABLE history ADD COLUMN packed INTEGER NOT NULL DEFAULT 0;
 """,
 }
 

@@ -1,4 +1,8 @@
-"""History rows (T17): each request exactly as sent, with what came back, apart from the timeline."""
+"""History rows (T17): each request exactly as sent, with what came back, apart from the timeline.
+
+A request is stored packed (store/parts.py): the messages and files it shares with the requests before
+it are stored once, so a long session's history grows with what each request adds.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,8 @@ import json
 import sqlite3
 import time
 from typing import Any
+
+from .parts import Reader, pack, reader, unpack
 
 
 def record_request(
@@ -18,8 +24,9 @@ def record_request(
 ) -> int:
     """Store a request as it is sent; returns the history row id."""
     cur = conn.execute(
-        "INSERT INTO history (session_id, run_id, started_at, model, protocol, request) VALUES (?, ?, ?, ?, ?, ?)",
-        (session_id, run_id, time.time(), model, protocol, json.dumps(request, ensure_ascii=False)),
+        "INSERT INTO history (session_id, run_id, started_at, model, protocol, request, packed) "
+        "VALUES (?, ?, ?, ?, ?, ?, 1)",
+        (session_id, run_id, time.time(), model, protocol, pack(conn, request)),
     )
     assert cur.lastrowid is not None  # an INSERT always sets it
     return cur.lastrowid
@@ -35,21 +42,36 @@ def record_response(
     )
 
 
-def load_history(conn: sqlite3.Connection, session_id: str) -> list[sqlite3.Row]:
+def _request_of(read: Reader, row: sqlite3.Row) -> Any:
+    return unpack(read, row["request"]) if row["packed"] else json.loads(row["request"])
+
+
+def _entry(read: Reader, row: sqlite3.Row) -> dict[str, Any]:
+    """A history row as a dict, its request and response read back as the values that were recorded."""
+    entry = dict(row)
+    entry["request"] = _request_of(read, row)
+    entry["response"] = json.loads(row["response"]) if row["response"] else None
+    return entry
+
+
+def load_history(conn: sqlite3.Connection, session_id: str) -> list[dict[str, Any]]:
     """Every history row of a session, oldest first, each with its `number` in the session (from 1)."""
-    return conn.execute(
+    rows = conn.execute(
         "SELECT *, ROW_NUMBER() OVER (ORDER BY id) AS number FROM history WHERE session_id = ? ORDER BY id",
         (session_id,),
     ).fetchall()
+    read = reader(conn)  # one reader for all rows: they share most of their parts
+    return [_entry(read, row) for row in rows]
 
 
-def load_entry(conn: sqlite3.Connection, session_id: str, entry_id: int) -> sqlite3.Row | None:
+def load_entry(conn: sqlite3.Connection, session_id: str, entry_id: int) -> dict[str, Any] | None:
     """One history row of a session with its `number` in the session, or None."""
-    return conn.execute(
+    row = conn.execute(
         "SELECT *, (SELECT COUNT(*) FROM history AS h WHERE h.session_id = history.session_id AND h.id <= history.id)"
         " AS number FROM history WHERE session_id = ? AND id = ?",
         (session_id, entry_id),
     ).fetchone()
+    return _entry(reader(conn), row) if row is not None else None
 
 
 def last_answered(conn: sqlite3.Connection, session_id: str) -> tuple[int, dict[str, Any]] | None:
@@ -64,8 +86,8 @@ def last_answered(conn: sqlite3.Connection, session_id: str) -> tuple[int, dict[
 
 def request_body(conn: sqlite3.Connection, entry_id: int) -> dict[str, Any] | None:
     """The body of one request exactly as sent, or None."""
-    row = conn.execute("SELECT request FROM history WHERE id = ?", (entry_id,)).fetchone()
-    return json.loads(row[0]) if row else None
+    row = conn.execute("SELECT request, packed FROM history WHERE id = ?", (entry_id,)).fetchone()
+    return _request_of(reader(conn), row) if row else None
 
 
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")

@@ -1,6 +1,7 @@
 """Attachments (T18) and the vision gate (T19)."""
 
 import base64
+import tracemalloc
 
 import pytest
 
@@ -35,6 +36,22 @@ def test_more_than_32_mb_in_one_message_is_refused_and_nothing_is_sent(workspace
     s = mw.Session.new()
     with pytest.raises(mw.InvalidInput, match="33.0 MB; a message takes at most 32 MB"):
         s.send("two files", attachments=[big, workspace / "big2.bin"])
+    assert s.cards == [] and s.history == []
+
+
+def test_a_file_over_the_limit_is_refused_before_it_is_read(workspace):
+    huge = workspace / "huge.bin"
+    with huge.open("wb") as f:  # 200 MB on disk as a hole: reading it would take 200 MB of memory
+        f.truncate(200 * 1024 * 1024)
+    s = mw.Session.new()
+    tracemalloc.start()
+    try:
+        with pytest.raises(mw.InvalidInput, match="200.0 MB; a message takes at most 32 MB"):
+            s.send("a huge file", attachments=[huge])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * 1024 * 1024
     assert s.cards == [] and s.history == []
 
 

@@ -67,7 +67,8 @@ def test_a_store_from_a_newer_version_is_refused_and_left_untouched(workspace):
     conn.commit()
     conn.close()
     before = path.read_bytes()
-    with pytest.raises(mw.StoreError, match=r"newer mewrk_jupyter \(schema 3; this version reads up to 2\)"):
+    newer = rf"newer mewrk_jupyter \(schema {SCHEMA_VERSION + 1}; this version reads up to {SCHEMA_VERSION}\)"
+    with pytest.raises(mw.StoreError, match=newer):
         mw.list_sessions()
     assert path.read_bytes() == before
 
@@ -106,5 +107,6 @@ def test_a_version_1_store_is_upgraded_in_place_keeping_its_sessions(workspace):
     assert s.title == "from v1"
     s.send("still works")
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
     assert conn.execute("SELECT count(*) FROM resume_points").fetchone()[0] == 0
+    assert conn.execute("SELECT count(*) FROM blobs").fetchone()[0] > 0  # the new request's parts

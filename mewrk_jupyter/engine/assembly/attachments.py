@@ -86,7 +86,11 @@ def to_attachment(item: Attachment | str | os.PathLike) -> Attachment:
     path = Path(item).expanduser()
     if not path.is_file():
         raise InvalidInput(f"Cannot attach {path}: no such file.")
-    return attachment_from_bytes(path.name, path.read_bytes())
+    with path.open("rb") as file:  # never more than a message takes, even if the file grew since
+        data = file.read(MAX_MESSAGE_BYTES + 1)
+    if len(data) > MAX_MESSAGE_BYTES:
+        raise _too_large(len(data))
+    return attachment_from_bytes(path.name, data)
 
 
 def attachment_from_bytes(name: str, data: bytes, media_type: str | None = None) -> Attachment:
@@ -103,15 +107,33 @@ def attachment_from_bytes(name: str, data: bytes, media_type: str | None = None)
     return Attachment(name=name, media_type=media_type, data=encoded, size=len(data), text=text, pages=pages)
 
 
+def _too_large(total: int) -> InvalidInput:
+    return InvalidInput(
+        f"The attachments come to {_megabytes(total)}; a message takes at most 32 MB. "
+        f"Nothing was sent — attach fewer or smaller files."
+    )
+
+
+def _size(item: Attachment | str | os.PathLike) -> int:
+    """The bytes an item brings, known before any file is read (a file by its size on disk)."""
+    if isinstance(item, Attachment):
+        return item.size or len(item.data) * 3 // 4
+    if isinstance(item, str | os.PathLike):
+        path = Path(item).expanduser()
+        return path.stat().st_size if path.is_file() else 0
+    return 0
+
+
 def attachments_for_message(items: Iterable[Attachment | str | os.PathLike]) -> list[Attachment]:
-    """The attachments of one message, refused as a whole above 32 MB (T18)."""
+    """The attachments of one message, refused as a whole above 32 MB (T18) before a file is read."""
+    items = list(items)
+    total = sum(_size(item) for item in items)
+    if total > MAX_MESSAGE_BYTES:
+        raise _too_large(total)
     attachments = [to_attachment(item) for item in items]
     total = sum(a.size or len(a.data) * 3 // 4 for a in attachments)
     if total > MAX_MESSAGE_BYTES:
-        raise InvalidInput(
-            f"The attachments come to {_megabytes(total)}; a message takes at most 32 MB. "
-            f"Nothing was sent — attach fewer or smaller files."
-        )
+        raise _too_large(total)
     return attachments
 
 
