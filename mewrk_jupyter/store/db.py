@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import StoreError
+from . import fence
 from .faults import BUSY_SECONDS, damaged, store_connection
 
 APPLICATION_ID = 0x4D57524B  # "MWRK": tells our database from any other SQLite file
@@ -183,7 +184,11 @@ class Database:
 
     @contextmanager
     def tx(self) -> Iterator[sqlite3.Connection]:
-        """A write transaction: all of it is committed, or none of it; a store found damaged takes no more."""
+        """A write transaction: all of it is committed, or none of it.
+
+        A store found damaged takes no more writes, and a run that lost its claim on its session
+        (store/fence.py) writes nothing: both are checked inside the transaction, before the change.
+        """
         if self.damaged is not None:
             raise StoreError(str(self.damaged))
         conn = self.conn()
@@ -192,6 +197,7 @@ class Database:
             return
         conn.execute("BEGIN IMMEDIATE")
         try:
+            fence.check(conn, self.path)
             yield conn
         except BaseException:
             if conn.in_transaction:  # SQLite rolls some failed transactions back by itself
