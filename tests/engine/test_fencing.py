@@ -25,7 +25,7 @@ turn_run.HEARTBEAT_EVERY = 0.2
 s = mw.Session.open(sys.argv[1])
 print("started", flush=True)
 try:
-    s.send("long: 400", wait=True)
+    s.send(sys.argv[2] if len(sys.argv) > 2 else "long: 400", wait=True)
 except mw.MewrkError as exc:
     print(f"error: {exc}", flush=True)
 print(f"ended: {s.last_run.state}", flush=True)
@@ -47,9 +47,9 @@ def read_store(path) -> dict[str, list[tuple]]:
         conn.close()
 
 
-def start_turn(workspace, session_id) -> subprocess.Popen:
+def start_turn(workspace, session_id, *message: str) -> subprocess.Popen:
     proc = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(TURN), session_id],
+        [sys.executable, "-c", textwrap.dedent(TURN), session_id, *message],
         cwd=workspace,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -141,6 +141,31 @@ def test_stop_takes_a_frozen_process_s_session_over_at_once(workspace, monkeypat
     assert s.cards[1].interrupted and s.cards[-1].text.startswith("You said: “mine now”")
     runs = run_rows.list_runs(s.stored_timeline.db.conn(), s.id)
     assert [r["state"] for r in runs] == ["stopped", "done"]
+
+
+def test_stop_takes_over_a_process_frozen_while_its_tool_runs(workspace, monkeypatch):
+    monkeypatch.setattr(turn_run, "HEARTBEAT_EVERY", 0.2)
+    policy = workspace / ".mewrk" / "policy"
+    policy.mkdir(parents=True)
+    (policy / "default.yaml").write_text("safety_level: default\nallow: [bash]\n")
+    s = mw.Session.new()
+    path = s.stored_timeline.db.path
+    proc = start_turn(workspace, s.id, 'call: bash {"command": "sleep 2; echo slept"}')
+    try:
+        wait_for(lambda: [c.status for c in s.cards if c.kind == "tool_call"] == ["running"])
+        freeze(proc, path)
+        assert s.stop()
+        call = next(c for c in s.cards if c.kind == "tool_call")
+        assert call.status == "done" and call.is_error
+        assert call.result == "The turn stopped while this call ran, so its result was not recorded."
+        stopped = read_store(path)
+        time.sleep(2.5)  # the command ends while its process is frozen
+        os.kill(proc.pid, signal.SIGCONT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert "ended: lost" in out, (out, err)
+    assert read_store(path) == stopped  # "slept" was not written anywhere
 
 
 def take_over(s) -> dict[str, list[tuple]]:
