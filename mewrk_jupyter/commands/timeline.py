@@ -13,6 +13,7 @@ from .base import NOTEBOOK, Call, Result, sentence
 
 STOPPING = "Stopping the turn."
 NOTHING_RUNS = "Nothing is running."
+STOPPED_ELSEWHERE = "Stopped the turn another window or process was running; the session is free to use here."
 
 
 def card_id(session: Session, ref: str) -> str:
@@ -20,9 +21,14 @@ def card_id(session: Session, ref: str) -> str:
     return session.card(ref).id
 
 
-def stopped(stopping: bool) -> Result:
-    """What a stop request says: true while the turn still winds down, so a view drops it once idle."""
-    return Result(STOPPING, while_state="running") if stopping else Result(NOTHING_RUNS)
+def stopped(session: Session) -> Result:
+    """Stop the session's turn and say so: this process's turn still winds down (the sentence holds while
+    it runs); another process's turn has ended, by itself or because this window took the session over."""
+    run = session.last_run
+    here = run is not None and not run.done
+    if not session.stop():
+        return Result(NOTHING_RUNS)
+    return Result(STOPPING, while_state="running") if here else Result(STOPPED_ELSEWHERE)
 
 
 def deleted(gone: list[Card]) -> str:
@@ -52,7 +58,7 @@ def redo(call: Call) -> Result:
 
 def stop(call: Call) -> Result:
     """`stop`: the running turn, whichever window owns it."""
-    return stopped(call.current.stop())
+    return stopped(call.current)
 
 
 def delete(call: Call) -> Result:

@@ -9,6 +9,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import StoreError
+from . import fence
+from .faults import BUSY_SECONDS, damaged, store_connection
 
 APPLICATION_ID = 0x4D57524B  # "MWRK": tells our database from any other SQLite file
 SCHEMA_VERSION = 3
@@ -89,15 +91,6 @@ ALTER TABLE history ADD COLUMN packed INTEGER NOT NULL DEFAULT 0;
 """,
 }
 
-_DAMAGED_HINTS = ("malformed", "not a database", "file is encrypted", "disk image")
-
-
-def _damaged(path: Path, exc: Exception) -> StoreError:
-    return StoreError(
-        f"The store {path} is damaged and cannot be read ({exc}). It was left untouched: "
-        f"move it aside to start with an empty store, or restore it from a backup."
-    )
-
 
 class Database:
     """One SQLite file in WAL mode; a connection per thread; every change in its own transaction."""
@@ -107,31 +100,34 @@ class Database:
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
+        self.opened = False  # set once the file passed the checks of opening
+        self.damaged: StoreError | None = None  # set when damage was found: nothing more is written
         self._open()
+        self.opened = True
 
     def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, timeout=15, isolation_level=None, check_same_thread=False)
-        conn.row_factory = sqlite3.Row
-        conn.execute("PRAGMA busy_timeout = 15000")
-        conn.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL: a killed process loses no commit
-        conn.execute("PRAGMA foreign_keys = ON")
-        conn.execute("PRAGMA cache_size = -16000")  # 16 MB: a long session's index pages stay in memory
+        conn = store_connection(self.path, self)
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_SECONDS * 1000}")
+            conn.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL: a killed process loses no commit
+            conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute("PRAGMA cache_size = -16000")  # 16 MB: a long session's index pages stay in memory
+        except BaseException:
+            conn.close()
+            raise
         return conn
 
     def _open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         exists = self.path.exists() and self.path.stat().st_size > 0
-        try:
-            conn = self._connect()
-        except sqlite3.DatabaseError as exc:
-            raise _damaged(self.path, exc) from None
+        conn = self._connect()
         try:
             app_id = conn.execute("PRAGMA application_id").fetchone()[0]
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-        except sqlite3.DatabaseError as exc:
+        except BaseException:
             conn.close()
-            raise _damaged(self.path, exc) from None
+            raise
         if exists and app_id != APPLICATION_ID and (tables or app_id):
             conn.close()
             raise StoreError(
@@ -144,10 +140,26 @@ class Database:
                 f"The store {self.path} was written by a newer mewrk_jupyter (schema {version}; this "
                 f"version reads up to {SCHEMA_VERSION}). Upgrade mewrk_jupyter; the store was left untouched."
             )
+        if exists:
+            self._check_pages(conn)
         if version < SCHEMA_VERSION:
             self._upgrade(conn)
         self._local.conn = conn
         self._connections.append(conn)
+
+    def _check_pages(self, conn: sqlite3.Connection) -> None:
+        """Read every page once before anything is written: a store whose pages are damaged (its header
+        intact) is refused untouched rather than written to (about 0.5 ms per MB, once per process)."""
+        try:
+            rows = [str(row[0]) for row in conn.execute("PRAGMA quick_check(3)").fetchall()]
+        except BaseException:
+            conn.close()
+            raise
+        if rows != ["ok"]:
+            conn.close()
+            lines = [line.strip() for row in rows for line in row.splitlines()]
+            problems = [line for line in lines if line and not line.startswith("***")]
+            raise damaged(self.path, "; ".join(problems[:2]) or "its pages do not check")
 
     def _upgrade(self, conn: sqlite3.Connection) -> None:
         """Create the schema, or bring an older store up to this version, in one transaction."""
@@ -181,32 +193,33 @@ class Database:
 
     @contextmanager
     def tx(self) -> Iterator[sqlite3.Connection]:
-        """A write transaction: all of it is committed, or none of it."""
+        """A write transaction: all of it is committed, or none of it.
+
+        A store found damaged takes no more writes, and a run that lost its claim on its session
+        (store/fence.py) writes nothing: both are checked inside the transaction, before the change.
+        """
+        if self.damaged is not None:
+            raise StoreError(str(self.damaged))
         conn = self.conn()
         if conn.in_transaction:  # nested use joins the outer transaction
             yield conn
             return
+        conn.execute("BEGIN IMMEDIATE")
         try:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
-        except sqlite3.DatabaseError as exc:
-            if any(hint in str(exc) for hint in _DAMAGED_HINTS):
-                raise _damaged(self.path, exc) from None
+            fence.check(conn, self.path)
+            yield conn
+        except BaseException:
+            if conn.in_transaction:  # SQLite rolls some failed transactions back by itself
+                try:
+                    conn.execute("ROLLBACK")
+                except (sqlite3.Error, StoreError):
+                    pass  # the error that ended the transaction is the one to report
             raise
+        conn.execute("COMMIT")
 
     def read(self, sql: str, params: tuple = ()) -> list[sqlite3.Row]:
         """Run a query outside any write transaction."""
-        try:
-            return self.conn().execute(sql, params).fetchall()
-        except sqlite3.DatabaseError as exc:
-            if any(hint in str(exc) for hint in _DAMAGED_HINTS):
-                raise _damaged(self.path, exc) from None
-            raise
+        return self.conn().execute(sql, params).fetchall()
 
     def close(self) -> None:
         """Close every connection this object opened."""

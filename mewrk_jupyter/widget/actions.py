@@ -189,7 +189,7 @@ class Actions:
         return "", {"run_id": run.id}
 
     def _do_stop(self, _request: StopAction) -> tuple[str, dict[str, Any]]:
-        return commands.answer(stopped(self.session.stop()))
+        return commands.answer(stopped(self.session))
 
     def _do_command(self, request: CommandAction) -> tuple[str, dict[str, Any]]:
         return commands.run_command(self.session, request.text)

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from ...cards.models import Approval, ToolCall
 from ...errors import RESUME_LOST, InvalidInput, MewrkError
 from ...store import approvals as resume_rows
+from ...store import fence
 from ..events import Notice
 from ..settings import StoredSettings
 from ..timeline.stored import StoredTimeline
@@ -117,7 +118,8 @@ class Approvals:
         with ThreadPoolExecutor(
             max_workers=PARALLEL_TOOLS, thread_name_prefix=f"mewrk-tool-{run_id}"
         ) as pool:
-            for future in [pool.submit(self.toolbox.run, call, run_id, cancel) for call in calls]:
+            run = fence.carried(self.toolbox.run)  # each tool's writes check the run's claim too
+            for future in [pool.submit(run, call, run_id, cancel) for call in calls]:
                 future.result()
 
     def _open(self, call: ToolCall, resume: dict[str, Any]) -> str:

@@ -14,10 +14,15 @@ from ...errors import InvalidInput, SessionBusy
 from ...providers.registry import resolve
 from ...store import runs as run_rows
 from ..assembly.attachments import attachments_for_message, check_attachments
+from . import run as turn_run
 from .approvals import Decision
 from .handtools import HandTools
 from .parts import SessionParts
 from .run import Run
+
+# How long Stop waits for another process to end its turn itself before taking the session over: one
+# heartbeat for the owner to read the request (run.HEARTBEAT_EVERY), and this much to close its cards.
+STOP_GRACE = 1.5
 
 
 class TurnControl:
@@ -95,13 +100,20 @@ class TurnControl:
         return drive(self.hand_tools.reexecute(card_id), wait)
 
     def stop(self) -> bool:
-        """Stop the running turn, whichever window or process owns it (R3); False if none runs."""
+        """Stop the running turn, whichever window or process owns it (R3); False if none runs.
+
+        This process's own turn stops at once. Another process's turn is asked to stop; it sees that
+        within a heartbeat, and an owner that has not ended its turn by then (frozen, hung, dead) loses
+        the session: the turn is ended from here and the next send works at once.
+        """
         timeline = self.parts.timeline
         with timeline.db.tx() as conn:
             run_id = run_rows.request_stop(conn, timeline.session_id)
         run = self.last_run if self.last_run is not None and not self.last_run.done else None
         if run is not None:
             run.cancel()
+        if run_id is not None and (run is None or run.id != run_id):
+            self.parts.status.take_over(run_id, grace=turn_run.HEARTBEAT_EVERY + STOP_GRACE)
         return run_id is not None or run is not None
 
 

@@ -34,6 +34,7 @@ from ...providers.base import (
 )
 from ...providers.faults import describe_failure
 from ...providers.registry import resolve
+from ...store import fence
 from ...store import history as history_rows
 from ...store import runs as run_rows
 from ..events import Notice, SessionState, StateChanged
@@ -87,6 +88,9 @@ class Run:
         self._exchange: Exchange | None = None
         self._thread: threading.Thread | None = None
         self.log = RunLog(self.timeline.db, self.id)  # what the run did, for any client (R5)
+        # The run's hold on the session's turn: every write it makes checks it (store/fence.py).
+        self.claim: fence.Claim | None = None
+        self.lost = False  # another process took the session over: the run writes nothing more
 
     # ---- control -------------------------------------------------------------------------------
 
@@ -96,13 +100,17 @@ class Run:
         self.parts.status.recover_if_orphaned()
         with timeline.db.tx() as conn:
             refusing = run_rows.claim_turn(conn, timeline.session_id, self.id, OWNER)
+            if refusing is None:
+                number = fence.fence_of(conn, self.id)
         if refusing is not None:
             raise SessionBusy()
+        self.claim = fence.Claim(timeline.db.path, timeline.session_id, self.id, number)
         self.state = "running"
         timeline.emit(StateChanged(timeline.session_id, "running", run_id=self.id))
         if self._user is not None:  # on the timeline before send() returns, even in the background
             try:
-                timeline.append(self._user)
+                with fence.acting_for(self.claim):
+                    timeline.append(self._user)
             except BaseException:
                 with timeline.db.tx() as conn:
                     run_rows.end_run(conn, self.id, "error", "the question could not be stored")
@@ -153,6 +161,10 @@ class Run:
     # ---- the turn ------------------------------------------------------------------------------
 
     def _main(self) -> None:
+        with fence.acting_for(self.claim):  # every write of this thread checks the run's claim
+            self._main_claimed()
+
+    def _main_claimed(self) -> None:
         timeline = self.timeline
         sid = timeline.session_id
         beating = threading.Thread(target=self._heartbeat, name=f"mewrk-hb-{self.id}", daemon=True)
@@ -164,6 +176,8 @@ class Run:
                 final = "stopped"
             elif self.paused:
                 final = "awaiting_approval"
+        except fence.SessionTakenOver:
+            self.lost = True
         except Stopped:
             final = "stopped"
         except MewrkError as exc:
@@ -173,10 +187,17 @@ class Run:
             self.error = ProviderError(f"The turn failed: {error_text}")
         finally:
             try:
-                self.parts.status.finish_unfinished_cards(tool_calls=final != "awaiting_approval")
-                self.log.flush()
-                with timeline.db.tx() as conn:
-                    run_rows.end_run(conn, self.id, final, error_text)
+                if not self.lost:
+                    try:
+                        self.parts.status.finish_unfinished_cards(tool_calls=final != "awaiting_approval")
+                        self.log.flush()
+                        with timeline.db.tx() as conn:
+                            run_rows.end_run(conn, self.id, final, error_text)
+                    except fence.SessionTakenOver:
+                        self.lost = True
+                if self.lost:  # the process that took the session over ended this run and its cards
+                    self.error = fence.SessionTakenOver()
+                    final, error_text = "lost", str(self.error)
                 for callback in self.on_finish:
                     callback(self)
             finally:
@@ -188,14 +209,19 @@ class Run:
                 self._done.set()
 
     def _heartbeat(self) -> None:
-        while not self._done.wait(HEARTBEAT_EVERY):
-            try:
-                with self.timeline.db.tx() as conn:
-                    stop_asked = run_rows.beat(conn, self.id)
-            except Exception:
-                continue
-            if stop_asked:
-                self.cancel()
+        with fence.acting_for(self.claim):
+            while not self._done.wait(HEARTBEAT_EVERY):
+                try:
+                    with self.timeline.db.tx() as conn:
+                        stop_asked = run_rows.beat(conn, self.id)
+                except fence.SessionTakenOver:  # woken after a takeover: end at once, write nothing
+                    self.lost = True
+                    self.cancel()
+                    return
+                except Exception:
+                    continue
+                if stop_asked:
+                    self.cancel()
 
     def _turn(self) -> None:
         parts, timeline = self.parts, self.timeline
@@ -270,6 +296,8 @@ class Run:
                 if time.monotonic() - last_flush > FLUSH_EVERY:
                     self._persist(state, dirty)
                     last_flush = time.monotonic()
+        except fence.SessionTakenOver:
+            raise
         except Exception as exc:
             if not self._cancel.is_set():  # closing the stream on Stop raises; that is no failure
                 failure = exc

@@ -4,6 +4,7 @@ process alike (R4) — and the upkeep after a turn ended or its process died."""
 from __future__ import annotations
 
 import sqlite3
+import time
 
 from ...cards.models import ModelReply, ToolCall
 from ...errors import SessionBusy
@@ -20,6 +21,8 @@ APPROVAL_WAITING = (
     "or %mewrk approve | reject [reason]."
 )
 NOT_RUN = "The turn stopped before this call ran."
+NOT_FINISHED = "The turn stopped while this call ran, so its result was not recorded."
+TAKEN_OVER = "stopped from another window or process, which took the session over"
 
 
 def state_of(conn: sqlite3.Connection, session_id: str) -> SessionState:
@@ -60,6 +63,29 @@ class TurnStatus:
             waiting = resume_rows.has_resume_point(conn, self.timeline.session_id)
         self.finish_unfinished_cards(tool_calls=not waiting)
 
+    def take_over(self, run_id: str, grace: float) -> bool:
+        """Stop another process's run (R3): its owner has `grace` seconds to end it itself; a dead owner,
+        or one that does not answer in time (frozen, hung), loses the session at once — its run is ended
+        here, which takes its claim (it writes nothing more), and its unfinished cards are closed.
+        Returns True when the session was taken over, False when the owner ended its turn itself."""
+        db, sid = self.timeline.db, self.timeline.session_id
+        deadline = time.monotonic() + grace
+        while True:
+            row = run_rows.current_run(db.conn(), sid)
+            if row is None or row["id"] != run_id:
+                return False
+            if run_rows.is_stale(row) or time.monotonic() >= deadline:
+                break
+            time.sleep(0.05)
+        with db.tx() as conn:
+            row = run_rows.current_run(conn, sid)
+            if row is None or row["id"] != run_id:
+                return False
+            run_rows.end_run(conn, run_id, "stopped", TAKEN_OVER)
+            waiting = resume_rows.has_resume_point(conn, sid)
+        self.finish_unfinished_cards(tool_calls=not waiting)
+        return True
+
     def finish_unfinished_cards(self, tool_calls: bool = True) -> None:
         """Mark replies still 'being written' as interrupted and unanswered tool calls as not run."""
         for card in list(self.timeline.current().cards):
@@ -74,7 +100,7 @@ class TurnStatus:
                 and card.status in ("pending", "running")
                 and card.result is None
             ):
-                card.result = NOT_RUN
+                card.result = NOT_RUN if card.status == "pending" else NOT_FINISHED
                 card.is_error = True
                 card.status = "done"
                 self.timeline.save(card)
