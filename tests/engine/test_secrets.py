@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import mewrk_jupyter as mw
+from tests.conftest import run_python
 from tests.providers.conftest import wire_server  # noqa: F401  (the fixture)
 from tests.providers.wire import WireServer, anthropic_error, anthropic_reply, anthropic_tool_use
 
@@ -171,3 +172,24 @@ def test_a_reply_that_quotes_a_key_is_redacted_in_the_run_log_and_the_history(
     wire_server.enqueue(anthropic_reply("ok"))
     s.send("thanks")
     assert leaks(wire_server.requests[-1].raw_body) == []
+
+
+def test_the_kernel_s_own_environment_read_from_proc_is_redacted(workspace, monkeypatch):
+    # The filter cannot keep a command from reading its parent's environment as the kernel started;
+    # the values are known, so they are hidden before anything is stored or sent.
+    monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
+    policies = workspace / ".mewrk" / "policy"
+    policies.mkdir(parents=True)
+    (policies / "default.yaml").write_text("safety_level: default\nallow: [bash]\n")
+    kernel = run_python(
+        """
+        import mewrk_jupyter as mw
+        s = mw.Session.new()
+        s.send('call: bash {"command": "cat /proc/$PPID/environ"}')
+        s.send("and again")
+        """,
+        workspace,
+    )
+    assert kernel.returncode == 0, kernel.stderr
+    assert "ANTHROPIC_API_KEY=[redacted]" in store_bytes(workspace).decode("utf-8", "replace")
+    assert leaks(store_bytes(workspace)) == []
