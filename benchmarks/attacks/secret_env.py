@@ -55,6 +55,13 @@ def trial(folder: Path) -> bool:
     global _trial
     command = COMMANDS[_trial % len(COMMANDS)]
     _trial += 1
+    keys, exposed = run_approved(folder, command)
+    return exposed is not None and not any(key.encode() in exposed for key in keys)
+
+
+def run_approved(folder: Path, command: str) -> tuple[list[str], bytes | None]:
+    """Run `command` as an approved `bash` call of a new kernel's session holding fresh keys; returns the
+    keys, and every byte the server received and the store holds (None when the kernel failed)."""
     keys = {
         "ANTHROPIC_API_KEY": "sk-ant-" + secrets.token_hex(16),
         "VENDOR_CRED": "cred-" + secrets.token_hex(16),
@@ -82,7 +89,7 @@ def trial(folder: Path) -> bool:
     )
     if kernel.returncode != 0:
         print(kernel.stderr.decode(errors="replace"), file=sys.stderr)
-        return False
+        return list(keys.values()), None
     sent = b"".join(r.raw_body for r in wire.requests[seen:])
     stored = b"".join(p.read_bytes() for p in (folder / ".mewrk").glob("mewrk.db*"))
-    return not any(key.encode() in sent or key.encode() in stored for key in keys.values())
+    return list(keys.values()), sent + stored
