@@ -31,6 +31,11 @@ _REFERENCE_LINE = re.compile(
     r"""(?:\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}|@file:(?P<file>[^'"\s#]+))\1\s*(?:\#.*)?$""",
     re.MULTILINE,
 )
+# The same inside a flow collection (`headers: {X-Key: "${NAME}"}`), where YAML wants it quoted.
+_REFERENCE_IN_FLOW = re.compile(
+    r"""[\[{,]\s*(?:(?:"[^"]*"|'[^']*'|[^\s:#'",{}\[\]][^:#,{}\[\]]*?)\s*:\s*)?(['"])"""
+    r"""(?:\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}|@file:(?P<file>[^'"\s#]+))\1\s*(?=[,}\]])"""
+)
 # Bounds on what is read to find references and secrets: a configuration file, a secret file.
 _MAX_CONFIG_BYTES = 1_000_000
 _MAX_SECRET_BYTES = 65_536
@@ -110,7 +115,7 @@ def find_references(home: Path | None) -> References:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        for match in _REFERENCE_LINE.finditer(text):
+        for match in (*_REFERENCE_LINE.finditer(text), *_REFERENCE_IN_FLOW.finditer(text)):
             if match.group("name"):
                 names.add(match.group("name"))
             elif match.group("file"):

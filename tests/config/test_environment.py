@@ -47,6 +47,7 @@ def test_keep_wins_and_drop_adds(home, write):
 def test_references_are_found_in_every_file_even_one_that_does_not_validate(home, write):
     write("llm/broken.yaml", "protocol: nonsense\nheaders:\n  X-Key: '${VENDOR_CRED}'  # a comment\n")
     write("server/main.yaml", "token: ${LANG}\n")
+    write("llm/flow.yaml", 'protocol: openai-chat\nheaders: {X-A: "${AWS_REGION}", X-B: plain}\n')
     # A tool's shell command uses `${HOME}` as the shell's own variable: that is no reference.
     write(
         "tools/home.yaml",
@@ -55,7 +56,7 @@ def test_references_are_found_in_every_file_even_one_that_does_not_validate(home
     with pytest.raises(ConfigError):
         load_config(home)
     passed = command_environment(EnvironmentPolicy(), home, ENVIRON)
-    assert "VENDOR_CRED" not in passed and "LANG" not in passed and "HOME" in passed
+    assert not {"VENDOR_CRED", "LANG", "AWS_REGION"} & set(passed) and "HOME" in passed
 
 
 def test_secret_values_are_the_dropped_and_referenced_ones_and_the_files(home, write, tmp_path):
