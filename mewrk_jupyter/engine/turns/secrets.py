@@ -10,7 +10,6 @@ import threading
 from typing import Any
 
 from ...config import EnvironmentPolicy, Redactor, command_environment, secret_values
-from ...errors import ConfigError
 from ...providers.base import ModelRequest
 from ...providers.registry import config_for
 from ..settings import StoredSettings
@@ -18,7 +17,7 @@ from ..workspace import Workspace
 from .policy import policy_for
 
 # Opaque request fields: an attachment's base64, a vendor's signature or encrypted reasoning. Changing a
-# byte of them breaks them, and a secret cannot be read in them anyway.
+# byte of them breaks them, and they do not hold a secret as text the redactor could recognise.
 OPAQUE_FIELDS = frozenset({"data", "signature", "encrypted"})
 
 
@@ -36,8 +35,9 @@ class SessionSecrets:
         try:
             config = config_for(self.workspace.home)
             return policy_for(config, self.settings.value.safety_level).environment
-        except ConfigError:
-            # Redaction runs on error paths too: a broken configuration still hides what the default hides.
+        except Exception:  # ConfigError, or whatever a damaged folder raises while it is read
+            # Redaction runs on error paths too: it must not fail, and a broken configuration still
+            # hides what the default hides.
             return EnvironmentPolicy()
 
     def environment(self) -> dict[str, str]:
