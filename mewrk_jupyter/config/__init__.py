@@ -1,12 +1,14 @@
 """The configuration folder (`.mewrk/` or $MEWRK_HOME): YAML files loaded and validated, secrets by reference."""
 
 from .agents import AgentConfig
+from .environment import SECRET_NAMES, EnvironmentPolicy, command_environment, secret_values
 from .files import EDITABLE_KINDS, KINDS, FileKind, validate_file
 from .llm import PROTOCOLS, ModelConfig, Prices, VendorConfig
 from .loader import Config, load_config
 from .policy import TIERS, PolicyConfig
 from .problems import InvalidConfig, Problem
 from .prompts import PROMPT_KEYS, PromptProfile
+from .redaction import REDACTED, Redactor
 from .secrets import is_reference, resolve_secret
 from .server import ServerConfig
 from .tools import ToolConfig
@@ -16,9 +18,12 @@ __all__ = [
     "KINDS",
     "PROMPT_KEYS",
     "PROTOCOLS",
+    "REDACTED",
+    "SECRET_NAMES",
     "TIERS",
     "AgentConfig",
     "Config",
+    "EnvironmentPolicy",
     "FileKind",
     "InvalidConfig",
     "ModelConfig",
@@ -26,11 +31,14 @@ __all__ = [
     "Prices",
     "Problem",
     "PromptProfile",
+    "Redactor",
     "ServerConfig",
     "ToolConfig",
     "VendorConfig",
+    "command_environment",
     "is_reference",
     "load_config",
     "resolve_secret",
+    "secret_values",
     "validate_file",
 ]

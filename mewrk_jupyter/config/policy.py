@@ -8,6 +8,7 @@ from pydantic import ValidationInfo, field_validator, model_validator
 
 from .agents import check_tool_list
 from .base import ConfigModel, file_stem
+from .environment import EnvironmentPolicy
 from .problems import invalid
 
 Tier = Literal["allow", "ask", "deny"]
@@ -15,12 +16,14 @@ TIERS: tuple[Tier, ...] = ("allow", "ask", "deny")
 
 
 class PolicyConfig(ConfigModel):
-    """The tiers of one safety level (A4); the level is also the file's stem."""
+    """The tiers of one safety level (A4) and its commands' environment; the level is also the file's stem."""
 
     safety_level: str
     allow: list[str] = []
     ask: list[str] = []
     deny: list[str] = []
+    # What the commands started at this level see of the kernel's environment variables.
+    environment: EnvironmentPolicy = EnvironmentPolicy()
 
     @field_validator("allow", "ask", "deny")
     @classmethod

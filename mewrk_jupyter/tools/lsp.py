@@ -20,6 +20,7 @@ from .base import Tool, ToolFailure, object_schema
 from .files import read_text
 from .lsp_client import LspClient
 from .paths import Workspace
+from .shell import Environment
 
 # The command that starts the server; pass another to ToolRegistry.build(lsp_command=...).
 LSP_COMMAND: tuple[str, ...] = ("jedi-language-server",)
@@ -53,8 +54,9 @@ def _hover_text(contents: Any) -> str:
 class LspTool:
     """The `lsp` tool of one registry, owning that registry's language server process."""
 
-    def __init__(self, ws: Workspace, command: Sequence[str] = LSP_COMMAND) -> None:
+    def __init__(self, ws: Workspace, environment: Environment, command: Sequence[str] = LSP_COMMAND) -> None:
         self.ws = ws
+        self.environment = environment
         self.command = tuple(command)
         self._client: LspClient | None = None
         # One call at a time: the server is shared and documents are synced per call.
@@ -113,7 +115,7 @@ class LspTool:
         argv = find_server(self.command)
         if argv is None:
             raise ToolFailure(NOT_INSTALLED)
-        self._client = LspClient(argv, self.ws.root)
+        self._client = LspClient(argv, self.ws.root, self.environment())
         return self._client
 
     def _position(self, params: dict[str, Any], text: str, shown: str) -> dict[str, int]:

@@ -13,6 +13,7 @@ import subprocess
 import threading
 import time
 import weakref
+from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -43,11 +44,12 @@ class _Pending:
 class LspClient:
     """One language server process for one workspace folder."""
 
-    def __init__(self, argv: list[str], root: Path) -> None:
+    def __init__(self, argv: list[str], root: Path, env: Mapping[str, str] | None = None) -> None:
         self.root = root
         self._process = subprocess.Popen(
             argv,
             cwd=root,
+            env=env,  # the environment the safety level allows; the server reads the model's files
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

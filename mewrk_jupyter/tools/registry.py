@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..config import Config
+from ..config import Config, EnvironmentPolicy, command_environment
 from ..errors import ConfigError
 from ..providers.base import ToolSpec
 from .base import Tool, ToolFailure, ToolResult, truncate
@@ -16,7 +16,7 @@ from .lsp import LSP_COMMAND, LspTool
 from .paths import Workspace
 from .schema import check_params
 from .search import search_tools
-from .shell import bash_tool, command_tool
+from .shell import Environment, bash_tool, command_tool
 
 BUILTIN_TOOLS = ("ls", "read", "grep", "find", "write", "edit", "bash", "lsp")
 # Tools that only look: running one again gives the same answer for the same files (T6).
@@ -39,20 +39,25 @@ class ToolRegistry:
         *,
         lsp_command: Sequence[str] = LSP_COMMAND,
         protected: Sequence[Path] = (),
+        environment: Environment | None = None,
     ) -> ToolRegistry:
         """The built-in tools and the configured ones for `root`; `enabled` keeps only those names.
 
         `write` and `edit` refuse paths inside the `protected` folders (the configuration folder).
+        Commands (bash, command tools, the language server) run in `environment()`; without one, in the
+        environment the `default` safety level of `config` allows.
         """
         ws = Workspace(root, protected)
-        lsp = LspTool(ws, lsp_command)
+        environment = environment or _default_environment(config)
+        lsp = LspTool(ws, environment, lsp_command)
         available = {
-            tool.name: tool for tool in (*file_tools(ws), *search_tools(ws), bash_tool(ws.root), lsp.tool())
+            tool.name: tool
+            for tool in (*file_tools(ws), *search_tools(ws), bash_tool(ws.root, environment), lsp.tool())
         }
         for name, tool_config in (config.tools if config else {}).items():
             if name in available:
                 raise ConfigError(f"`.mewrk/tools/{name}.yaml` declares `{name}`, which is a built-in tool")
-            available[name] = command_tool(tool_config, ws.root)
+            available[name] = command_tool(tool_config, ws.root, environment)
         ordered = [*BUILTIN_TOOLS, *(name for name in available if name not in BUILTIN_TOOLS)]
         if enabled is not None:
             unknown = [name for name in enabled if name not in available]
@@ -112,3 +117,10 @@ class ToolRegistry:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _default_environment(config: Config | None) -> Environment:
+    level = config.policies.get("default") if config is not None else None
+    policy = level.environment if level is not None else EnvironmentPolicy()
+    home = config.home if config is not None else None
+    return lambda: command_environment(policy, home)

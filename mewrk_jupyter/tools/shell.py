@@ -2,6 +2,8 @@
 
 Each command runs in a process group of its own, so a timeout or a stop kills everything it started,
 and nothing it left running in the background outlives the call (it would hold the output pipe open).
+Its environment is the one the safety level allows (`Environment`), asked for at each start so that a
+variable set in the kernel meanwhile is filtered too.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -28,6 +31,9 @@ _KEEP_BYTES = 8 * MAX_CHARS
 _POLL_SECONDS = 0.05
 # How long the output may still flow once the process group was killed, for children that escaped it.
 _DRAIN_SECONDS = 2.0
+
+# Gives the environment variables a command may see, now (config.command_environment under a policy).
+Environment = Callable[[], Mapping[str, str]]
 
 
 def kill_group(process: subprocess.Popen[bytes]) -> None:
@@ -76,13 +82,22 @@ def _read_some(selector: selectors.BaseSelector, stream: IO[bytes], output: _Out
 
 
 def run_process(
-    argv: list[str], cwd: Path, timeout: float, cancel: threading.Event | None = None
+    argv: list[str],
+    cwd: Path,
+    timeout: float,
+    cancel: threading.Event | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> ToolResult:
-    """Run `argv` in `cwd` with stdout and stderr combined; stop it on timeout or when `cancel` is set."""
+    """Run `argv` in `cwd` with stdout and stderr combined; stop it on timeout or when `cancel` is set.
+
+    `env` is the whole environment of the process; None inherits the kernel's (only for callers that
+    run no command of the model's or the configuration's).
+    """
     try:
         process = subprocess.Popen(
             argv,
             cwd=cwd,
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -139,12 +154,12 @@ def run_process(
     return ToolResult(text=text, is_error=True, truncated=result.truncated)
 
 
-def bash_tool(root: Path) -> Tool:
-    """The `bash` tool: `bash -c command` in the workspace root."""
+def bash_tool(root: Path, environment: Environment) -> Tool:
+    """The `bash` tool: `bash -c command` in the workspace root, in the environment the policy allows."""
 
     def handler(params: dict[str, Any], cancel: threading.Event | None) -> ToolResult:
         timeout = min(float(params.get("timeout", DEFAULT_TIMEOUT)), MAX_TIMEOUT)
-        return run_process(["bash", "-c", params["command"]], root, timeout, cancel)
+        return run_process(["bash", "-c", params["command"]], root, timeout, cancel, environment())
 
     schema = object_schema(
         {
@@ -194,11 +209,11 @@ def command_argv(config: ToolConfig, params: dict[str, Any]) -> list[str]:
     return argv
 
 
-def command_tool(config: ToolConfig, root: Path) -> Tool:
-    """A tool declared in `.mewrk/tools/<name>.yaml`, run in the workspace root."""
+def command_tool(config: ToolConfig, root: Path, environment: Environment) -> Tool:
+    """A tool declared in `.mewrk/tools/<name>.yaml`, run in the workspace root, in the allowed environment."""
     timeout = config.timeout or DEFAULT_TIMEOUT
 
     def handler(params: dict[str, Any], cancel: threading.Event | None) -> ToolResult:
-        return run_process(command_argv(config, params), root, timeout, cancel)
+        return run_process(command_argv(config, params), root, timeout, cancel, environment())
 
     return Tool(config.name, config.description, config.parameters, handler)

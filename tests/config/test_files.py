@@ -20,7 +20,11 @@ EMPTY = "the file holds no YAML content (empty or only comments)"
             "main",
             "agent 'main' lacks 'model' (optional: summarize_at, tools, safety_level, system_prompt)",
         ),
-        ("policy", "strict", "policy 'strict' lacks 'safety_level' (optional: allow, ask, deny)"),
+        (
+            "policy",
+            "strict",
+            "policy 'strict' lacks 'safety_level' (optional: allow, ask, deny, environment)",
+        ),
         (
             "tools",
             "grep2",

@@ -12,6 +12,7 @@ from ..settings import StoredSettings
 from ..timeline.stored import StoredTimeline
 from ..workspace import Workspace
 from .approvals import Approvals
+from .secrets import SessionSecrets
 from .status import TurnStatus
 from .toolbox import ToolBox
 
@@ -31,6 +32,11 @@ class SessionParts:
     def session_id(self) -> str:
         """The session these parts belong to."""
         return self.timeline.session_id
+
+    @property
+    def secrets(self) -> SessionSecrets:
+        """The environment of the session's commands and the redaction of known secrets."""
+        return self.toolbox.secrets
 
     def assemble(self, cards: list[Card], model: ModelInfo) -> Assembly:
         """The request these cards make for `model`, under the hidden prefix, tools and reasoning of now."""

@@ -87,7 +87,8 @@ class Run:
         self._done = threading.Event()
         self._exchange: Exchange | None = None
         self._thread: threading.Thread | None = None
-        self.log = RunLog(self.timeline.db, self.id)  # what the run did, for any client (R5)
+        # What the run did, for any client (R5), with known secrets hidden.
+        self.log = RunLog(self.timeline.db, self.id, parts.secrets.redact_data)
         # The run's hold on the session's turn: every write it makes checks it (store/fence.py).
         self.claim: fence.Claim | None = None
         self.lost = False  # another process took the session over: the run writes nothing more
@@ -181,9 +182,9 @@ class Run:
         except Stopped:
             final = "stopped"
         except MewrkError as exc:
-            final, error_text, self.error = "error", str(exc), exc
+            final, error_text, self.error = "error", self.parts.secrets.redact(str(exc)), exc
         except Exception as exc:  # an unexpected fault still ends the turn cleanly
-            final, error_text = "error", f"{type(exc).__name__}: {exc}"
+            final, error_text = "error", self.parts.secrets.redact(f"{type(exc).__name__}: {exc}")
             self.error = ProviderError(f"The turn failed: {error_text}")
         finally:
             try:
@@ -237,7 +238,8 @@ class Run:
                 raise Stopped
             settings = parts.settings.value
             provider, info = resolve(settings.model, parts.workspace.home)
-            request = parts.assemble(timeline.current().cards, info).request
+            # A known secret on the timeline (typed, pasted, from an old result) is not sent.
+            request = parts.secrets.redact_request(parts.assemble(timeline.current().cards, info).request)
             exchange = provider.open(request)  # nothing is sent before events() is read
             self._exchange = exchange
             if self._cancel.is_set():
@@ -248,14 +250,19 @@ class Run:
                 )
             stop, calls, response, failure = self._stream(exchange, info, request)
             if failure is not None:
-                message = describe_failure(failure, info.name, mid_stream=bool(response["content"]))
+                # A server may echo the key back in its error: hidden before it is stored or shown.
+                failed = describe_failure(failure, info.name, mid_stream=bool(response["content"]))
+                message = parts.secrets.redact(failed)
                 with timeline.db.tx() as conn:
-                    history_rows.record_response(conn, entry, response, error=message)
+                    history_rows.record_response(
+                        conn, entry, parts.secrets.redact_data(response), error=message
+                    )
                 if isinstance(failure, MewrkError):
                     raise failure
-                raise ProviderError(message) from failure
+                # The SDK's own error quotes the server's body: it is not chained when that held a secret.
+                raise ProviderError(message) from (failure if message == failed else None)
             with timeline.db.tx() as conn:
-                history_rows.record_response(conn, entry, response)
+                history_rows.record_response(conn, entry, parts.secrets.redact_data(response))
             if self._cancel.is_set():
                 raise Stopped
             if stop == "pause_turn":  # the server paused a long turn: send the content back to go on

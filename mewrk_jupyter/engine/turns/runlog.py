@@ -3,6 +3,7 @@ rest of a run by its id (R5) without one row per streamed token."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ...store import runs as run_rows
@@ -12,9 +13,11 @@ from ...store.db import Database
 class RunLog:
     """The events of one run not yet stored; consecutive text of one card is one event."""
 
-    def __init__(self, db: Database, run_id: str) -> None:
+    def __init__(self, db: Database, run_id: str, redact: Callable[[Any], Any] | None = None) -> None:
         self.db = db
         self.run_id = run_id
+        # Applied to each event's data as it is stored, so that no known secret lands in the log.
+        self.redact = redact or (lambda data: data)
         self.pending: list[tuple[str, dict[str, Any]]] = []
 
     def text(self, card_id: str, text: str) -> None:
@@ -34,5 +37,6 @@ class RunLog:
         if not self.pending:
             return
         events, self.pending = self.pending, []
+        events = [(kind, self.redact(data)) for kind, data in events]
         with self.db.tx() as conn:
             run_rows.append_events(conn, self.run_id, events)

@@ -15,6 +15,7 @@ from ..settings import StoredSettings
 from ..timeline.stored import StoredTimeline
 from ..workspace import Workspace
 from .policy import policy_for, tier_of
+from .secrets import SessionSecrets
 
 ENGINE_TOOLS = ("box", "handoff", "agent_spawn", "task_wait")
 
@@ -26,6 +27,7 @@ class ToolBox:
         self.workspace = workspace
         self.settings = settings
         self.timeline = timeline
+        self.secrets = SessionSecrets(workspace, settings)
         self._lock = threading.Lock()
         self._built_from: object = None
         self._registry: ToolRegistry | None = None
@@ -43,7 +45,9 @@ class ToolBox:
                 enabled = None if tools is None else [t for t in tools if t not in ENGINE_TOOLS]
                 if self._registry is not None:
                     self._registry.close()  # its language server, if one was started
-                self._registry = ToolRegistry.build(ws.root, config, enabled, protected=[ws.home])
+                self._registry = ToolRegistry.build(
+                    ws.root, config, enabled, protected=[ws.home], environment=self.secrets.environment
+                )
                 self._built_from = config
             return self._registry
 
@@ -68,6 +72,8 @@ class ToolBox:
         self.timeline.save(call)
         started = time.time()
         result = self.registry.run(call.name, dict(call.params), cancel)
+        # A secret the command printed anyway (read from a file, say) is hidden before it is stored.
+        result = result.model_copy(update={"text": self.secrets.redact(result.text)})
         call.result = result.text
         call.is_error = result.is_error
         call.status = "done"
@@ -79,7 +85,9 @@ class ToolBox:
                 run_id,
                 f"tool:{call.name}",
                 "tool",
-                {"tool": call.name, "call_id": call.call_id, "input": call.params, "started_at": started},
+                self.secrets.redact_data(
+                    {"tool": call.name, "call_id": call.call_id, "input": call.params, "started_at": started}
+                ),
             )
             history_rows.record_response(
                 conn,

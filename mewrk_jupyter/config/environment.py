@@ -1,0 +1,178 @@
+"""The environment of the commands the engine starts: the kernel's, less the variables that hold secrets.
+
+A safety level's `environment:` (in `policy/<level>.yaml`) says which names to drop or keep. By default
+a command sees neither the variables a configuration file references (`api_key: ${NAME}`) nor those
+whose names look like credentials. The values of the dropped variables, and the files that `@file:`
+references point to, are the secrets the redactor hides wherever they still turn up.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+from pydantic import ValidationInfo, field_validator
+
+from .base import ConfigModel
+from .problems import invalid
+
+# Names that usually hold credentials, whatever the configuration says (matched ignoring case).
+SECRET_NAMES: tuple[str, ...] = ("*KEY*", "*SECRET*", "*TOKEN*", "*PASSWORD*")
+_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_*?]+$")
+# A reference is a whole YAML value: `key: ${NAME}`, `- ${NAME}`, quoted or not, a comment after it.
+# `${NAME}` inside a longer text (a tool's shell command) is the shell's own variable, not a reference.
+_REFERENCE_LINE = re.compile(
+    r"""^\s*(?:-\s+)?(?:(?:"[^"]*"|'[^']*'|[^\s:#'"][^:#]*?)\s*:\s+)?(['"]?)"""
+    r"""(?:\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}|@file:(?P<file>[^'"\s#]+))\1\s*(?:\#.*)?$""",
+    re.MULTILINE,
+)
+# The same inside a flow collection (`headers: {X-Key: "${NAME}"}`), where YAML wants it quoted.
+_REFERENCE_IN_FLOW = re.compile(
+    r"""[\[{,]\s*(?:(?:"[^"]*"|'[^']*'|[^\s:#'",{}\[\]][^:#,{}\[\]]*?)\s*:\s*)?(['"])"""
+    r"""(?:\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}|@file:(?P<file>[^'"\s#]+))\1\s*(?=[,}\]])"""
+)
+# Bounds on what is read to find references and secrets: a configuration file, a secret file.
+_MAX_CONFIG_BYTES = 1_000_000
+_MAX_SECRET_BYTES = 65_536
+
+
+class EnvironmentPolicy(ConfigModel):
+    """`environment:` of a safety level: variable names (`*` and `?` wildcards, any case) to drop or keep.
+
+    A variable is passed on when it matches `keep`, or matches neither `drop`, nor the credential-like
+    names, nor a reference of the configuration; `keep` wins, so `drop: ['*']` with a `keep` list is an
+    allow-list.
+    """
+
+    drop: list[str] = []
+    keep: list[str] = []
+
+    @field_validator("drop", "keep")
+    @classmethod
+    def _patterns(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        field = str(info.field_name)
+        for index, pattern in enumerate(value):
+            if not _NAME_PATTERN.match(pattern):
+                # The path is the whole one: this model is only ever the `environment` of a policy file.
+                raise invalid(
+                    f"environment.{field}: {pattern!r} is not a variable name or pattern "
+                    f"(letters, digits, '_', and the wildcards '*' and '?')",
+                    "environment",
+                    field,
+                    str(index),
+                )
+        return value
+
+    def passes(self, name: str, referenced: frozenset[str]) -> bool:
+        """Whether a command may see the variable `name`, given the names the configuration references."""
+        if _matches(name, self.keep):
+            return True
+        return not (name in referenced or _matches(name, SECRET_NAMES) or _matches(name, self.drop))
+
+
+def _matches(name: str, patterns: list[str] | tuple[str, ...]) -> bool:
+    upper = name.upper()
+    return any(fnmatchcase(upper, pattern.upper()) for pattern in patterns)
+
+
+@dataclass(frozen=True)
+class References:
+    """The secret references written anywhere in a configuration folder, valid files or not."""
+
+    names: frozenset[str] = frozenset()
+    files: frozenset[Path] = frozenset()
+
+
+_cache: dict[Path, tuple[tuple[tuple[str, int, int], ...], References]] = {}
+_cache_lock = threading.Lock()
+
+
+def find_references(home: Path | None) -> References:
+    """Every `${NAME}` and `@file:` reference in the YAML files of `home`, re-read when a file changes.
+
+    The text is scanned rather than the validated configuration, so that a file that fails validation
+    still keeps its secrets out of commands.
+    """
+    if home is None or not home.is_dir():
+        return References()
+    files = _yaml_files(home)
+    signature = tuple((str(path), st.st_mtime_ns, st.st_size) for path, st in files)
+    with _cache_lock:
+        cached = _cache.get(home)
+        if cached is not None and cached[0] == signature:
+            return cached[1]
+    names: set[str] = set()
+    paths: set[Path] = set()
+    for path, st in files:
+        if st.st_size > _MAX_CONFIG_BYTES:
+            continue  # the loader refuses such a file; it configures nothing
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for match in (*_REFERENCE_LINE.finditer(text), *_REFERENCE_IN_FLOW.finditer(text)):
+            if match.group("name"):
+                names.add(match.group("name"))
+            elif match.group("file"):
+                paths.add(Path(match.group("file")).expanduser())
+    found = References(frozenset(names), frozenset(paths))
+    with _cache_lock:
+        _cache[home] = (signature, found)
+    return found
+
+
+def _yaml_files(home: Path) -> list[tuple[Path, os.stat_result]]:
+    found = []
+    for pattern in ("*.yaml", "*.yml", "*/*.yaml", "*/*.yml"):
+        for path in home.glob(pattern):
+            try:
+                st = path.stat()
+            except OSError:
+                continue
+            if path.is_file():
+                found.append((path, st))
+    return sorted(found, key=lambda item: str(item[0]))
+
+
+def command_environment(
+    policy: EnvironmentPolicy, home: Path | None, environ: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The environment for a command the engine starts (bash, a command tool, a language server, a hook,
+    an MCP server): the kernel's own, less what the policy drops."""
+    environ = os.environ if environ is None else environ
+    referenced = find_references(home).names
+    return {name: value for name, value in environ.items() if policy.passes(name, referenced)}
+
+
+def secret_values(
+    policy: EnvironmentPolicy, home: Path | None, environ: Mapping[str, str] | None = None
+) -> set[str]:
+    """The values to hide wherever they turn up: of dropped variables, of referenced ones (even kept),
+    and of the files `@file:` references point to."""
+    environ = os.environ if environ is None else environ
+    references = find_references(home)
+    values = {
+        value
+        for name, value in environ.items()
+        if name in references.names or not policy.passes(name, references.names)
+    }
+    for path in references.files:
+        value = _read_secret_file(path)
+        if value:
+            values.add(value)
+    return values
+
+
+def _read_secret_file(path: Path) -> str | None:
+    """A secret file's text, read only when it is a regular file of a sensible size (never a device)."""
+    try:
+        if not path.is_file() or path.stat().st_size > _MAX_SECRET_BYTES:
+            return None
+        return path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None

@@ -1,0 +1,72 @@
+"""A session's secrets: the environment its commands get, and the redaction of known secret values.
+
+The engine calls `redact`/`redact_data`/`redact_request` at the few points where text is stored or sent:
+a tool's result, a request going out, a response and an error stored in the history, the run's log.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from ...config import EnvironmentPolicy, Redactor, command_environment, secret_values
+from ...providers.base import ModelRequest
+from ...providers.registry import config_for
+from ..settings import StoredSettings
+from ..workspace import Workspace
+from .policy import policy_for
+
+# Opaque request fields: an attachment's base64, a vendor's signature or encrypted reasoning. Changing a
+# byte of them breaks them, and they do not hold a secret as text the redactor could recognise.
+OPAQUE_FIELDS = frozenset({"data", "signature", "encrypted"})
+
+
+class SessionSecrets:
+    """The environment policy of the session's safety level and the secrets it makes known."""
+
+    def __init__(self, workspace: Workspace, settings: StoredSettings) -> None:
+        self.workspace = workspace
+        self.settings = settings
+        self._lock = threading.Lock()
+        self._redactor: tuple[frozenset[str], Redactor] = (frozenset(), Redactor())
+
+    def policy(self) -> EnvironmentPolicy:
+        """The `environment:` of the session's safety level; the default one when the folder is broken."""
+        try:
+            config = config_for(self.workspace.home)
+            return policy_for(config, self.settings.value.safety_level).environment
+        except Exception:  # ConfigError, or whatever a damaged folder raises while it is read
+            # Redaction runs on error paths too: it must not fail, and a broken configuration still
+            # hides what the default hides.
+            return EnvironmentPolicy()
+
+    def environment(self) -> dict[str, str]:
+        """The environment of a command the session starts (bash, a command tool, the language server,
+        and the hooks and MCP servers to come): the kernel's, less what the policy drops."""
+        return command_environment(self.policy(), self.workspace.home)
+
+    def redactor(self) -> Redactor:
+        """A redactor for the secrets known now (variables set in the kernel later are included)."""
+        values = frozenset(secret_values(self.policy(), self.workspace.home))
+        with self._lock:
+            if self._redactor[0] != values:
+                self._redactor = (values, Redactor(values))
+            return self._redactor[1]
+
+    def redact(self, text: str) -> str:
+        """`text` with every known secret replaced by `[redacted]`."""
+        return self.redactor().text(text)
+
+    def redact_data(self, value: Any) -> Any:
+        """JSON-like data (a history record, a run event) with every known secret replaced."""
+        return self.redactor().data(value)
+
+    def redact_request(self, request: ModelRequest) -> ModelRequest:
+        """The request with every known secret replaced, wherever on the timeline it came from."""
+        redactor = self.redactor()
+        if not redactor:
+            return request
+        dumped = request.model_dump()
+        if not redactor.found_in(dumped, OPAQUE_FIELDS):
+            return request
+        return ModelRequest.model_validate(redactor.data(dumped, OPAQUE_FIELDS))
