@@ -1,15 +1,17 @@
 """The configuration folder (`.mewrk/` or $MEWRK_HOME): YAML files loaded and validated, secrets by reference."""
 
 from .agents import AgentConfig
+from .exposure import Exposure, exposure_of
 from .files import EDITABLE_KINDS, KINDS, FileKind, validate_file
 from .llm import PROTOCOLS, ModelConfig, Prices, VendorConfig
-from .loader import Config, load_config
+from .loader import Config, load_config, read_config
 from .policy import TIERS, PolicyConfig
 from .problems import InvalidConfig, Problem
 from .prompts import PROMPT_KEYS, PromptProfile
 from .secrets import is_reference, resolve_secret
 from .server import ServerConfig
 from .tools import ToolConfig
+from .trust import TrustState, distrust_folder, trust_folder, trust_state, user_config_dir
 
 __all__ = [
     "EDITABLE_KINDS",
@@ -19,6 +21,7 @@ __all__ = [
     "TIERS",
     "AgentConfig",
     "Config",
+    "Exposure",
     "FileKind",
     "InvalidConfig",
     "ModelConfig",
@@ -28,9 +31,16 @@ __all__ = [
     "PromptProfile",
     "ServerConfig",
     "ToolConfig",
+    "TrustState",
     "VendorConfig",
+    "distrust_folder",
+    "exposure_of",
     "is_reference",
     "load_config",
+    "read_config",
     "resolve_secret",
+    "trust_folder",
+    "trust_state",
+    "user_config_dir",
     "validate_file",
 ]
