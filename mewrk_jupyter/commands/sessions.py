@@ -46,4 +46,4 @@ def trust(call: Call) -> Result:
     said = trust_workspace(root)
     if call.session is not None and call.session.settings.model.startswith("offline/"):
         said += f" This session keeps `{call.session.settings.model}`; start a new session to use the folder's models."
-    return Result(said)
+    return Result(said, data={"trusted": True})
