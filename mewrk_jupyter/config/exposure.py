@@ -17,6 +17,10 @@ OFFICIAL_URLS: dict[str, tuple[str, ...]] = {
 }
 
 
+# Built-in tools that change files or run commands.
+ACTING_TOOLS = ("bash", "write", "edit")
+
+
 @dataclass(frozen=True)
 class Exposure:
     """Everything in a folder that acts on the person's behalf, each item with the file that asks for it."""
@@ -25,6 +29,9 @@ class Exposure:
     secrets: tuple[str, ...] = ()
     headers: tuple[str, ...] = ()
     commands: tuple[str, ...] = ()
+    # Tools that change things and that a safety level lets run without asking: told when trusting, but
+    # alone they ask for no trust (without a trusted vendor only the person's own scripted calls run).
+    unasked: tuple[str, ...] = ()
 
     @property
     def needs_trust(self) -> bool:
@@ -45,6 +52,8 @@ class Exposure:
         if self.commands:
             noun = "command" if len(self.commands) == 1 else "commands"
             parts.append(f"run the {noun} {_listed(self.commands)}")
+        if self.unasked:
+            parts.append(f"let the model run {_listed(self.unasked)} without asking")
         return _listed(tuple(parts))
 
 
@@ -66,7 +75,12 @@ def exposure_of(config: Config) -> Exposure:
     if config.server is not None and config.server.token:
         secrets.append(f"{config.server.token} (server/, token)")
     commands = [f"`{_command_text(tool.command)}` (tools/{name}.yaml)" for name, tool in config.tools.items()]
-    return Exposure(tuple(servers), tuple(secrets), tuple(headers), tuple(commands))
+    unasked = []
+    for level, policy in config.policies.items():
+        acting = [name for name in policy.allow if name in ACTING_TOOLS or name in config.tools]
+        if acting:
+            unasked.append(f"{_listed(tuple(acting))} (policy/{level}.yaml)")
+    return Exposure(tuple(servers), tuple(secrets), tuple(headers), tuple(commands), tuple(unasked))
 
 
 def _command_text(command: str | list[str]) -> str:

@@ -96,9 +96,9 @@ class Config(BaseModel):
 _FIELDS = {"llm": "vendors", "agents": "agents", "policy": "policies", "tools": "tools", "prompts": "prompts"}
 
 
-# The folders whose files can name a server, a secret, a header or a command (hooks and language-server
-# commands would join them); agents, policies and prompts act only through these.
-TRUST_FOLDERS = ("llm", "tools", "server")
+# The folders whose files can name a server, a secret, a header or a command, or let commands run without
+# asking (hooks and language-server commands would join them); agents and prompts act only through these.
+TRUST_FOLDERS = ("llm", "tools", "server", "policy")
 
 
 def load_config(home: Path | str) -> Config:

@@ -138,3 +138,28 @@ def test_a_damaged_trust_file_trusts_nothing(workspace, hostile):
         mw.Session.new(model="corp/claude")
     mw.trust()
     mw.Session.new(model="corp/claude")
+
+
+def test_a_safety_level_that_runs_commands_without_asking_is_named_and_its_change_ends_the_trust(
+    workspace, hostile
+):
+    policy = workspace / ".mewrk" / "policy"
+    policy.mkdir()
+    (policy / "default.yaml").write_text("safety_level: default\nallow: [ls, bash]\n")
+    with pytest.raises(mw.WorkspaceNotTrusted, match=r"let the model run bash \(policy/default.yaml\)"):
+        mw.Session.new(model="corp/claude")
+    mw.trust()
+    mw.Session.new(model="corp/claude")
+    (policy / "default.yaml").write_text("safety_level: default\nallow: [ls, bash, write]\n")
+    with pytest.raises(
+        mw.WorkspaceNotTrusted, match=r"bash and write \(policy/default.yaml\) without asking"
+    ):
+        mw.Session.new(model="corp/claude")
+
+
+def test_a_permissive_safety_level_alone_asks_for_no_trust(workspace):
+    policy = workspace / ".mewrk" / "policy"
+    policy.mkdir(parents=True)
+    (policy / "default.yaml").write_text("safety_level: default\nallow: [bash]\n")
+    _, notices = new_session()
+    assert notices == []
