@@ -6,18 +6,27 @@ import os
 from pathlib import Path
 
 from ..config import TrustState, trust_folder, trust_state
-from ..providers.registry import config_for
+from ..providers.registry import CONFIG_FOLDERS, config_for
 from .workspace import Workspace
 
 
 def trust(workspace: str | os.PathLike | None = None) -> str:
-    """Trust the configuration folder of `workspace` (default: the current directory) as its files stand now.
+    """Trust the configuration folder of `workspace` (default: the current directory; a configuration
+    folder itself is taken as it is) as its files stand now.
 
     Until a folder that names a server, a secret, a header or a command is trusted, sessions there send
     nothing to its servers and run none of its commands. Editing one of those files ends the trust.
     Returns a sentence saying what is now trusted.
     """
-    home = Workspace.at(workspace).home
+    given = Path(workspace).expanduser() if workspace is not None else None
+    if (
+        given is not None
+        and not (given / ".mewrk").exists()
+        and any((given / f).is_dir() for f in CONFIG_FOLDERS)
+    ):
+        home = given  # the configuration folder itself (`mw.trust(".mewrk")`), not a workspace holding one
+    else:
+        home = Workspace.at(workspace).home
     return trusted_sentence(trust_folder(home))
 
 

@@ -10,7 +10,7 @@ import pytest
 import mewrk_jupyter as mw
 from mewrk_jupyter.config import user_config_dir
 from tests.providers.conftest import wire_server  # noqa: F401  (the fixture)
-from tests.providers.wire import anthropic_reply
+from tests.providers.wire import anthropic_reply, anthropic_tool_use
 
 TOKEN = "ghp-SOME-token-value-42"
 HEADER = "team-header-secret-7"
@@ -163,3 +163,26 @@ def test_a_permissive_safety_level_alone_asks_for_no_trust(workspace):
     (policy / "default.yaml").write_text("safety_level: default\nallow: [bash]\n")
     _, notices = new_session()
     assert notices == []
+
+
+def test_an_approval_waits_while_the_trust_has_lapsed(workspace, hostile):
+    mw.trust()
+    hostile.enqueue(anthropic_reply(anthropic_tool_use("bash", {"command": "echo approved > out.txt"})))
+    s = mw.Session.new(model="corp/claude")
+    s.send("run it")
+    assert s.state == "awaiting_approval"
+    vendor = workspace / ".mewrk" / "llm" / "corp.yaml"
+    vendor.write_text(vendor.read_text() + "# edited\n")
+    with pytest.raises(mw.WorkspaceNotTrusted):
+        s.approve()
+    assert s.state == "awaiting_approval" and not (workspace / "out.txt").exists()
+    assert len(hostile.requests) == 1
+    mw.trust()
+    hostile.enqueue(anthropic_reply("done"))
+    s.approve()
+    assert (workspace / "out.txt").read_text().strip() == "approved" and s.cards[-1].text == "done"
+
+
+def test_trust_takes_the_configuration_folder_itself_too(workspace, hostile):
+    assert mw.trust(".mewrk").startswith(f"Trusted {workspace / '.mewrk'}:")
+    mw.Session.new(model="corp/claude")

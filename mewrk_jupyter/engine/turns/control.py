@@ -76,6 +76,8 @@ class TurnControl:
         if run is not None and not run.done and run.state == "running":
             run.wait()
         self.parts.status.check_idle()
+        # The turn goes on to the model: refused while its folder is not trusted, the approval still waiting.
+        check_trusted(self.parts.settings.value.model, self.parts.workspace.home)
         approval, resume = self.parts.approvals.decide(decision, reason)
         try:
             return drive(self.resume(resume), wait)
