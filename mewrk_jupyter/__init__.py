@@ -21,6 +21,7 @@ from .cards.undo import UNDO
 from .engine.catalog import list_sessions
 from .engine.display import register_view
 from .engine.session import Session
+from .engine.trust import trust
 from .errors import (
     CardNotFound,
     ConfigError,
@@ -33,6 +34,7 @@ from .errors import (
     SessionBusy,
     SessionNotFound,
     StoreError,
+    WorkspaceNotTrusted,
 )
 
 __version__ = "0.1.0"
@@ -66,8 +68,10 @@ __all__ = [
     "ToolCall",
     "Usage",
     "UserInput",
+    "WorkspaceNotTrusted",
     "list_sessions",
     "load_ipython_extension",
+    "trust",
 ]
 
 

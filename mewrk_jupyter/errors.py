@@ -57,3 +57,7 @@ class ProviderError(MewrkError):
 
 class ConfigNotice(UserWarning):
     """The configuration asks for something the engine does not do yet; the sentence names file and field."""
+
+
+class WorkspaceNotTrusted(ConfigError):
+    """The configuration folder would send secrets, reach a server or run commands, and is not trusted yet."""

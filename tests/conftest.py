@@ -23,7 +23,8 @@ def forget_process_state() -> None:
 
 @pytest.fixture
 def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A fresh workspace as the current directory, with a private HOME and no MEWRK_HOME."""
+    """A fresh workspace as the current directory, with a private HOME (so a private ~/.config/mewrk, where
+    trust is kept) and no MEWRK_HOME."""
     root = tmp_path / "ws"
     home = tmp_path / "home"
     root.mkdir()
@@ -31,6 +32,8 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(root)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("MEWRK_HOME", raising=False)
+    monkeypatch.delenv("MEWRK_USER_CONFIG", raising=False)
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
     UNDO.clear()
     forget_process_state()
     yield root

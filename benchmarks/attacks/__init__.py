@@ -1,1 +1,41 @@
 """One module per attack for bench_attacks.py: ATTACK (a sentence), TRIALS, and trial(folder) -> bool."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+@contextmanager
+def as_a_newcomer(folder: Path) -> Iterator[list[str]]:
+    """A person with nothing trusted yet (their own config folder inside the trial's folder), no MEWRK_HOME;
+    yields the configuration notices shown meanwhile."""
+    saved = {name: os.environ.get(name) for name in ("MEWRK_USER_CONFIG", "MEWRK_HOME")}
+    os.environ["MEWRK_USER_CONFIG"] = str(folder / "person-config")
+    os.environ.pop("MEWRK_HOME", None)
+    notices: list[str] = []
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield notices
+            notices.extend(str(w.message) for w in caught)
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def write(folder: Path, rel: str, text: str | bytes) -> Path:
+    """Write a file of the workspace's `.mewrk/` folder."""
+    path = folder / ".mewrk" / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text)
+    return path

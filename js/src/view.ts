@@ -19,6 +19,7 @@ import { Panels, type PanelName } from "./panels";
 import type { Action, CardPayload, ContextMsg, KernelMsg, ResultMsg, SnapshotMsg, ToolInfo } from "./protocol";
 import { BoxSelection } from "./selection";
 import { TimelineState } from "./state";
+import { TrustLine } from "./trust";
 import { sendFiles } from "./upload";
 
 export class TimelineView {
@@ -50,6 +51,7 @@ export class TimelineView {
   private readonly panels: Panels;
   private readonly empty: HTMLElement;
   private readonly lostBanner: HTMLElement;
+  private readonly trustLine: TrustLine;
   private readonly notice = new Notice();
   /** Notices and card errors true only while the session is in a state: text → that state. */
   private readonly holding = new Map<string, string>();
@@ -91,12 +93,19 @@ export class TimelineView {
       notice,
     });
     this.dashboard = new Dashboard(() => this.panels.toggle("context"));
+    this.trustLine = new TrustLine((done) =>
+      act({ action: "trust" }, (r) => {
+        this.notice.show(r.ok ? "info" : "error", r.message ?? "");
+        done(r.ok);
+      }),
+    );
     this.root = h(
       "div",
       // Focusable, so that a click anywhere in the widget brings its keys (undo, redo) here.
       { class: "mw-root", tabindex: "-1", "data-lm-suppress-shortcuts": "", "data-jp-suppress-context-menu": "" },
       this.header.el,
       this.lostBanner,
+      this.trustLine.el,
       this.panels.el,
       this.list.scroller,
       this.empty,
@@ -161,6 +170,7 @@ export class TimelineView {
   private receive(msg: KernelMsg): void {
     if (msg.type === "snapshot") return this.applySnapshot(msg);
     if (msg.type === "result") {
+      if (msg.ok && msg.data.trusted) this.trustLine.show(null); // by the button or by /trust
       if (msg.while_state && msg.message) this.holding.set(msg.message, msg.while_state);
       return this.link.settle(msg, (result) => {
         if (!result.ok) this.notice.show("error", result.message ?? "That did not work.");
@@ -227,6 +237,7 @@ export class TimelineView {
     this.composer.model = msg.session.model;
     if (msg.heartbeat) this.link.beat(msg.heartbeat);
     this.header.setSession(msg.session, msg.came_from);
+    this.trustLine.show(msg.trust);
     if (switched) this.panels.refresh();
     for (const id of this.list.ids()) {
       if (!this.state.get(id) && !isDraft(id)) this.forget(id);

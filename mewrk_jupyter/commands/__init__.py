@@ -157,6 +157,13 @@ COMMANDS: dict[str, Command] = {
             tools.rerun,
             surfaces=ONLY_NOTEBOOK,
         ),
+        Command(
+            "trust",
+            "",
+            "trust this workspace's configuration folder, so that its servers, secrets and commands are used",
+            sessions.trust,
+            needs_session=False,
+        ),
         Command("help", "", "list the commands", timeline.help_, needs_session=False),
     )
 }

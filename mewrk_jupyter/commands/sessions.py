@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..engine.catalog import list_sessions
 from ..engine.navigation import switched_sentence
 from ..engine.session import Session
+from ..engine.trust import trust as trust_workspace
 from .base import Call, Result, refuse
 
 
@@ -37,3 +38,12 @@ def sessions(call: Call) -> Result:
     """`sessions`: the sessions of this workspace, and which is current."""
     current = f"\n\nCurrent: `{call.session.id}`" if call.session is not None else ""
     return Result(markdown=list_sessions()._repr_markdown_() + current)
+
+
+def trust(call: Call) -> Result:
+    """`trust`: trust this workspace's configuration folder as its files stand now."""
+    root = call.session.workspace.root if call.session is not None else None
+    said = trust_workspace(root)
+    if call.session is not None and call.session.settings.model.startswith("offline/"):
+        said += f" This session keeps `{call.session.settings.model}`; start a new session to use the folder's models."
+    return Result(said, data={"trusted": True})

@@ -2,9 +2,10 @@
 
 from .agents import AgentConfig
 from .environment import SECRET_NAMES, EnvironmentPolicy, command_environment, secret_values
+from .exposure import Exposure, exposure_of
 from .files import EDITABLE_KINDS, KINDS, FileKind, validate_file
 from .llm import PROTOCOLS, ModelConfig, Prices, VendorConfig
-from .loader import Config, load_config
+from .loader import Config, load_config, read_config
 from .policy import TIERS, PolicyConfig
 from .problems import InvalidConfig, Problem
 from .prompts import PROMPT_KEYS, PromptProfile
@@ -12,6 +13,7 @@ from .redaction import REDACTED, Redactor
 from .secrets import is_reference, resolve_secret
 from .server import ServerConfig
 from .tools import ToolConfig
+from .trust import TrustState, distrust_folder, trust_folder, trust_state, user_config_dir
 
 __all__ = [
     "EDITABLE_KINDS",
@@ -24,6 +26,7 @@ __all__ = [
     "AgentConfig",
     "Config",
     "EnvironmentPolicy",
+    "Exposure",
     "FileKind",
     "InvalidConfig",
     "ModelConfig",
@@ -34,11 +37,18 @@ __all__ = [
     "Redactor",
     "ServerConfig",
     "ToolConfig",
+    "TrustState",
     "VendorConfig",
     "command_environment",
+    "distrust_folder",
+    "exposure_of",
     "is_reference",
     "load_config",
+    "read_config",
     "resolve_secret",
     "secret_values",
+    "trust_folder",
+    "trust_state",
+    "user_config_dir",
     "validate_file",
 ]

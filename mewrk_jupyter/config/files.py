@@ -17,7 +17,7 @@ from .problems import describe, fail, optional_fields, raise_problems, required_
 from .prompts import PromptProfile
 from .server import ServerConfig
 from .tools import ToolConfig
-from .yamlfile import parse_yaml
+from .yamlfile import MAX_FILE_BYTES, parse_yaml, too_large
 
 SUFFIXES = (".yaml", ".yml")
 
@@ -84,9 +84,16 @@ def validate_text(spec: FileKind, text: str, name: str, rel: str) -> Any:
 
 
 def read_text(path: Path, rel: str) -> str:
-    """A file's text, or a ConfigError naming it when it cannot be read as UTF-8."""
+    """A file's text, or a ConfigError naming it when it cannot be read as UTF-8 or is too large."""
     try:
-        return path.read_text(encoding="utf-8")
+        size = path.stat().st_size  # measured before reading: a huge file is refused without loading it
+        if size > MAX_FILE_BYTES:
+            fail(rel, too_large(size))
+        with path.open("rb") as stream:  # a file that grew since: read no more than the bound allows
+            data = stream.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            fail(rel, too_large(len(data)))
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         fail(rel, "the file is not UTF-8 text")
     except OSError as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -29,6 +30,10 @@ class Config(BaseModel):
     tools: dict[str, ToolConfig] = {}
     prompts: dict[str, PromptProfile] = {}
     server: ServerConfig | None = None
+    # What is wrong with the files that were left out: each disables only what it defines.
+    problems: tuple[Problem, ...] = ()
+    # A digest of the files that can ask for trust (TRUST_FOLDERS), of the very text this Config read.
+    digest: str = ""
 
     @property
     def is_empty(self) -> bool:
@@ -36,9 +41,21 @@ class Config(BaseModel):
         parts = (self.vendors, self.agents, self.policies, self.tools, self.prompts)
         return not any(parts) and self.server is None
 
+    def broken(self, folder: str, name: str) -> tuple[Problem, ...]:
+        """What is wrong with the file `<folder>/<name>.yaml`, which was left out; empty when it loaded."""
+        files = (f"{folder}/{name}.yaml", f"{folder}/{name}.yml")
+        return tuple(p for p in self.problems if p.file in files)
+
+    def _refuse_broken(self, folder: str, name: str) -> None:
+        """Asked for by name, a file left out raises its own problems (InvalidConfig)."""
+        found = self.broken(folder, name)
+        if found:
+            raise_problems(found)
+
     def vendor(self, name: str) -> VendorConfig:
         """The vendor declared by `llm/<name>.yaml`."""
         if name not in self.vendors:
+            self._refuse_broken("llm", name)
             raise ConfigError(f"There is no vendor `{name}`: `.mewrk/llm/{name}.yaml` does not exist")
         return self.vendors[name]
 
@@ -48,6 +65,8 @@ class Config(BaseModel):
         if not vendor_name or not model_name:
             raise ConfigError(f"A model is named `vendor/model`, e.g. `offline/echo`; got {ref!r}")
         vendor = self.vendors.get(vendor_name)
+        if vendor is None:
+            self._refuse_broken("llm", vendor_name)
         if vendor is None or model_name not in vendor.models:
             raise ConfigError(f"The model `{ref}` is not in `.mewrk/llm/{vendor_name}.yaml`")
         return vendor, vendor.models[model_name]
@@ -55,12 +74,14 @@ class Config(BaseModel):
     def agent(self, name: str) -> AgentConfig:
         """The agent declared by `agents/<name>.yaml`."""
         if name not in self.agents:
+            self._refuse_broken("agents", name)
             raise ConfigError(f"There is no agent `{name}`: `.mewrk/agents/{name}.yaml` does not exist")
         return self.agents[name]
 
     def policy(self, level: str) -> PolicyConfig:
         """The tiers of safety level `level`, from `policy/<level>.yaml`."""
         if level not in self.policies:
+            self._refuse_broken("policy", level)
             raise ConfigError(
                 f"There is no safety level `{level}`: `.mewrk/policy/{level}.yaml` does not exist"
             )
@@ -75,18 +96,35 @@ class Config(BaseModel):
 _FIELDS = {"llm": "vendors", "agents": "agents", "policy": "policies", "tools": "tools", "prompts": "prompts"}
 
 
+# The folders whose files can name a server, a secret, a header or a command, or let commands run without
+# asking (hooks and language-server commands would join them); agents and prompts act only through these.
+TRUST_FOLDERS = ("llm", "tools", "server", "policy")
+
+
 def load_config(home: Path | str) -> Config:
     """Read and validate every file under `home`; a missing folder gives an empty Config.
 
     Raises InvalidConfig (a ConfigError) listing every problem found, each naming its file and field.
     """
+    config = read_config(home)
+    if config.problems:
+        raise_problems(config.problems)
+    return config
+
+
+def read_config(home: Path | str) -> Config:
+    """Read every file under `home`, leaving out each invalid one: its problems go to `Config.problems`.
+
+    Raises ConfigError only when `home` itself is not a folder.
+    """
     home = Path(home)
     if not home.exists():
-        return Config(home=home)
+        return Config(home=home, digest=hashlib.sha256().hexdigest())
     if not home.is_dir():
         raise ConfigError(f"The configuration folder {home} is a file, not a folder")
     found: dict[str, dict[str, BaseModel]] = {kind: {} for kind in KINDS}
     problems: list[Problem] = []
+    digest = hashlib.sha256()
     for kind, spec in KINDS.items():
         for path in _files(home / spec.folder, problems):
             rel = f"{spec.folder}/{path.name}"
@@ -96,18 +134,28 @@ def load_config(home: Path | str) -> Config:
                 )
                 continue
             try:
-                found[kind][path.stem] = validate_text(spec, read_text(path, rel), path.stem, rel)
+                text = read_text(path, rel)
+                if kind in TRUST_FOLDERS:
+                    digest.update(f"{rel}\0".encode() + hashlib.sha256(text.encode()).digest())
+                found[kind][path.stem] = validate_text(spec, text, path.stem, rel)
             except InvalidConfig as exc:
                 problems.extend(exc.problems)
     servers = found.pop("server")
     if len(servers) > 1:
         listed = ", ".join(f"server/{name}" for name in servers)
         problems.append(Problem("server", None, f"several server files ({listed}); keep one"))
-    if problems:
-        raise_problems(problems)
+        servers = {}
     fields = {_FIELDS[kind]: models for kind, models in found.items()}
     # Validation checks that each folder's models are of its kind; the instances are kept as they are.
-    return Config.model_validate({"home": home, "server": next(iter(servers.values()), None), **fields})
+    return Config.model_validate(
+        {
+            "home": home,
+            "server": next(iter(servers.values()), None),
+            "problems": tuple(problems),
+            "digest": digest.hexdigest(),
+            **fields,
+        }
+    )
 
 
 def _files(folder: Path, problems: list[Problem]) -> list[Path]:

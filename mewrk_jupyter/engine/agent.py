@@ -25,7 +25,7 @@ class AgentStart:
 
 def agent_of(config: Config, name: str) -> AgentConfig | None:
     """The agent `name`; None for the default agent without a file; a ConfigError for any other missing one."""
-    if name == DEFAULT_AGENT and name not in config.agents:
+    if name == DEFAULT_AGENT and name not in config.agents and not config.broken("agents", name):
         return None
     return config.agent(name)
 

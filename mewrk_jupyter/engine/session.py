@@ -21,6 +21,7 @@ from ..store import cards as card_rows
 from ..store import history as history_rows
 from ..store import sessions as session_rows
 from ..store.db import Database, database
+from .admission import admit
 from .agent import agent_of, agent_start
 from .assembly.context import ContextInfo, measure, session_spending
 from .catalog import history_entry_of
@@ -89,11 +90,13 @@ class Session:
         ws = Workspace.at(workspace)
         config = config_for(ws.home)
         assert config is not None  # a workspace always has a configuration folder, perhaps empty
-        start = agent_start(config, model, settings)
+        # A folder not trusted yet, or with invalid files, is said in notices rather than acted on.
+        start, notices = admit(config, agent_start(config, model, settings), model_asked=model is not None)
         parsed = parse_settings(start.settings)
         resolve(parsed.model, ws.home)  # an unknown model is a clear error now, not at the first send
         policy_for(config, parsed.safety_level)  # so is an unknown safety level
-        warn_unbuilt(unbuilt_notices(config, parsed.agent, agent_of(config, parsed.agent), parsed.model))
+        notices += unbuilt_notices(config, parsed.agent, agent_of(config, parsed.agent), parsed.model)
+        warn_unbuilt(notices)
         cards: list[tuple[str, Card]] = []
         if start.system_prompt is not None:
             cards.append((key_between(None, None), start.system_prompt))

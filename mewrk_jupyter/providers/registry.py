@@ -7,10 +7,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypedDict
 
-from ..config import Config, ModelConfig, VendorConfig, load_config
-from ..errors import ConfigError
+from ..config import Config, ModelConfig, VendorConfig, read_config, trust_state
+from ..errors import ConfigError, WorkspaceNotTrusted
 from .anthropic import AnthropicProvider
-from .base import ModelInfo, Provider
+from .base import Exchange, ModelInfo, ModelRequest, Provider
 from .offline import OfflineProvider
 from .openai_chat import OpenAIChatProvider
 from .openai_responses import OpenAIResponsesProvider
@@ -38,7 +38,10 @@ def _signature(home: Path) -> tuple:
 
 
 def config_for(home: Path | None) -> Config | None:
-    """The configuration of a `.mewrk` folder, re-read only when one of its files changed."""
+    """The configuration of a `.mewrk` folder, re-read only when one of its files changed.
+
+    An invalid file is left out (its problems are in `Config.problems`), so it disables only what it defines.
+    """
     if home is None:
         return None
     home = Path(home)
@@ -47,7 +50,7 @@ def config_for(home: Path | None) -> Config | None:
         cached = _cache.get(home)
         if cached is not None and cached[0] == signature:
             return cached[1]
-    config = load_config(home)
+    config = read_config(home)
     with _cache_lock:
         _cache[home] = (signature, config)
     return config
@@ -107,8 +110,37 @@ def _provider(vendor_name: str, vendor: VendorConfig) -> Provider:
     )
 
 
+class _Untrusted(Provider):
+    """A configured vendor of a folder not trusted yet: its facts are known, but nothing is ever sent."""
+
+    def __init__(self, provider: Provider, sentence: str) -> None:
+        self.protocol = provider.protocol
+        self._provider = provider
+        self._sentence = sentence
+
+    def model_info(self, model: str) -> ModelInfo:
+        return self._provider.model_info(model)
+
+    def open(self, request: ModelRequest) -> Exchange:
+        raise WorkspaceNotTrusted(self._sentence)
+
+
+def check_trusted(model: str, home: Path | None) -> None:
+    """Raise WorkspaceNotTrusted, naming what the folder would use, when `model` is a vendor of an untrusted folder."""
+    vendor_name = model.split("/", 1)[0] if isinstance(model, str) else ""
+    config = config_for(home)
+    if vendor_name == "offline" or config is None or vendor_name not in config.vendors:
+        return
+    state = trust_state(config)
+    if not state.trusted:
+        raise WorkspaceNotTrusted(state.sentence)
+
+
 def resolve(model: str, home: Path | None = None) -> tuple[Provider, ModelInfo]:
-    """The provider and model facts for a model name, or a ConfigError that says what to fix."""
+    """The provider and model facts for a model name, or a ConfigError that says what to fix.
+
+    A vendor of a folder that is not trusted yet gives its facts, but its provider refuses to send.
+    """
     if not isinstance(model, str) or "/" not in model or model.startswith("/") or model.endswith("/"):
         raise ConfigError(f"A model is named `vendor/model`, e.g. `offline/echo`; got {model!r}.")
     vendor_name = model.split("/", 1)[0]
@@ -116,9 +148,14 @@ def resolve(model: str, home: Path | None = None) -> tuple[Provider, ModelInfo]:
         return _OFFLINE, _OFFLINE.model_info(model)
     config = config_for(home)
     if config is None or vendor_name not in config.vendors:
+        if config is not None and config.broken("llm", vendor_name):
+            config.vendor(vendor_name)  # the vendor's file failed to load: its own problems say why
         raise ConfigError(f"The model `{model}` is not in `.mewrk/llm/{vendor_name}.yaml`.")
     vendor, _ = config.model(model)
     provider = _provider(vendor_name, vendor)
+    state = trust_state(config)
+    if not state.trusted:
+        provider = _Untrusted(provider, state.sentence)
     return provider, provider.model_info(model)
 
 

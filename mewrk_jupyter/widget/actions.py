@@ -39,6 +39,7 @@ from .protocol import (
     StopAction,
     ToolCallAction,
     ToolInfo,
+    TrustAction,
     UndoAction,
     read_action,
 )
@@ -232,6 +233,10 @@ class Actions:
         always = request.always
         self._session_method("approve")(reason=reason, always=always, wait=False)
         return ("Approved for this session." if always else "Approved."), {}
+
+    def _do_trust(self, _request: TrustAction) -> tuple[str, dict[str, Any]]:
+        """The Trust button: the same as typing /trust, so both say and do the same."""
+        return commands.run_command(self.session, "/trust")
 
     def _do_reject(self, request: RejectAction) -> tuple[str, dict[str, Any]]:
         reason = (request.reason or "").strip() or None

@@ -22,6 +22,7 @@ from ..engine.events import (
     StateChanged,
     TextDelta,
 )
+from ..engine.trust import untrusted_sentence
 from ..errors import InvalidInput, MewrkError
 from . import commands, protocol
 from .actions import Actions
@@ -164,6 +165,7 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                 vision=self.model_has_vision(),
                 chunk=CHUNK,
                 heartbeat=HEARTBEAT_EVERY,
+                trust=untrusted_sentence(self.session.workspace.home),
             )
             self._tell(message)
             return message

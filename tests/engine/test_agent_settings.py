@@ -130,6 +130,7 @@ def test_server_settings_engine_tools_and_native_compaction_say_they_do_nothing_
         "llm/acme.yaml",
         "protocol: openai-responses\nbase_url: http://127.0.0.1:9\nmodels:\n  big: {native_compaction: true}\n",
     )
+    mw.trust()  # the vendor names a server of its own: the folder acts once trusted
     with pytest.warns(mw.ConfigNotice) as notices:
         s = mw.Session.new()
     assert [str(n.message) for n in notices] == [

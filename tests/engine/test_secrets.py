@@ -39,6 +39,7 @@ def vendor(workspace: Path, server: WireServer, extra: str = "") -> None:
     (llm / "other.yaml").write_text(
         "protocol: openai-chat\napi_key: ${MY_VENDOR_KEY}\nmodels:\n  gpt: {context_window: 1000}\n"
     )
+    mw.trust(workspace)  # the person wrote these files: the folder may use them
 
 
 def store_bytes(workspace: Path) -> bytes:
@@ -133,6 +134,13 @@ def test_the_safety_level_s_environment_policy_acts_on_the_session_s_commands(wo
         "safety_level: default\nallow: [bash]\nenvironment:\n  drop: [AWS_*]\n  keep: [GITHUB_TOKEN]\n"
     )
     (policies / "strict.yaml").write_text("safety_level: strict\nallow: [bash]\n")
+    # Until the folder is trusted its `keep` passes nothing on; its `drop` acts at once.
+    s = mw.Session.new()
+    s.send('call: bash {"command": "env"}')
+    result = [c for c in s.cards if c.kind == "tool_call"][-1].result
+    seen = {line.split("=", 1)[0] for line in result.splitlines()}
+    assert "GITHUB_TOKEN" not in seen and "AWS_REGION" not in seen and "ghp_abcdefghijkl" not in result
+    mw.trust()
     s = mw.Session.new()
     s.send('call: bash {"command": "env"}')
     result = [c for c in s.cards if c.kind == "tool_call"][-1].result
@@ -147,12 +155,19 @@ def test_the_safety_level_s_environment_policy_acts_on_the_session_s_commands(wo
     assert "AWS_REGION" in seen and "GITHUB_TOKEN" not in seen and "ghp_abcdefghijkl" not in result
 
 
-def test_a_bad_environment_policy_is_refused_with_a_sentence_naming_file_and_field(workspace):
+def test_a_bad_environment_policy_is_left_out_with_a_sentence_naming_file_and_field(workspace, monkeypatch):
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_abcdefghijkl")
     policies = workspace / ".mewrk" / "policy"
     policies.mkdir(parents=True)
     (policies / "default.yaml").write_text("safety_level: default\nenvironment:\n  keep: GITHUB_TOKEN\n")
-    with pytest.raises(mw.ConfigError, match=r"^policy/default.yaml: environment.keep must be a list$"):
-        mw.Session.new()
+    # The file is left out with a notice that names it; the built-in default level, which hides the
+    # credentials, acts instead.
+    with pytest.warns(mw.ConfigNotice, match=r"^policy/default.yaml: environment.keep must be a list"):
+        s = mw.Session.new()
+    s.send('call: bash {"command": "env"}')
+    s.approve()  # the built-in level asks before bash runs
+    result = [c for c in s.cards if c.kind == "tool_call"][-1].result
+    assert "GITHUB_TOKEN" not in {line.split("=", 1)[0] for line in result.splitlines()}
 
 
 def test_a_reply_that_quotes_a_key_is_redacted_in_the_run_log_and_the_history(

@@ -109,6 +109,7 @@ def test_a_reply_cut_at_the_output_limit_gets_a_host_message_asking_to_continue(
         f"protocol: anthropic-messages\nbase_url: {wire_server.url}\napi_key: ${{K}}\n"
         "models:\n  m: {context_window: 1000}\n"
     )
+    mw.trust()
     wire_server.enqueue(
         anthropic_reply(
             "The first half", anthropic_tool_use("bash", {"command": "rm -"}), stop_reason="max_tokens"
@@ -140,6 +141,7 @@ def test_a_tool_declared_in_the_tools_folder_is_offered_and_run(workspace):
         "parameters:\n  type: object\n  properties:\n    word: {type: string}\n  required: [word]\n"
     )
     policy(workspace, "allow: [shout]\n")
+    mw.trust()  # a folder's command tools run once it is trusted
     s = mw.Session.new()
     s.send('call: shout {"word": "hi; touch injected"}')
     assert "shout" in [t["name"] for t in s.history[0].request["tools"]]

@@ -32,6 +32,7 @@ def claude(workspace, wire_server, monkeypatch):
         "  claude-test: {context_window: 200000, vision: true, thinking: signed}\n"
         "  claude-old: {context_window: 100000, thinking: signed, prefill: true}\n"
     )
+    mw.trust()  # the person wrote this folder
     return wire_server
 
 

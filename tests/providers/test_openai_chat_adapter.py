@@ -26,6 +26,7 @@ def deepseek(workspace, wire_server, monkeypatch):
         "  deepseek-chat: {context_window: 64000, reasoning_content_roundtrip: always}\n"
         "  deepseek-vl: {context_window: 64000, vision: true}\n"
     )
+    mw.trust()  # the person wrote this folder
     return wire_server
 
 

@@ -33,6 +33,7 @@ def gpt(workspace, wire_server, monkeypatch):
         "models:\n"
         "  gpt-test: {context_window: 400000, vision: true, thinking: signed, max_tokens: 2000}\n"
     )
+    mw.trust()  # the person wrote this folder
     return wire_server
 
 
@@ -217,6 +218,7 @@ def test_an_azure_vendor_sends_the_deployment_with_its_api_version(workspace, wi
         "deployments:\n"
         "  gpt-test: my-gpt-deployment\n"
     )
+    mw.trust()
     wire_server.enqueue(
         responses_reply(responses_reasoning("az plan", id="rs_az", encrypted_content="AZ"), "From Azure."),
         responses_reply("Again."),

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import mewrk_jupyter as mw
+
 
 def write_vendor(
     workspace: Path, vendor: str, protocol: str, base_url: str, models: str, key_env: str
 ) -> None:
-    """Write `.mewrk/llm/<vendor>.yaml`; `models` is the YAML under `models:`, indented by two spaces."""
+    """Write `.mewrk/llm/<vendor>.yaml` and trust the folder as it now stands (the person wrote it);
+    `models` is the YAML under `models:`, indented by two spaces."""
     llm = workspace / ".mewrk" / "llm"
     llm.mkdir(parents=True, exist_ok=True)
     (llm / f"{vendor}.yaml").write_text(
         f"protocol: {protocol}\nbase_url: {base_url}\napi_key: ${{{key_env}}}\nmodels:\n{models}"
     )
+    mw.trust(workspace)

@@ -62,6 +62,7 @@ KERNEL_EXAMPLES: list[protocol.SentModel] = [
         vision=False,
         chunk=2_097_152,
         heartbeat=20.0,
+        trust="The configuration folder /w/.mewrk is not trusted yet …",
     ),
     protocol.CardAddedMsg(card=CARD, order_key="a1"),
     protocol.CardChangedMsg(card={**CARD, "edited": True}, order_key="a1"),
@@ -122,6 +123,7 @@ ACTION_EXAMPLES: list[dict[str, Any]] = [
     {"action": "fork", "card_id": "c1"},
     {"action": "open_session", "session_id": "s2"},
     {"action": "back"},
+    {"action": "trust"},
 ]
 
 

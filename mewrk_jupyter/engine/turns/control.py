@@ -11,7 +11,7 @@ from typing import Any
 
 from ...cards.models import Card, UserInput
 from ...errors import InvalidInput, SessionBusy
-from ...providers.registry import resolve
+from ...providers.registry import check_trusted, resolve
 from ...store import runs as run_rows
 from ..assembly.attachments import attachments_for_message, check_attachments
 from . import run as turn_run
@@ -61,7 +61,11 @@ class TurnControl:
             text = None
         files = attachments_for_message(files_given)
         user = UserInput(text=text or "", attachments=files) if text is not None or files else None
-        _, info = resolve(self.parts.settings.value.model, self.parts.workspace.home)
+        model, home = self.parts.settings.value.model, self.parts.workspace.home
+        check_trusted(
+            model, home
+        )  # a folder not trusted yet sends nothing: refused before the input is added
+        _, info = resolve(model, home)
         # Refused before anything is sent: images without vision, PDFs without text for a text-only model.
         check_attachments([*self.parts.timeline.current().cards, *([user] if user else [])], info, new=user)
         self.parts.status.check_no_approval()
@@ -77,6 +81,8 @@ class TurnControl:
         if run is not None and not run.done and run.state == "running":
             run.wait()
         self.parts.status.check_idle()
+        # The turn goes on to the model: refused while its folder is not trusted, the approval still waiting.
+        check_trusted(self.parts.settings.value.model, self.parts.workspace.home)
         approval, resume = self.parts.approvals.decide(decision, reason)
         try:
             return drive(self.resume(resume), wait)

@@ -19,8 +19,10 @@ def policy_for(config: Config | None, level: str) -> PolicyConfig:
     """The policy of a safety level: `policy/<level>.yaml`, or the built-in default level."""
     if config is not None and level in config.policies:
         return config.policies[level]
-    if level == "default":
+    if level == "default":  # an invalid default.yaml falls back to the built-in level (a notice said why)
         return DEFAULT_POLICY
+    if config is not None and config.broken("policy", level):
+        config.policy(level)  # the level's file failed to load: its own problems say why
     raise ConfigError(f"There is no safety level `{level}`: `.mewrk/policy/{level}.yaml` does not exist.")
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from ...config import EnvironmentPolicy, Redactor, command_environment, secret_values
+from ...config import EnvironmentPolicy, Redactor, command_environment, secret_values, trust_state
 from ...providers.base import ModelRequest
 from ...providers.registry import config_for
 from ..settings import StoredSettings
@@ -34,7 +34,11 @@ class SessionSecrets:
         """The `environment:` of the session's safety level; the default one when the folder is broken."""
         try:
             config = config_for(self.workspace.home)
-            return policy_for(config, self.settings.value.safety_level).environment
+            policy = policy_for(config, self.settings.value.safety_level).environment
+            if policy.keep and config is not None and not trust_state(config).trusted:
+                # An untrusted folder may hide more from commands, never pass them a credential.
+                return EnvironmentPolicy(drop=policy.drop)
+            return policy
         except Exception:  # ConfigError, or whatever a damaged folder raises while it is read
             # Redaction runs on error paths too: it must not fail, and a broken configuration still
             # hides what the default hides.

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
 
 from ...cards.models import ToolCall
+from ...config import trust_state
 from ...config.policy import Tier
 from ...providers.base import ToolSpec
 from ...providers.registry import config_for
@@ -29,7 +31,7 @@ class ToolBox:
         self.timeline = timeline
         self.secrets = SessionSecrets(workspace, settings)
         self._lock = threading.Lock()
-        self._built_from: object = None
+        self._built_from: tuple[object, bool] | None = None
         self._registry: ToolRegistry | None = None
 
     @property
@@ -37,18 +39,28 @@ class ToolBox:
         """The registry for the configuration as it stands now."""
         ws = self.workspace
         config = config_for(ws.home)
+        trusted = config is None or trust_state(config).trusted
         with self._lock:
-            if self._registry is None or self._built_from is not config:
+            built = self._built_from
+            if self._registry is None or built is None or built[0] is not config or built[1] != trusted:
                 agent = config.agents.get(self.settings.value.agent) if config is not None else None
                 # The engine's own tools (box, handoff, …) are not in the registry; they come with their issues.
                 tools = agent.tools if agent is not None else None
-                enabled = None if tools is None else [t for t in tools if t not in ENGINE_TOOLS]
+                usable = config
+                withheld: set[str] = set()
+                if config is not None:
+                    # A tool file that failed to load disables that tool only (a notice said why).
+                    withheld = {Path(p.file).stem for p in config.problems if p.file.startswith("tools/")}
+                    if not trusted:  # a folder not trusted yet runs none of its commands
+                        withheld |= set(config.tools)
+                        usable = config.model_copy(update={"tools": {}})
+                enabled = None if tools is None else [t for t in tools if t not in {*ENGINE_TOOLS, *withheld}]
                 if self._registry is not None:
                     self._registry.close()  # its language server, if one was started
                 self._registry = ToolRegistry.build(
-                    ws.root, config, enabled, protected=[ws.home], environment=self.secrets.environment
+                    ws.root, usable, enabled, protected=[ws.home], environment=self.secrets.environment
                 )
-                self._built_from = config
+                self._built_from = (config, trusted)
             return self._registry
 
     def check(self) -> None:

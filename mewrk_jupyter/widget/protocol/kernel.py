@@ -157,6 +157,9 @@ class SnapshotMsg(SentModel):
     vision: bool  # the model takes images
     chunk: int  # bytes per upload message
     heartbeat: float  # seconds between two `alive` messages
+    # What the workspace's configuration folder would use once trusted, shown with a Trust button;
+    # null when nothing in it waits for trust.
+    trust: str | None = None
 
 
 class CardAddedMsg(SentModel):
@@ -220,6 +223,7 @@ class ResultData(TypedDict, total=False):
     open: str  # the panel a command opens
     entries: list[HistoryRow]
     entry: HistoryEntryData
+    trusted: bool  # the workspace's configuration folder was trusted: the Trust notice goes
 
 
 class ResultMsg(SentModel):

@@ -197,6 +197,12 @@ class BackAction(ActionBase):
     action: Literal["back"]
 
 
+class TrustAction(ActionBase):
+    """Trust the session's workspace configuration folder as its files stand now."""
+
+    action: Literal["trust"]
+
+
 Action = Annotated[
     EditAction
     | InsertAction
@@ -215,7 +221,8 @@ Action = Annotated[
     | BranchAction
     | ForkAction
     | OpenSessionAction
-    | BackAction,
+    | BackAction
+    | TrustAction,
     Field(discriminator="action"),
 ]
 ViewMsg = Annotated[HelloMsg | AliveMsg | ByeMsg | UploadMsg | Action, Field(discriminator="type")]

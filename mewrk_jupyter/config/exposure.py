@@ -1,0 +1,105 @@
+"""What a configuration folder would do beyond the offline default: the servers it would reach, the
+secrets and headers it would send and the commands it would run — what a person trusts when they trust it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .loader import Config
+from .secrets import is_reference
+
+# Where each protocol goes when a vendor file names no base_url; writing one of these out is no change.
+OFFICIAL_URLS: dict[str, tuple[str, ...]] = {
+    "anthropic-messages": ("https://api.anthropic.com", "https://api.anthropic.com/v1"),
+    "openai-chat": ("https://api.openai.com", "https://api.openai.com/v1"),
+    "openai-responses": ("https://api.openai.com", "https://api.openai.com/v1"),
+}
+
+
+# Built-in tools that change files or run commands.
+ACTING_TOOLS = ("bash", "write", "edit")
+
+
+@dataclass(frozen=True)
+class Exposure:
+    """Everything in a folder that acts on the person's behalf, each item with the file that asks for it."""
+
+    servers: tuple[str, ...] = ()
+    secrets: tuple[str, ...] = ()
+    headers: tuple[str, ...] = ()
+    commands: tuple[str, ...] = ()
+    # Tools that change things and that a safety level lets run without asking: told when trusting, but
+    # alone they ask for no trust (without a trusted vendor only the person's own scripted calls run).
+    unasked: tuple[str, ...] = ()
+    # Variables a safety level keeps in the environment of the commands the engine starts (its `keep`
+    # overrides the filter that hides credentials from them).
+    passed: tuple[str, ...] = ()
+
+    @property
+    def needs_trust(self) -> bool:
+        """Whether anything here reaches beyond the folder: a server, a secret, a header or a command."""
+        return bool(self.servers or self.secrets or self.headers or self.commands or self.passed)
+
+    def summary(self) -> str:
+        """What the folder would do, in one clause: "send requests to …, with the secrets …, and run …"."""
+        parts = []
+        if self.servers:
+            parts.append(f"send requests to {_listed(self.servers)}")
+        if self.secrets:
+            noun = "secret" if len(self.secrets) == 1 else "secrets"
+            parts.append(f"read the {noun} {_listed(self.secrets)}")
+        if self.headers:
+            noun = "header" if len(self.headers) == 1 else "headers"
+            parts.append(f"send the {noun} {_listed(self.headers)}")
+        if self.commands:
+            noun = "command" if len(self.commands) == 1 else "commands"
+            parts.append(f"run the {noun} {_listed(self.commands)}")
+        if self.passed:
+            parts.append(f"pass the environment variables {_listed(self.passed)} to the commands it runs")
+        if self.unasked:
+            parts.append(f"let the model run {_listed(self.unasked)} without asking")
+        return _listed(tuple(parts))
+
+
+def exposure_of(config: Config) -> Exposure:
+    """What the loaded files of `config` would use; a file that failed to load is not used, so not listed."""
+    servers: list[str] = []
+    secrets: list[str] = []
+    headers: list[str] = []
+    for name, vendor in config.vendors.items():
+        where = f"llm/{name}.yaml"
+        if vendor.base_url and vendor.base_url.rstrip("/") not in OFFICIAL_URLS.get(vendor.protocol, ()):
+            servers.append(f"{vendor.base_url} ({where})")
+        if vendor.api_key:
+            secrets.append(f"{vendor.api_key} ({where}, api_key)")
+        for header, value in vendor.headers.items():
+            headers.append(f"{header} ({where})")
+            if is_reference(value):
+                secrets.append(f"{value} ({where}, headers.{header})")
+    if config.server is not None and config.server.token:
+        secrets.append(f"{config.server.token} (server/, token)")
+    commands = [f"`{_command_text(tool.command)}` (tools/{name}.yaml)" for name, tool in config.tools.items()]
+    unasked = []
+    passed = []
+    for level, policy in config.policies.items():
+        if policy.environment.keep:
+            passed.append(
+                f"{_listed(tuple(policy.environment.keep))} (policy/{level}.yaml, environment.keep)"
+            )
+        acting = [name for name in policy.allow if name in ACTING_TOOLS or name in config.tools]
+        if acting:
+            unasked.append(f"{_listed(tuple(acting))} (policy/{level}.yaml)")
+    return Exposure(
+        tuple(servers), tuple(secrets), tuple(headers), tuple(commands), tuple(unasked), tuple(passed)
+    )
+
+
+def _command_text(command: str | list[str]) -> str:
+    return command if isinstance(command, str) else " ".join(command)
+
+
+def _listed(items: tuple[str, ...]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]

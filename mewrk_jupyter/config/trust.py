@@ -1,0 +1,132 @@
+"""Workspace trust: a folder that would reach a server, send a secret or run a command acts only once the
+person trusted it. Trust is kept outside every workspace, in the person's own configuration directory
+(`~/.config/mewrk/trusted.json`, or $MEWRK_USER_CONFIG), keyed by the folder's absolute path with a digest
+of the files that can ask for such things; editing one of them ends the trust until it is given again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .exposure import Exposure, exposure_of
+from .loader import Config, read_config
+
+TRUST_FILE = "trusted.json"
+
+
+@dataclass(frozen=True)
+class TrustState:
+    """Whether a folder may act, and if not, the sentence that says what it would do."""
+
+    home: Path
+    exposure: Exposure
+    trusted: bool
+
+    @property
+    def sentence(self) -> str:
+        """What the folder would use and how to trust it; empty when nothing waits for trust."""
+        if self.trusted:
+            return ""
+        return (
+            f"The configuration folder {self.home} is not trusted yet, so nothing in it that reaches beyond "
+            f"it is used: it would {self.exposure.summary()}. If you wrote this folder or have read it, "
+            "trust it with mw.trust() (or %mewrk trust); until then sessions here run on the offline model."
+        )
+
+
+def user_config_dir() -> Path:
+    """The person's own mewrk folder, outside every workspace: $MEWRK_USER_CONFIG, else ~/.config/mewrk."""
+    override = os.environ.get("MEWRK_USER_CONFIG")
+    if override:
+        return Path(override).expanduser()
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path("~/.config").expanduser())
+    return Path(base) / "mewrk"
+
+
+_cache: dict[Path, tuple[Config, tuple, TrustState]] = {}
+_cache_lock = threading.Lock()
+
+
+def trust_state(config: Config) -> TrustState:
+    """Whether `config`'s folder may act now; read again when the folder's files or the trust file change."""
+    home = Path(config.home or ".").resolve()
+    exposure = exposure_of(config)
+    if not exposure.needs_trust:
+        return TrustState(home, exposure, trusted=True)
+    stamp = _stamp(_trust_path())
+    with _cache_lock:
+        cached = _cache.get(home)
+        # The same Config object (kept alive here, so its identity is never reused) and trust file.
+        if cached is not None and cached[0] is config and cached[1] == stamp:
+            return cached[2]
+    record = _read_records().get(str(home))
+    # The digest is of the very bytes this Config was built from, not of the files as they are now.
+    trusted = isinstance(record, dict) and record.get("digest") == config.digest
+    state = TrustState(home, exposure, trusted)
+    with _cache_lock:
+        _cache[home] = (config, stamp, state)
+    return state
+
+
+def trust_folder(home: Path | str) -> TrustState:
+    """Remember that the person trusts the folder `home` as its files stand now; returns its new state."""
+    home = Path(home).expanduser().resolve()
+    config = read_config(home)
+    records = _read_records()
+    records[str(home)] = {"digest": config.digest, "trusted_at": time.time()}
+    _write_records(records)
+    return trust_state(config)
+
+
+def distrust_folder(home: Path | str) -> bool:
+    """Forget the trust given to `home`; False when it had none."""
+    home = Path(home).expanduser().resolve()
+    records = _read_records()
+    if records.pop(str(home), None) is None:
+        return False
+    _write_records(records)
+    return True
+
+
+def _trust_path() -> Path:
+    return user_config_dir() / TRUST_FILE
+
+
+def _stamp(path: Path) -> tuple:
+    try:
+        stat = path.stat()
+    except OSError:
+        return (str(path), None)
+    return (str(path), stat.st_mtime_ns, stat.st_size, stat.st_ino)
+
+
+def _read_records() -> dict[str, object]:
+    """The trusted folders; a missing or unreadable trust file trusts nothing (never the other way)."""
+    try:
+        data = json.loads(_trust_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    folders = data.get("folders") if isinstance(data, dict) else None
+    return dict(folders) if isinstance(folders, dict) else {}
+
+
+def _write_records(records: dict[str, object]) -> Path:
+    path = _trust_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Written beside and renamed: a reader never sees half a file, and only the person may read it.
+    fd, tmp = tempfile.mkstemp(prefix=".trusted-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump({"folders": records}, out, indent=1, sort_keys=True)
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path

@@ -1,0 +1,45 @@
+"""What a new session may take from its configuration folder: a folder not trusted yet, and files left out
+because they are invalid, are said in notices (or a refusal) rather than acted on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..config import Config, trust_state
+from ..errors import WorkspaceNotTrusted
+from ..providers.registry import DEFAULT_MODEL
+from .agent import AgentStart
+
+
+def admit(config: Config, start: AgentStart, *, model_asked: bool) -> tuple[AgentStart, list[str]]:
+    """The start a session may make here, and the notices to show.
+
+    In a folder not trusted yet, a model of its own vendors is refused when the person asked for it by
+    name (WorkspaceNotTrusted, naming what the folder would use) and replaced by the offline model when it
+    came from an agent file; either way nothing reaches the configured server.
+    """
+    notices = problem_notices(config)
+    state = trust_state(config)
+    if state.trusted:
+        return start, notices
+    model = start.settings.get("model")
+    vendor = model.split("/", 1)[0] if isinstance(model, str) else ""
+    if vendor in config.vendors:
+        if model_asked:
+            raise WorkspaceNotTrusted(state.sentence)
+        start = replace(start, settings={**start.settings, "model": DEFAULT_MODEL})
+    notices.append(state.sentence)
+    return start, notices
+
+
+def problem_notices(config: Config) -> list[str]:
+    """One sentence per invalid file: what is wrong, and that only what it defines is left out."""
+    by_file: dict[str, list[str]] = {}
+    for problem in config.problems:
+        by_file.setdefault(problem.file, []).append(problem.message)
+    return [
+        f"{file}: {'; '.join(messages)} — this file is left out until it is fixed; the rest of the "
+        "folder is used."
+        for file, messages in by_file.items()
+    ]
