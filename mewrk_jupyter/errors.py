@@ -57,3 +57,7 @@ class ProviderError(MewrkError):
 
 class ConfigNotice(UserWarning):
     """The configuration asks for something the engine does not do yet; the sentence names file and field."""
+
+
+class ContextTooLarge(MewrkError):
+    """A request would not fit the model's context window, so it was not sent; the sentence gives both sizes."""
