@@ -61,3 +61,7 @@ class ConfigNotice(UserWarning):
 
 class WorkspaceNotTrusted(ConfigError):
     """The configuration folder would send secrets, reach a server or run commands, and is not trusted yet."""
+
+
+class ContextTooLarge(MewrkError):
+    """A request would not fit the model's context window, so it was not sent; the sentence gives both sizes."""

@@ -30,8 +30,10 @@ from .base import (
     UsageEvent,
     attachment_text,
 )
+from .unstreamed import ended_early, json_object, not_a_reply, whole_body
 
 PROTOCOL = "anthropic-messages"
+PROTOCOL_NAME = "Anthropic Messages"
 THINKING_BUDGETS = {"low": 2048, "medium": 8192, "high": 16384}
 CACHE_BREAKPOINTS = 4
 CONTINUE_TEXT = "<system-reminder>\nContinue from where the conversation stands.\n</system-reminder>"
@@ -155,12 +157,19 @@ class AnthropicExchange(SDKExchange):
         stream = self._open_stream()
         if stream is None:
             return
+        whole = whole_body(stream.response)
+        if whole is not None:  # not a stream: a whole message is used as if streamed
+            message = json_object(whole)
+            if message is None or not _is_message(message):
+                raise not_a_reply(self.model, self._client, stream.response, whole, PROTOCOL_NAME)
+            yield from _message_events(anthropic.types.Message.model_construct(**message))
+            return
         kinds: dict[int, str] = {}
         signatures: dict[int, str] = {}
         tool_json: dict[int, list[str]] = {}
         tool_heads: dict[int, Any] = {}
         usage = Usage()
-        stop = "end_turn"
+        stop: str | None = None  # set by message_delta: without it the stream ended early
         for event in stream:
             kind = event.type
             if kind == "message_start":
@@ -196,8 +205,35 @@ class AnthropicExchange(SDKExchange):
             elif kind == "message_delta":
                 stop = event.delta.stop_reason or stop
                 usage = _usage(event.usage, usage)
+        if stop is None and not self._closed:
+            raise ended_early(self.model, self._client, stream.response)
         yield UsageEvent(usage)
-        yield StopEvent(stop)
+        yield StopEvent(stop or "end_turn")
+
+
+def _is_message(body: dict[str, Any]) -> bool:
+    """Whether a JSON body is a whole Messages reply."""
+    return isinstance(body.get("content"), list) and (
+        body.get("type") == "message" or body.get("role") == "assistant"
+    )
+
+
+def _message_events(message: Any) -> Iterator[StreamEvent]:
+    """A whole Messages reply as the events its stream would have given."""
+    for index, block in enumerate(message.content or []):
+        kind = getattr(block, "type", None)
+        if kind == "text" and block.text:
+            yield TextDelta(index, block.text)
+        elif kind == "thinking":
+            if block.thinking:
+                yield ThinkingDelta(index, block.thinking)
+            yield ThinkingDone(index, signature=block.signature or None)
+        elif kind == "redacted_thinking":
+            yield ThinkingDone(index, encrypted=block.data)
+        elif kind == "tool_use":
+            yield ToolCallEvent(index, block.id, block.name, dict(block.input or {}))
+    yield UsageEvent(_usage(getattr(message, "usage", None), Usage()))
+    yield StopEvent(getattr(message, "stop_reason", None) or "end_turn")
 
 
 def _usage(raw: Any, before: Usage) -> Usage:
@@ -226,4 +262,4 @@ class AnthropicProvider(SDKProvider):
         client = anthropic.Anthropic(
             base_url=self._base_url, **self._sdk_arguments(anthropic.DefaultHttpxClient)
         )
-        return AnthropicExchange(body, client)
+        return AnthropicExchange(body, client, info.name)

@@ -213,10 +213,14 @@ class Provider(ABC):
 
 
 class SDKExchange(Exchange):
-    """An exchange over an official SDK's stream: sent on the first read of events(), closable from any thread."""
+    """An exchange over an official SDK's stream: sent on the first read of events(), closable from any thread.
 
-    def __init__(self, body: dict[str, Any], client: Any):
+    `model` is the configured name (`vendor/model`) its sentences use.
+    """
+
+    def __init__(self, body: dict[str, Any], client: Any, model: str):
         self.body = body
+        self.model = model
         self._client = client
         self._stream: Any = None
         self._closed = False

@@ -5,12 +5,16 @@ from __future__ import annotations
 import anthropic
 import openai
 
+from ..errors import MewrkError
+
 # The SDKs read streams with httpx (or its successor httpx2); a broken body surfaces as their error.
 _TRANSPORT_MODULES = ("httpx", "httpx2", "httpcore")
 
 
 def describe_failure(exc: BaseException, model: str, mid_stream: bool = False) -> str:
     """One sentence for a failed exchange with a model, from the SDK's exception classes."""
+    if isinstance(exc, MewrkError):  # an adapter's own sentence already says what happened
+        return str(exc)
     broken = f"The stream from `{model}` broke mid-reply ({type(exc).__name__}); the partial reply is kept."
     if mid_stream and isinstance(exc, anthropic.APIConnectionError | openai.APIConnectionError):
         return broken

@@ -31,8 +31,10 @@ from .base import (
     attachment_text,
     data_url,
 )
+from .unstreamed import ended_early, json_object, not_a_reply, whole_body
 
 PROTOCOL = "openai-chat"
+PROTOCOL_NAME = "OpenAI Chat Completions"
 CONTINUE_TEXT = "<system-reminder>\nContinue from where the conversation stands.\n</system-reminder>"
 STOP_REASONS = {
     "stop": "end_turn",
@@ -157,11 +159,18 @@ class OpenAIChatExchange(SDKExchange):
         stream = self._open_stream()
         if stream is None:
             return
+        whole = whole_body(stream.response)
+        if whole is not None:  # not a stream: a whole completion is used as if streamed
+            completion = json_object(whole)
+            if completion is None or not _is_completion(completion):
+                raise not_a_reply(self.model, self._client, stream.response, whole, PROTOCOL_NAME)
+            yield from _completion_events(openai.types.chat.ChatCompletion.model_construct(**completion))
+            return
         blocks = 0  # the next content-block index; thinking, text and each tool call get their own
         thinking: int | None = None
         text: int | None = None
         calls: dict[int, dict[str, Any]] = {}  # by the vendor's tool-call index
-        stop = "end_turn"
+        stop: str | None = None  # set by a finish_reason: without one the stream ended early
         usage: Usage | None = None
         for chunk in stream:
             if chunk.usage is not None:
@@ -193,13 +202,43 @@ class OpenAIChatExchange(SDKExchange):
                     thinking = None
                 if choice.finish_reason:
                     stop = STOP_REASONS.get(choice.finish_reason, choice.finish_reason)
+        if stop is None and not self._closed:
+            raise ended_early(self.model, self._client, stream.response)
         if thinking is not None:
             yield ThinkingDone(thinking)
         for slot in calls.values():
             yield ToolCallEvent(slot["block"], slot["id"], slot["name"], _params("".join(slot["args"])))
         if usage is not None:
             yield UsageEvent(usage)
-        yield StopEvent(stop)
+        yield StopEvent(stop or "end_turn")
+
+
+def _is_completion(body: dict[str, Any]) -> bool:
+    """Whether a JSON body is a whole completion: a first choice that holds a message."""
+    choices = body.get("choices")
+    return isinstance(choices, list) and bool(choices) and isinstance(choices[0].get("message"), dict)
+
+
+def _completion_events(completion: Any) -> Iterator[StreamEvent]:
+    """A whole completion as the events its stream would have given: thinking, text, then tool calls."""
+    choice = completion.choices[0]
+    message = choice.message
+    blocks = 0
+    reasoning = next((v for f in REASONING_FIELDS if isinstance(v := getattr(message, f, None), str)), None)
+    if reasoning:
+        yield ThinkingDelta(blocks, reasoning)
+        yield ThinkingDone(blocks)
+        blocks += 1
+    if message.content:
+        yield TextDelta(blocks, message.content)
+        blocks += 1
+    for call in message.tool_calls or []:
+        yield ToolCallEvent(blocks, call.id, call.function.name, _params(call.function.arguments or ""))
+        blocks += 1
+    if getattr(completion, "usage", None) is not None:
+        yield UsageEvent(_usage(completion.usage))
+    reason = choice.finish_reason or "stop"
+    yield StopEvent(STOP_REASONS.get(reason, reason))
 
 
 class OpenAIChatProvider(SDKProvider):
@@ -212,4 +251,4 @@ class OpenAIChatProvider(SDKProvider):
         official = self._base_url is None or "api.openai.com" in self._base_url
         body = request_body(request, info, official=official)
         client = openai.OpenAI(base_url=self._base_url, **self._sdk_arguments(openai.DefaultHttpxClient))
-        return OpenAIChatExchange(body, client)
+        return OpenAIChatExchange(body, client, info.name)

@@ -32,11 +32,13 @@ from .base import (
     attachment_text,
     data_url,
 )
+from .unstreamed import ended_early, json_object, not_a_reply, whole_body
 
 EFFORTS = ("low", "medium", "high")
 DEFAULT_AZURE_API_VERSION = "2025-04-01-preview"
 CONTINUE_TEXT = "<system-reminder>\nContinue from where the conversation stands.\n</system-reminder>"
 FOLLOWERS = ("message", "function_call")  # what may follow a reasoning item
+PROTOCOL_NAMES = {"openai-responses": "OpenAI Responses", "azure-openai": "Azure OpenAI (Responses)"}
 
 
 def reasoning_blob(item: dict[str, Any]) -> str:
@@ -148,21 +150,28 @@ def _usage(raw: Any) -> Usage:
 class ResponsesExchange(SDKExchange):
     """One streamed Responses call; the request goes out when its events are first read."""
 
-    def __init__(self, body: dict[str, Any], client: openai.OpenAI, model: str):
-        super().__init__(body, client)
-        self._model = model
+    def __init__(self, body: dict[str, Any], client: openai.OpenAI, model: str, protocol_name: str):
+        super().__init__(body, client, model)
+        self._protocol_name = protocol_name
 
     def _create(self) -> Any:
         return self._client.responses.create(**self.body, stream=True)
 
     def _fail(self, message: str) -> ProviderError:
         return ProviderError(
-            f"`{self._model}` reported an error mid-reply: {message}; the partial reply is kept."
+            f"`{self.model}` reported an error mid-reply: {message}; the partial reply is kept."
         )
 
     def events(self) -> Iterator[StreamEvent]:
         stream = self._open_stream()
         if stream is None:
+            return
+        whole = whole_body(stream.response)
+        if whole is not None:  # not a stream: a whole response is used as if streamed
+            response = json_object(whole)
+            if response is None or not isinstance(response.get("output"), list):
+                raise not_a_reply(self.model, self._client, stream.response, whole, self._protocol_name)
+            yield from self._response_events(openai.types.responses.Response.model_construct(**response))
             return
         part_seen: dict[int, int] = {}  # output index → summary part last streamed
         called = False
@@ -188,21 +197,45 @@ class ResponsesExchange(SDKExchange):
                     called = True
                     yield ToolCallEvent(index, item.call_id, item.name, _arguments(item.arguments))
             elif kind in ("response.completed", "response.incomplete", "response.failed"):
-                response = event.response
-                yield UsageEvent(_usage(response.usage))
-                if kind == "response.failed":
-                    error = response.error
-                    raise self._fail(getattr(error, "message", None) or "the response failed")
-                reason = getattr(response.incomplete_details, "reason", None) or "max_output_tokens"
-                if kind == "response.incomplete":  # the partial reply is complete as far as it goes
-                    yield StopEvent("max_tokens" if reason == "max_output_tokens" else str(reason))
-                else:
-                    yield StopEvent("tool_use" if called else "end_turn")
+                yield from self._ending(kind.removeprefix("response."), event.response, called)
                 return
             elif kind == "error":
                 raise self._fail(getattr(event, "message", None) or "an error event")
         if not self._closed:
-            raise self._fail("the stream ended before the response completed")
+            raise ended_early(self.model, self._client, stream.response)
+
+    def _ending(self, status: str, response: Any, called: bool) -> Iterator[StreamEvent]:
+        """The usage and stop reason of a response whose status is completed, incomplete or failed."""
+        yield UsageEvent(_usage(response.usage))
+        if status == "failed":
+            error = response.error
+            raise self._fail(getattr(error, "message", None) or "the response failed")
+        reason = getattr(response.incomplete_details, "reason", None) or "max_output_tokens"
+        if status == "incomplete":  # the partial reply is complete as far as it goes
+            yield StopEvent("max_tokens" if reason == "max_output_tokens" else str(reason))
+        else:
+            yield StopEvent("tool_use" if called else "end_turn")
+
+    def _response_events(self, response: Any) -> Iterator[StreamEvent]:
+        """A whole response as the events its stream would have given."""
+        called = False
+        for index, item in enumerate(response.output or []):
+            kind = getattr(item, "type", None)
+            if kind == "message":
+                for part in item.content or []:
+                    text = getattr(part, "text", None) or getattr(part, "refusal", None)
+                    if text:
+                        yield TextDelta(index, text)
+            elif kind == "reasoning":
+                raw = item.to_dict()
+                text = "\n\n".join(s.get("text", "") for s in raw.get("summary") or [])
+                if text:
+                    yield ThinkingDelta(index, text)
+                yield ThinkingDone(index, signature=reasoning_blob(raw))
+            elif kind == "function_call":
+                called = True
+                yield ToolCallEvent(index, item.call_id, item.name, _arguments(item.arguments))
+        yield from self._ending(str(getattr(response, "status", None) or "completed"), response, called)
 
 
 def _arguments(raw: str | None) -> dict[str, Any]:
@@ -244,4 +277,5 @@ class OpenAIResponsesProvider(SDKProvider):
         info = self.model_info(request.model)
         name = info.name.split("/", 1)[1]
         wire_model = self._deployments.get(name, name) if self.protocol == "azure-openai" else name
-        return ResponsesExchange(request_body(request, info, wire_model), self._client(), info.name)
+        body = request_body(request, info, wire_model)
+        return ResponsesExchange(body, self._client(), info.name, PROTOCOL_NAMES[self.protocol])

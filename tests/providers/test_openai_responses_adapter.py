@@ -275,6 +275,6 @@ def test_a_stream_that_ends_without_a_final_event_is_an_error(gpt):
     message = responses_message("A reply that stops short.", chunks=6)
     gpt.enqueue(responses_reply(message, cut_after=7, cut_cleanly=True))
     s = mw.Session.new(model="openai/gpt-test")
-    with pytest.raises(mw.ProviderError, match="ended before the response completed"):
+    with pytest.raises(mw.ProviderError, match="ended before the reply was complete"):
         s.send("go")
     assert s.cards[-1].interrupted and s.cards[-1].text

@@ -7,6 +7,7 @@ import pytest
 
 from .wire import (
     WireServer,
+    anthropic_reply,
     chat_reply,
     sse_reply,
 )
@@ -45,3 +46,26 @@ def test_raw_sse_reply(wire_server: WireServer) -> None:
         openai_client(wire_server).chat.completions.create(model="m", messages=MESSAGES, stream=True)
     )
     assert [c.choices[0].delta.content for c in chunks] == ["raw"]
+
+
+def test_an_unstreamed_reply_answers_a_streamed_request_with_json_which_the_sdk_reads_as_nothing(
+    wire_server: WireServer,
+) -> None:
+    wire_server.enqueue(anthropic_reply("whole", unstreamed=True), chat_reply("whole", unstreamed=True))
+    stream = anthropic_client(wire_server).messages.create(
+        model="claude-test", max_tokens=100, messages=MESSAGES, stream=True
+    )
+    assert stream.response.headers["content-type"] == "application/json"
+    assert list(stream) == []  # what made a turn end silently
+    chunks = openai_client(wire_server).chat.completions.create(model="m", messages=MESSAGES, stream=True)
+    assert list(chunks) == []
+
+
+def test_drop_last_ends_the_stream_cleanly_before_its_final_events(wire_server: WireServer) -> None:
+    wire_server.enqueue(anthropic_reply("short", drop_last=2))
+    events = list(
+        anthropic_client(wire_server).messages.create(
+            model="claude-test", max_tokens=100, messages=MESSAGES, stream=True
+        )
+    )
+    assert events[-1].type == "content_block_stop"  # no message_delta, no message_stop

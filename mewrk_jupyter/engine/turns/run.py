@@ -42,6 +42,7 @@ from ..events import TextDelta as TextAppended
 from .fold import ResponseState, accumulate, finish, record
 from .parts import SessionParts
 from .runlog import RunLog
+from .window import check_window
 
 HEARTBEAT_EVERY = 2.0
 FLUSH_EVERY = 0.25  # seconds between writes of streamed text to the store
@@ -238,8 +239,10 @@ class Run:
                 raise Stopped
             settings = parts.settings.value
             provider, info = resolve(settings.model, parts.workspace.home)
+            cards = timeline.current().cards
+            check_window(timeline.db.conn(), sid, cards, info)  # past the window nothing is sent
             # A known secret on the timeline (typed, pasted, from an old result) is not sent.
-            request = parts.secrets.redact_request(parts.assemble(timeline.current().cards, info).request)
+            request = parts.secrets.redact_request(parts.assemble(cards, info).request)
             exchange = provider.open(request)  # nothing is sent before events() is read
             self._exchange = exchange
             if self._cancel.is_set():

@@ -17,7 +17,6 @@ from .core import (
     public_fields,
     retry_headers,
     split_text,
-    wants_stream,
 )
 
 # Kinds of endpoint; a reply built for one kind refuses to answer a request to another.
@@ -182,7 +181,7 @@ class _AnthropicMessageReply(Reply):
 
     def render(self, request: RecordedRequest) -> Rendered:
         headers = {"request-id": new_id("req")}
-        if wants_stream(request):
+        if self.streams(request):
             return self.render_sse(list(self.events()), headers)
         return self.render_json(self.message(), headers)
 

@@ -5,7 +5,9 @@ writes it out, with the reply's faults: ``first_byte_delay`` (seconds before the
 ``event_delay`` (seconds before each SSE event after the first), ``cut_after`` (send only the first N SSE
 events, then close the socket without the terminating chunk: the client sees a broken body) and
 ``cut_cleanly`` (with ``cut_after``: end the body properly instead, so the client sees a short but
-well-formed stream).
+well-formed stream), ``drop_last`` (send every SSE event but the last N, then end the body properly: a
+stream that stops before the events that finish the message) and ``unstreamed`` (answer a request that
+asks for a stream with the whole message as JSON, ``application/json``, as LiteLLM's proxy does).
 """
 
 from __future__ import annotations
@@ -92,6 +94,12 @@ class Reply:
     event_delay: float = 0.0
     cut_after: int | None = None
     cut_cleanly: bool = False
+    drop_last: int = 0
+    unstreamed: bool = False
+
+    def streams(self, request: RecordedRequest) -> bool:
+        """Whether to answer this request with SSE: it asks for a stream and this reply honours that."""
+        return wants_stream(request) and not self.unstreamed
 
     def render(self, request: RecordedRequest) -> Rendered:  # pragma: no cover - overridden
         """What to send for this request."""
@@ -115,7 +123,8 @@ class Reply:
 
 def fault_options(faults: dict[str, Any]) -> dict[str, Any]:
     """The fault options a reply builder was given; refuses unknown ones."""
-    allowed = {"first_byte_delay", "event_delay", "cut_after", "cut_cleanly", "headers", "status"}
+    allowed = {"first_byte_delay", "event_delay", "cut_after", "cut_cleanly", "drop_last", "unstreamed"}
+    allowed |= {"headers", "status"}
     unknown = set(faults) - allowed
     if unknown:
         raise TypeError(f"unknown reply options: {sorted(unknown)}")

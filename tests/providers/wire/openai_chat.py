@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .core import RecordedRequest, Rendered, Reply, dumps, fault_options, new_id, split_text, wants_stream
+from .core import RecordedRequest, Rendered, Reply, dumps, fault_options, new_id, split_text
 
 OPENAI_CHAT = "openai.chat"
 ROUTES = (("/chat/completions", OPENAI_CHAT),)
@@ -129,7 +129,7 @@ class _ChatReply(Reply):
 
     def render(self, request: RecordedRequest) -> Rendered:
         headers = {"x-request-id": new_id("req")}
-        if not wants_stream(request):
+        if not self.streams(request):
             return self.render_json(self.completion(), headers)
         options = request.json.get("stream_options") or {}
         include_usage = bool(isinstance(options, dict) and options.get("include_usage"))

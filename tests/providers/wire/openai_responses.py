@@ -16,7 +16,6 @@ from .core import (
     new_id,
     public_fields,
     split_text,
-    wants_stream,
 )
 
 OPENAI_RESPONSES = "openai.responses"
@@ -229,7 +228,7 @@ class _ResponsesReply(Reply):
 
     def render(self, request: RecordedRequest) -> Rendered:
         headers = {"x-request-id": new_id("req")}
-        if wants_stream(request):
+        if self.streams(request):
             return self.render_sse(list(self.events(request)), headers)
         return self.render_json(self.response(request, final=True), headers)
 

@@ -137,6 +137,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.flush()
         events = rendered.events or []
+        if reply.drop_last:
+            events = events[: -reply.drop_last]
         for number, (name, data) in enumerate(events):
             if reply.cut_after is not None and number >= reply.cut_after:
                 if reply.cut_cleanly:
