@@ -32,7 +32,7 @@ def store_bytes(db: Database) -> int:
 
 def fill(n: int) -> mw.Session:
     """A session with n cards written in one transaction (the set-up is not what is measured)."""
-    s = mw.Session.new(title=f"bench {n}")
+    s = mw.Session.new(title=f"bench {n}", model="offline/big")
     with s.stored_timeline.db.tx() as conn:
         key = None
         for i in range(n):
@@ -67,7 +67,7 @@ def main() -> None:
         on_large = growth_per_request(large)
         big = Path(tmp) / "big.bin"
         big.write_bytes(os.urandom(ATTACHMENT_MB * 1024 * 1024))
-        s = mw.Session.new(title="attachment")
+        s = mw.Session.new(title="attachment", model="offline/big")
         db = s.stored_timeline.db
         before = store_bytes(db)
         s.send("here is a file", attachments=[big], wait=True)

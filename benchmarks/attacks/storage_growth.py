@@ -29,7 +29,7 @@ def store_bytes(db: Database) -> int:
 def trial(folder: Path) -> bool:
     """Fill a session, send once, then measure what a second short request adds; held when under the bound."""
     try:
-        s = mw.Session.new(workspace=folder)
+        s = mw.Session.new(workspace=folder, model="offline/big")
         with s.stored_timeline.db.tx() as conn:
             key = None
             for i in range(CARDS):

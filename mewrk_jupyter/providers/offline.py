@@ -8,7 +8,8 @@ reply. A line in the newest user message can ask for more than an echo:
     think: <text>                      a thinking block before the reply (offline/thinker always thinks)
 
 Models: `offline/echo` (the default), `offline/thinker` (signed thinking, like Anthropic's),
-`offline/slow` (streams slowly, for Stop and crash tests), `offline/tiny` (a 2k context window).
+`offline/slow` (streams slowly, for Stop and crash tests), `offline/tiny` (a 2k context window),
+`offline/big` (a 1M window, as the largest vendors' models have: long sessions without a refusal).
 """
 
 from __future__ import annotations
@@ -44,7 +45,11 @@ MODELS: dict[str, dict[str, Any]] = {
     "thinker": {"context_window": 32_000, "thinking": "signed", "delay": 0.0},
     "slow": {"context_window": 32_000, "thinking": "none", "delay": 0.05},
     "tiny": {"context_window": 2_000, "thinking": "none", "delay": 0.0},
+    "big": {"context_window": 1_000_000, "thinking": "none", "delay": 0.0},
 }
+
+# What a file without text costs in a request, as a vendor counts a large image (Anthropic: about 1,600).
+FILE_TOKENS = 1_600
 
 _WORDS = (
     "the timeline is the context and every card on it can be edited before the model reads it again "
@@ -141,10 +146,17 @@ def _words(text: str) -> list[str]:
 
 def _script(request: ModelRequest, info: ModelInfo) -> Iterator[StreamEvent]:
     """The whole response, decided from the request alone."""
-    serialized = json.dumps(request.model_dump(mode="json")["system"]) + json.dumps(
-        [m.model_dump(mode="json") for m in request.messages]
-    )
-    input_tokens = estimate_tokens(serialized)
+    messages = [m.model_dump(mode="json") for m in request.messages]
+    files = 0
+    for message in messages:
+        for part in message.get("parts", []):
+            if part.get("type") == "attachment" and part.get("data"):
+                # A vendor counts a file's content, not its base64: an image costs a fixed amount, and
+                # a text or PDF is counted by the text beside it.
+                part["data"] = ""
+                files += 1
+    serialized = json.dumps(request.model_dump(mode="json")["system"]) + json.dumps(messages)
+    input_tokens = estimate_tokens(serialized) + FILE_TOKENS * files
     results = _tool_results(request.messages)
     user_text = _last_user_text(request.messages)
     index = 0

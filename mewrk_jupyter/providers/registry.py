@@ -106,7 +106,7 @@ def _provider(vendor_name: str, vendor: VendorConfig) -> Provider:
         )
     raise ConfigError(
         f"llm/{vendor_name}.yaml: the offline models are built in and need no file; "
-        f"name them offline/echo, offline/thinker, offline/slow or offline/tiny."
+        f"name them offline/echo, offline/thinker, offline/slow, offline/tiny or offline/big."
     )
 
 

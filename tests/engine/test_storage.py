@@ -20,7 +20,7 @@ def store_bytes(db: Database) -> int:
 
 
 def session_with(n: int) -> mw.Session:
-    s = mw.Session.new()
+    s = mw.Session.new(model="offline/big")  # a window the long session fits
     with s.stored_timeline.db.tx() as conn:
         key = None
         for i in range(n):
@@ -46,7 +46,7 @@ def test_a_request_on_a_long_unchanged_session_stores_what_is_new_not_the_sessio
 def test_a_big_attachment_is_stored_once_across_requests_edits_and_branches(workspace):
     data = os.urandom(4 * 1024 * 1024)
     (workspace / "big.bin").write_bytes(data)
-    s = mw.Session.new()
+    s = mw.Session.new(model="offline/big")  # a window the long session fits
     db = s.stored_timeline.db
     before = store_bytes(db)
     s.send("here is a file", attachments=["big.bin"])
@@ -66,7 +66,7 @@ def test_a_big_attachment_is_stored_once_across_requests_edits_and_branches(work
 
 def test_history_reads_the_same_before_and_after_the_process_is_new(workspace):
     (workspace / "notes.txt").write_text("some notes\n" * 1000)
-    s = mw.Session.new()
+    s = mw.Session.new(model="offline/big")  # a window the long session fits
     s.send("with notes", attachments=["notes.txt"])
     s.send('call: read_file {"path": "notes.txt"}')
     if s.state == "awaiting_approval":
