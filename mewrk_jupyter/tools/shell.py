@@ -143,8 +143,7 @@ def bash_tool(root: Path) -> Tool:
     """The `bash` tool: `bash -c command` in the workspace root."""
 
     def handler(params: dict[str, Any], cancel: threading.Event | None) -> ToolResult:
-        timeout = min(float(params.get("timeout", DEFAULT_TIMEOUT)), MAX_TIMEOUT)
-        return run_process(["bash", "-c", params["command"]], root, timeout, cancel)
+        return run_process(["bash", "-c", params["command"]], root, tool.time_limit(params), cancel)
 
     schema = object_schema(
         {
@@ -158,9 +157,15 @@ def bash_tool(root: Path) -> Tool:
         },
         ["command"],
     )
-    return Tool(
-        "bash", "Run a bash command in the workspace root; stdout and stderr combined.", schema, handler
+    tool = Tool(
+        "bash",
+        "Run a bash command in the workspace root; stdout and stderr combined.",
+        schema,
+        handler,
+        timeout=DEFAULT_TIMEOUT,
+        max_timeout=MAX_TIMEOUT,
     )
+    return tool
 
 
 def _as_text(value: Any) -> str:
@@ -201,4 +206,4 @@ def command_tool(config: ToolConfig, root: Path) -> Tool:
     def handler(params: dict[str, Any], cancel: threading.Event | None) -> ToolResult:
         return run_process(command_argv(config, params), root, timeout, cancel)
 
-    return Tool(config.name, config.description, config.parameters, handler)
+    return Tool(config.name, config.description, config.parameters, handler, timeout=timeout)
