@@ -136,7 +136,7 @@ def _inert_paragraph(text: str) -> str:
         content = text[opening.end() : runs[closer].start()].replace("\n", " ")
         if content.startswith(" ") and content.endswith(" ") and content.strip():
             content = content[1:-1]
-        out.append(_code_element(content))
+        out.append(code_span(content))
         done = runs[closer].end()
         number = closer + 1
     out.append(_inert_text(text[done:]))
