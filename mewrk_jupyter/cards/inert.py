@@ -32,10 +32,10 @@ _UNSAFE_IN_BLOCK = re.compile(r"<|!\[|\]\s*[(:]")
 _SCRIPT_TARGET = re.compile(r"(\]\(\s*|\]:\s*)(?=(?:javascript|vbscript|data)\\?:)", re.IGNORECASE)
 # What stands for an image: `![alt](url)` becomes the link `[image: alt](url)`.
 IMAGE_LABEL = "image: "
-# A sign that starts markup, with the backslashes before it (an odd number escapes it). The lookbehind
-# makes each run of backslashes be read once, from its start.
-_SIGNS = re.compile(r"(?<!\\)(\\*)(<|&|!\[)")
-_ESCAPES = {"<": "&lt;", "&": "&amp;", "![": "[" + IMAGE_LABEL}
+# A sign that starts markup, with the backslashes before it (an odd number escapes it): `<`, `&`, or
+# the `!`s before a `[`. The lookbehinds make each run of backslashes or `!` be read once, from its start.
+_SIGNS = re.compile(r"(?<!\\)(\\*)([<&])|(?<![\\!])(\\*)(!+)\[")
+_ESCAPES = {"<": "&lt;", "&": "&amp;"}
 
 
 def code_block(text: str, language: str = "") -> str:
@@ -152,10 +152,17 @@ def _escaped(text: str, index: int) -> bool:
 
 
 def _escape_sign(match: re.Match[str]) -> str:
-    slashes, sign = match.groups()
-    if len(slashes) % 2:  # escaped already: the renderer shows the sign as it is
+    slashes, sign, bang_slashes, bangs = match.groups()
+    if sign is not None:
+        # An odd run of backslashes escapes the sign already: the renderer shows it as it is.
+        return match.group() if len(slashes) % 2 else slashes + _ESCAPES[sign]
+    if len(bang_slashes) % 2:  # the first `!` is escaped; the others still count
+        bang_slashes, bangs = bang_slashes + "!", bangs[1:]
+    if not bangs:
         return match.group()
-    return slashes + _ESCAPES[sign]
+    # The last `!` opened an image: it becomes a link's label, and every `!` before it is escaped so
+    # that none of them opens an image with the `[` instead.
+    return bang_slashes + "\\!" * (len(bangs) - 1) + "[" + IMAGE_LABEL
 
 
 def _inert_text(text: str) -> str:

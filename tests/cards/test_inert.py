@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import html
+import random
 import re
 
 import pytest
 
 from mewrk_jupyter.cards.inert import code_block, code_span, inert_inline, inert_markdown
 from mewrk_jupyter.cards.models import ModelReply
-from tests.markup import HOSTILE_MARKDOWN, live_in_markdown, render_with_marked, visible_text
+from tests.markup import (
+    HOSTILE_MARKDOWN,
+    live_in_markdown,
+    live_markup,
+    render_all_with_marked,
+    render_with_marked,
+    visible_text,
+)
 
 ATTACK = HOSTILE_MARKDOWN[0]
 
@@ -83,3 +91,58 @@ def test_a_code_block_or_span_holds_whatever_it_is_given(content: str):
 
 def test_a_plain_span_stays_backticks():
     assert code_span("grep(pattern='x')") == "`grep(pattern='x')`"
+
+
+# Pieces that start, end or escape Markdown constructs; random texts made of them probe the rules'
+# seams (a fixed seed: the same texts on every run).
+PIECES = [
+    "<img src=x onerror=alert(1)>",
+    "<script>",
+    "</script>",
+    "<",
+    ">",
+    "&",
+    "&#106;",
+    "javascript:",
+    "data:",
+    "JaVaScRiPt\\:",
+    "[",
+    "]",
+    "(",
+    ")",
+    "](",
+    "]: ",
+    "![",
+    "!",
+    "\\",
+    "\\\\",
+    "`",
+    "``",
+    "```",
+    "~~~",
+    "    ",
+    "  ",
+    "\n",
+    "\n\n",
+    "> ",
+    "- ",
+    "1. ",
+    "|",
+    "---",
+    '"',
+    "'",
+    "*",
+    "_",
+    "$",
+    "x",
+    "alert(1)",
+    " ",
+]
+
+
+def test_random_texts_from_markup_pieces_stay_inert():
+    rng = random.Random(11)
+    texts = ["".join(rng.choice(PIECES) for _ in range(rng.randint(1, 40))) for _ in range(400)]
+    rendered = render_all_with_marked([inert_markdown(t) for t in texts])
+    live = [(t, found) for t, html_ in zip(texts, rendered, strict=True) if (found := live_markup(html_))]
+    assert live == []
