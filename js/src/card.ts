@@ -1,6 +1,6 @@
 // One card's DOM: a small label, the content by kind, a muted footer (model, tokens, time, notes).
 import type { CardPayload } from "./protocol";
-import { renderMarkdown } from "./markdown";
+import { renderMarkdownInto } from "./markdown";
 import { approvalBody } from "./toolform";
 
 export const LABELS: Record<string, string> = {
@@ -84,7 +84,7 @@ export function cardBody(card: CardPayload, opts: BodyOptions): HTMLElement {
   switch (card.kind) {
     case "model_reply": {
       const body = h("div", { class: "mw-markdown" });
-      body.innerHTML = renderMarkdown(text);
+      renderMarkdownInto(body, text);
       return body;
     }
     case "thinking": {

@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from .inert import inert_markdown
 from .words import label
 
 
@@ -70,7 +71,7 @@ class Card(BaseModel):
         return f"<{self.kind} {self.id}: {self.title_line()!r}>"
 
     def _repr_markdown_(self) -> str:
-        return f"**{label(self.kind)}** `{self.id}`\n\n{getattr(self, 'text', '') or ''}"
+        return f"**{label(self.kind)}** `{self.id}`\n\n{inert_markdown(getattr(self, 'text', '') or '')}"
 
 
 class SystemPrompt(Card):

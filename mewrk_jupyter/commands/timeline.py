@@ -3,6 +3,7 @@ and fork, and what shows the timeline, its history and its context."""
 
 from __future__ import annotations
 
+from ..cards.inert import inert_inline
 from ..cards.models import Card
 from ..cards.words import cards_of, count, label, noun
 from ..engine.history_summary import full_markdown, previous_request, summarise
@@ -87,7 +88,7 @@ def copy(call: Call) -> Result:
 def cards(call: Call) -> Result:
     """`cards`: the timeline as a table."""
     rows = [
-        f"| {i} | `{c.id}` | {label(c.kind)} | {'✎' if c.edited else ''} | {c.title_line().replace('|', '&#124;')} |"
+        f"| {i} | `{c.id}` | {label(c.kind)} | {'✎' if c.edited else ''} | {inert_inline(c.title_line()).replace('|', '&#124;')} |"
         for i, c in enumerate(call.current.cards)
     ]
     head = ["| # | id | kind | edited | text |", "|---|---|---|---|---|"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from ..cards.inert import inert_inline
 from ..errors import InvalidInput
 from .base import Call, Result
 from .timeline import card_id
@@ -31,7 +32,8 @@ def tools(call: Call) -> Result:
     """`tools`: the tools the model may call, and what the safety level does with each."""
     s = call.current
     rows = [
-        f"| `{t.name}` | {s.tool_tier(t.name)} | {t.description.splitlines()[0]} |" for t in s.tool_specs()
+        f"| `{t.name}` | {s.tool_tier(t.name)} | {inert_inline(t.description.splitlines()[0])} |"
+        for t in s.tool_specs()
     ]
     header = f"Safety level `{s.settings.safety_level}`"
     return Result(markdown="\n".join([header, "", "| tool | tier | what it does |", "|---|---|---|", *rows]))

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from ..cards.inert import code_block, inert_inline, inert_markdown
 from ..cards.words import count
 from ..providers.offline import estimate_tokens
 from .assembly.context import format_tokens
@@ -126,19 +127,18 @@ class RequestSummary(BaseModel):
             head, tail = lines[:2], lines[-(messages - 3) :]
             lines = [*head, f"… {len(self.messages) - len(head) - len(tail)} more …", *tail]
         parts = [f"**{self.title}** · {self.meta}", self.sizes]
-        parts += self.changes
+        parts += [inert_inline(change) for change in self.changes]  # they quote the cards' text
         if lines:
             parts.append(_fenced("\n".join(lines)))
         if self.received:
             parts.append("Came back:\n\n" + _fenced("\n".join(self.received)))
         if self.error:
-            parts.append(f"**Error:** {self.error}")
+            parts.append(f"**Error:** {inert_markdown(self.error)}")  # a server's words may be in it
         return "\n\n".join(parts)
 
 
 def _fenced(text: str) -> str:
-    fence = "````" if "```" in text else "```"
-    return f"{fence}text\n{text}\n{fence}"
+    return code_block(text, "text")
 
 
 def _meta(entry: HistoryEntry) -> str:

@@ -1,4 +1,8 @@
-"""Markdown views of a timeline or a turn, for notebooks without the widget and for `%mewrk` output."""
+"""Markdown views of a timeline or a turn, for notebooks without the widget and for `%mewrk` output.
+
+What a model, a tool or a person wrote goes through `cards.inert`: the notebook shows it, and no
+HTML, script link or remote image in it acts.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,12 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 
+from ..cards.inert import code_block, code_span, inert_inline, inert_markdown
 from ..cards.models import Approval, Card, ModelReply, Thinking, ToolCall
 from ..cards.words import count, label
 
-# Kinds a person types as plain lines; a model's reply is Markdown and is shown as the model wrote it.
+# Kinds a person types as plain lines; a model's reply is Markdown and is shown as the model wrote it
+# (made inert).
 PERSON_WRITTEN = ("user_input", "system_prompt")
 
 _DECISIONS = {
@@ -64,22 +70,22 @@ def card_markdown(card: Card, not_sent: str | None = None) -> str:
     if isinstance(card, ToolCall) and card.status in ("pending", "running", "denied", "rejected"):
         notes.append(card.status)
     if isinstance(card, Approval):
-        notes.append(_DECISIONS[card.decision] + (f": {card.reason}" if card.reason else ""))
+        notes.append(_DECISIONS[card.decision] + (f": {inert_inline(card.reason)}" if card.reason else ""))
     head = f"**{label(card.kind)}** · `{card.id}`" + (f" · _{', '.join(notes)}_" if notes else "")
     if isinstance(card, Approval):
         params = json.dumps(card.params, indent=2, ensure_ascii=False)
-        return f"{head}\n\n`{card.name}`\n\n```json\n{params}\n```"
+        return f"{head}\n\n{code_span(card.name)}\n\n{code_block(params, 'json')}"
     if isinstance(card, ToolCall):
         result = card.result if card.result is not None else "(no result yet)"
-        return f"{head}\n\n`{card.title_line()}`\n\n```\n{result}\n```"
+        return f"{head}\n\n{code_span(card.title_line())}\n\n{code_block(result)}"
     if card.kind == "host_message":
-        return f"{head} · {getattr(card, 'text', '')}"
+        return f"{head} · {inert_inline(getattr(card, 'text', ''))}"
     text = getattr(card, "text", "") or getattr(card, "summary", "")
     if isinstance(card, Thinking):
-        return f"{head}\n\n{_quote(text)}"
+        return f"{head}\n\n{_quote(inert_markdown(text))}"
     if card.kind in PERSON_WRITTEN:
         text = keep_line_breaks(text)
-    return f"{head}\n\n{text}"
+    return f"{head}\n\n{inert_markdown(text)}"
 
 
 def cards_markdown(cards: Iterable[Card], not_sent: Mapping[str, str] | None = None) -> str:
@@ -91,6 +97,6 @@ def cards_markdown(cards: Iterable[Card], not_sent: Mapping[str, str] | None = N
 
 def timeline_markdown(session) -> str:
     """A whole session: a header line, the cards, and the dashboard line."""
-    head = f"### {session.title} · `{session.id}` · `{session.settings.model}` · {session.state}"
+    head = f"### {inert_inline(session.title)} · `{session.id}` · {code_span(session.settings.model)} · {session.state}"
     body = cards_markdown(session.cards, session.not_sent())
     return f"{head}\n\n{body}\n\n`{session.context.line()}`"

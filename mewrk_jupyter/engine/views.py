@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ..cards.inert import inert_inline
 from ..cards.words import label
 from .history_summary import full_markdown, summarise, summarise_history
 
@@ -96,6 +97,6 @@ class SessionInfoList(list):
         lines = ["| id | title | model | state | parent |", "|---|---|---|---|---|"]
         for s in self:
             lines.append(
-                f"| `{s.id}` | {_cell(s.title)} | `{s.model}` | {s.state} | {f'`{s.parent}`' if s.parent else ''} |"
+                f"| `{s.id}` | {inert_inline(s.title).replace('|', '&#124;')} | `{s.model}` | {s.state} | {f'`{s.parent}`' if s.parent else ''} |"
             )
         return "\n".join(lines)

@@ -14,6 +14,7 @@ from typing import Any
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 from IPython.display import display
 
+from ..cards.inert import code_span, inert_markdown
 from ..commands import COMMANDS, NOTEBOOK, Call, Result, Show, UsageProblem, parse, split_name, usage
 from ..engine.render import timeline_markdown
 from ..engine.session import Session
@@ -52,7 +53,7 @@ def run_command(shell: Any, line: str, body: str | None = None) -> None:
     name = name or ("send" if body is not None else "help")
     command = COMMANDS.get(name)
     if command is None or not command.offered(NOTEBOOK):
-        say(f"**mewrk:** unknown command `{name}`.\n\n{help_markdown()}")
+        say(f"**mewrk:** unknown command {code_span(name)}.\n\n{help_markdown()}")
         return
     try:
         args, text = parse(command, rest, body, NOTEBOOK)
@@ -67,7 +68,7 @@ def run_command(shell: Any, line: str, body: str | None = None) -> None:
     except UsageProblem:
         say(usage(command, NOTEBOOK))
     except MewrkError as exc:
-        say(f"**mewrk:** {exc}")
+        say(f"**mewrk:** {inert_markdown(str(exc))}")  # it may quote a card or a server
 
 
 def present(shell: Any, result: Result) -> None:
@@ -78,7 +79,8 @@ def present(shell: Any, result: Result) -> None:
     if result.run is not None:
         follow_turn(shell, result.run)
         return
-    text = result.markdown or result.message
+    # A command's sentence may quote a card's text; its Markdown is built inert by the command.
+    text = result.markdown or inert_markdown(result.message)
     if result.opened is not None and result.left is not None:
         text += f" `%mewrk` commands now act on it; `%mewrk use {result.left.id}` goes back."
     if text:

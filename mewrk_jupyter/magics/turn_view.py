@@ -9,6 +9,7 @@ from typing import Any
 
 from IPython.display import DisplayHandle, display
 
+from ..cards.inert import code_block, code_span, inert_markdown
 from ..engine.events import SessionEvent, StateChanged
 from ..engine.render import cards_markdown
 
@@ -26,7 +27,7 @@ def turn_markdown(run: Any) -> str:
     cards = run.cards
     body = cards_markdown(cards) if cards else "_Starting the turn…_"
     if run.error is not None:
-        return f"{body}\n\n**mewrk:** {run.error}"
+        return f"{body}\n\n**mewrk:** {inert_markdown(str(run.error))}"
     if run.state == "stopped":
         return f"{body}\n\n_Stopped._"
     if run.state == "awaiting_approval":
@@ -43,7 +44,8 @@ def approval_prompt(session: Any) -> str:
         return ""
     params = json.dumps(approval.params, indent=2, ensure_ascii=False)
     return (
-        f"**Approval needed:** the model wants to run `{approval.name}` with\n\n```json\n{params}\n```\n\n"
+        f"**Approval needed:** the model wants to run {code_span(approval.name)} with\n\n"
+        f"{code_block(params, 'json')}\n\n"
         "`%mewrk approve` · `%mewrk approve always` (for this session) · `%mewrk reject [reason]`"
     )
 

@@ -15,6 +15,8 @@ from ..providers.base import ToolSpec
 # Beyond this a result costs more context than it is worth; the model is told what it did not see.
 MAX_CHARS = 30_000
 MAX_LINES = 2_000
+# Seconds a call of a tool that runs inside the process (ls, read, grep …) may take before it is ended.
+TOOL_TIMEOUT = 60.0
 
 
 class ToolResult(BaseModel):
@@ -42,6 +44,17 @@ class Tool:
     description: str
     input_schema: dict[str, Any]
     handler: Handler
+    # The longest a call may run, in seconds: the registry ends a call that overruns it.
+    timeout: float = TOOL_TIMEOUT
+    # When set, a call's own `timeout` parameter chooses its limit, up to this many seconds (bash).
+    max_timeout: float | None = None
+
+    def time_limit(self, params: dict[str, Any]) -> float:
+        """Seconds this call may run: its own `timeout` parameter where the tool takes one, else the tool's."""
+        asked = params.get("timeout")
+        if self.max_timeout is not None and isinstance(asked, int | float) and not isinstance(asked, bool):
+            return min(float(asked), self.max_timeout)
+        return self.timeout
 
     def spec(self) -> ToolSpec:
         """The provider-neutral description of this tool that goes into a model request."""

@@ -18,7 +18,7 @@ from urllib.parse import unquote, urlparse
 from ..cards.words import count
 from .base import Tool, ToolFailure, object_schema
 from .files import read_text
-from .lsp_client import LspClient
+from .lsp_client import REQUEST_TIMEOUT, LspClient
 from .paths import Workspace
 from .shell import Environment
 
@@ -78,7 +78,8 @@ class LspTool:
             "Ask a Python language server: diagnostics (syntax errors) of a file, or the definition, "
             "references or hover text of the name at line/column."
         )
-        return Tool("lsp", description, schema, self.run)
+        # Starting the server, opening the file and the request itself may each take a request's time.
+        return Tool("lsp", description, schema, self.run, timeout=4 * REQUEST_TIMEOUT)
 
     def run(self, params: dict[str, Any], cancel: threading.Event | None) -> str:
         """Answer one lsp call."""

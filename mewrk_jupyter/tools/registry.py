@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,12 @@ from .shell import Environment, bash_tool, command_tool
 BUILTIN_TOOLS = ("ls", "read", "grep", "find", "write", "edit", "bash", "lsp")
 # Tools that only look: running one again gives the same answer for the same files (T6).
 REEXECUTABLE = frozenset({"ls", "grep", "find", "read", "lsp"})
+# A tool that enforces its own limit (bash kills its command, then drains its output for up to 2 s)
+# gets this long past it to do so and report what it has.
+_MARGIN = 5.0
+# Once told to stop, a tool has this long to return what it has before its call is ended without it.
+_GRACE = 3.0
+_POLL = 0.05
 
 
 class ToolRegistry:
@@ -82,7 +89,7 @@ class ToolRegistry:
         return self._tools.get(name)
 
     def run(self, name: str, params: dict[str, Any], cancel: threading.Event | None = None) -> ToolResult:
-        """Run one call; never raises for a tool's failure, which comes back as an error result."""
+        """Run one call within the tool's time limit; never raises: a failure comes back as an error result."""
         tool = self._tools.get(name)
         if tool is None:
             known = ", ".join(self._tools) or "none"
@@ -90,18 +97,7 @@ class ToolRegistry:
         problem = check_params(name, tool.input_schema, params)
         if problem:
             return ToolResult(text=problem, is_error=True)
-        try:
-            outcome = tool.handler(dict(params), cancel)
-        except ToolFailure as exc:
-            return ToolResult(text=str(exc), is_error=True)
-        except OSError as exc:
-            where = f" ({exc.filename})" if exc.filename else ""
-            return ToolResult(text=f"`{name}` failed: {exc.strerror or exc}{where}.", is_error=True)
-        except Exception as exc:  # the engine must get a result even from a tool's own bug
-            return ToolResult(
-                text=f"`{name}` failed unexpectedly: {type(exc).__name__}: {exc}", is_error=True
-            )
-        result = ToolResult(text=outcome) if isinstance(outcome, str) else outcome
+        result = _bounded(tool, dict(params), cancel)
         if result.truncated:
             return result
         limited = truncate(result.text)
@@ -124,3 +120,68 @@ def _default_environment(config: Config | None) -> Environment:
     policy = level.environment if level is not None else EnvironmentPolicy()
     home = config.home if config is not None else None
     return lambda: command_environment(policy, home)
+
+
+def _call(tool: Tool, params: dict[str, Any], cancel: threading.Event) -> ToolResult:
+    """Run the tool's handler, turning any exception into an error result."""
+    try:
+        outcome = tool.handler(params, cancel)
+    except ToolFailure as exc:
+        return ToolResult(text=str(exc), is_error=True)
+    except OSError as exc:
+        where = f" ({exc.filename})" if exc.filename else ""
+        return ToolResult(text=f"`{tool.name}` failed: {exc.strerror or exc}{where}.", is_error=True)
+    except Exception as exc:  # the engine must get a result even from a tool's own bug
+        return ToolResult(
+            text=f"`{tool.name}` failed unexpectedly: {type(exc).__name__}: {exc}", is_error=True
+        )
+    return ToolResult(text=outcome) if isinstance(outcome, str) else outcome
+
+
+def _reason_to_end(cancel: threading.Event | None, deadline: float) -> str | None:
+    """Why a running call must end now: "stop" (the turn was stopped), "limit" (it overran), or None."""
+    if cancel is not None and cancel.is_set():
+        return "stop"
+    return "limit" if time.monotonic() > deadline else None
+
+
+def _bounded(tool: Tool, params: dict[str, Any], cancel: threading.Event | None) -> ToolResult:
+    """Run the call on a thread of its own and end it at the tool's time limit or when the turn stops.
+
+    The tool is told to stop through its own event and gets a short grace to return what it has; one
+    that does not is left to finish in the background and its result is dropped, so neither a stuck
+    tool nor a long one can hold the turn past its limit or past Stop.
+    """
+    limit = tool.time_limit(params)
+    deadline = time.monotonic() + limit + _MARGIN
+    own_stop = threading.Event()
+    outcome: list[ToolResult] = []
+    worker = threading.Thread(
+        target=lambda: outcome.append(_call(tool, params, own_stop)),
+        name=f"mewrk-tool-{tool.name}",
+        daemon=True,
+    )
+    # Looked at before the start too, so a call stopped before it began sees its stop at once.
+    ended_by = _reason_to_end(cancel, deadline)
+    if ended_by is not None:
+        own_stop.set()
+    give_up = time.monotonic() + _GRACE
+    worker.start()
+    while worker.is_alive():
+        worker.join(_POLL)
+        if ended_by is None:
+            ended_by = _reason_to_end(cancel, deadline)
+            if ended_by is not None:
+                own_stop.set()
+                give_up = time.monotonic() + _GRACE
+        elif time.monotonic() > give_up:
+            break
+    if ended_by == "limit":
+        return ToolResult(
+            text=f"`{tool.name}` was ended after its time limit of {limit:g} seconds, without a result; "
+            "narrow the call down and try again.",
+            is_error=True,
+        )
+    if outcome:
+        return outcome[0]
+    return ToolResult(text=f"`{tool.name}` was stopped before it finished, without a result.", is_error=True)

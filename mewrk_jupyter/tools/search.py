@@ -1,23 +1,56 @@
-"""The search tools `grep` (a Python regex over text files) and `find` (a glob over paths).
+"""The search tools `grep` (an RE2 regular expression over text files) and `find` (a glob over paths).
 
 Both walk the workspace without following symlinked folders, skip `.git` and `.mewrk`, and leave out
-any symlink that resolves outside the workspace.
+any symlink that resolves outside the workspace. The patterns come from the model, so they run in RE2,
+whose matching time grows linearly with the text: a pattern such as `(a+)+$` cannot hold the process
+the way a backtracking engine would.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import re2
 
 from .base import Tool, ToolFailure, object_schema
 from .files import is_binary
 from .paths import Workspace
 
 SKIPPED_FOLDERS = frozenset({".git", ".mewrk"})
+# How many lines grep reads between two looks at the stop request.
+_CHECK_EVERY = 10_000
+# What RE2 says of syntax that needs backtracking: a backreference (`\1`), lookaround (`(?=`, `(?<!`).
+_BACKTRACKING = re2.compile(r"^invalid (escape sequence: \\[1-9]|perl operator: \(\?[=!<P])")
+NO_BACKTRACKING = (
+    "grep uses RE2 syntax, which matches in linear time and so has no backreferences, lookahead or lookbehind"
+)
+
+
+def compile_pattern(regex: str, shown: str | None = None) -> Any:
+    """`regex` compiled by RE2; a ToolFailure naming `shown` (the model's pattern) when RE2 cannot run it."""
+    options = re2.Options()
+    options.log_errors = False  # the model reads the reason in the result; nothing goes to stderr
+    try:
+        return re2.compile(regex, options)
+    except re2.error as exc:
+        raw = exc.args[0] if exc.args else ""
+        reason = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+        name = f"`{shown}`" if shown is not None else f"`{regex}`"
+        if _BACKTRACKING.search(reason):
+            raise ToolFailure(
+                f"{name} cannot be searched: {NO_BACKTRACKING} ({reason}); rewrite the pattern without them."
+            ) from exc
+        what = "glob" if shown is not None else "regular expression"
+        raise ToolFailure(f"{name} is not a valid {what}: {reason}.") from exc
+
+
+def _stopped(cancel: threading.Event | None) -> None:
+    if cancel is not None and cancel.is_set():
+        raise ToolFailure("The search was stopped before it finished.")
 
 
 def _walk(ws: Workspace, start: Path, cancel: threading.Event | None) -> Iterator[tuple[Path, bool]]:
@@ -26,8 +59,7 @@ def _walk(ws: Workspace, start: Path, cancel: threading.Event | None) -> Iterato
         yield start, False
         return
     for folder, dirnames, filenames in os.walk(start):
-        if cancel is not None and cancel.is_set():
-            raise ToolFailure("The search was stopped before it finished.")
+        _stopped(cancel)
         dirnames[:] = sorted(name for name in dirnames if name not in SKIPPED_FOLDERS)
         base = Path(folder)
         entries = [(name, True) for name in dirnames] + [(name, False) for name in sorted(filenames)]
@@ -47,15 +79,13 @@ def _start(ws: Workspace, params: dict[str, Any]) -> tuple[Path, str]:
 
 
 def _grep(ws: Workspace, params: dict[str, Any], cancel: threading.Event | None) -> str:
-    try:
-        pattern = re.compile(params["pattern"])
-    except re.error as exc:
-        raise ToolFailure(f"`{params['pattern']}` is not a valid regular expression: {exc}.") from exc
+    pattern = compile_pattern(params["pattern"])
     start, shown = _start(ws, params)
     hits: list[str] = []
     for path, is_dir in _walk(ws, start, cancel):
         if is_dir:
             continue
+        _stopped(cancel)
         try:
             data = path.read_bytes()
         except OSError:
@@ -65,13 +95,18 @@ def _grep(ws: Workspace, params: dict[str, Any], cancel: threading.Event | None)
         text = data.decode("utf-8", errors="replace")
         name = ws.display(path)
         for number, line in enumerate(text.splitlines(), start=1):
+            if number % _CHECK_EVERY == 0:
+                _stopped(cancel)
             if pattern.search(line):
                 hits.append(f"{name}:{number}:{line}")
     return "\n".join(hits) if hits else f"No line matches `{params['pattern']}` under `{shown}`."
 
 
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """A regex for a glob over `/`-separated paths: `**` spans folders, `*` and `?` stay inside one."""
+def glob_regex(pattern: str) -> Any:
+    """An RE2 regex for a glob over `/`-separated paths: `**` spans folders, `*` and `?` stay inside one.
+
+    Match it with `fullmatch`. A glob with many stars would backtrack for long in Python's `re`.
+    """
     out: list[str] = []
     index = 0
     while index < len(pattern):
@@ -94,9 +129,9 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
             out.append("[^" + body[1:] + "]" if body.startswith("!") else "[" + body + "]")
             index = end
         else:
-            out.append(re.escape(char))
+            out.append(re2.escape(char))
         index += 1
-    return re.compile("".join(out) + r"\Z")
+    return compile_pattern("".join(out), shown=pattern)
 
 
 def _find(ws: Workspace, params: dict[str, Any], cancel: threading.Event | None) -> str:
@@ -108,7 +143,7 @@ def _find(ws: Workspace, params: dict[str, Any], cancel: threading.Event | None)
     found: list[str] = []
     for path, is_dir in _walk(ws, start, cancel):
         candidate = path.name if by_name else Path(os.path.relpath(path, start)).as_posix()
-        if matcher.match(candidate):
+        if matcher.fullmatch(candidate):
             found.append(ws.display(path) + ("/" if is_dir else ""))
     return "\n".join(found) if found else f"No path matches `{pattern}` under `{shown}`."
 
@@ -122,7 +157,8 @@ def search_tools(ws: Workspace) -> list[Tool]:
     return [
         Tool(
             "grep",
-            "Search text files for a Python regular expression; prints `path:line:text` for each match.",
+            "Search text files for a regular expression (RE2 syntax: no backreferences or lookaround); "
+            "prints `path:line:text` for each match.",
             object_schema({"pattern": {"type": "string"}, "path": path}, ["pattern"]),
             lambda params, cancel: _grep(ws, params, cancel),
         ),

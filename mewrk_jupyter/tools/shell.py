@@ -158,8 +158,9 @@ def bash_tool(root: Path, environment: Environment) -> Tool:
     """The `bash` tool: `bash -c command` in the workspace root, in the environment the policy allows."""
 
     def handler(params: dict[str, Any], cancel: threading.Event | None) -> ToolResult:
-        timeout = min(float(params.get("timeout", DEFAULT_TIMEOUT)), MAX_TIMEOUT)
-        return run_process(["bash", "-c", params["command"]], root, timeout, cancel, environment())
+        return run_process(
+            ["bash", "-c", params["command"]], root, tool.time_limit(params), cancel, environment()
+        )
 
     schema = object_schema(
         {
@@ -173,9 +174,15 @@ def bash_tool(root: Path, environment: Environment) -> Tool:
         },
         ["command"],
     )
-    return Tool(
-        "bash", "Run a bash command in the workspace root; stdout and stderr combined.", schema, handler
+    tool = Tool(
+        "bash",
+        "Run a bash command in the workspace root; stdout and stderr combined.",
+        schema,
+        handler,
+        timeout=DEFAULT_TIMEOUT,
+        max_timeout=MAX_TIMEOUT,
     )
+    return tool
 
 
 def _as_text(value: Any) -> str:
@@ -216,4 +223,4 @@ def command_tool(config: ToolConfig, root: Path, environment: Environment) -> To
     def handler(params: dict[str, Any], cancel: threading.Event | None) -> ToolResult:
         return run_process(command_argv(config, params), root, timeout, cancel, environment())
 
-    return Tool(config.name, config.description, config.parameters, handler)
+    return Tool(config.name, config.description, config.parameters, handler, timeout=timeout)

@@ -189,3 +189,32 @@ def test_an_agent_may_name_the_engine_tools_and_no_tool_at_all(workspace):
     with pytest.warns(mw.ConfigNotice, match="tools: box, task_wait are engine tools that are not built yet"):
         assert [t.name for t in mw.Session.new().tool_specs()] == ["read"]
     assert mw.Session.new(agent="quiet").tool_specs() == []
+
+
+def test_a_call_to_a_tool_that_does_not_exist_is_an_error_result_not_an_approval(
+    workspace,
+    wire_server,  # noqa: F811
+    monkeypatch,
+):
+    # Every tool the model may call asks first here: an unknown name must not reach that tier.
+    policy(workspace, "ask: [ls, read, grep, find, write, edit, bash, lsp]\n")
+    monkeypatch.setenv("K", "x")
+    llm = workspace / ".mewrk" / "llm"
+    llm.mkdir(parents=True)
+    (llm / "a.yaml").write_text(
+        f"protocol: anthropic-messages\nbase_url: {wire_server.url}\napi_key: ${{K}}\n"
+        "models:\n  m: {context_window: 100000}\n"
+    )
+    wire_server.enqueue(anthropic_reply("Let me try.", anthropic_tool_use("nonexistent_tool", {"x": 1})))
+    wire_server.enqueue(anthropic_reply("That tool does not exist."))
+    s = mw.Session.new(model="a/m")
+    s.send("go")
+    assert s.state == "idle" and s.pending_approval is None
+    assert [c.kind for c in s.cards] == ["user_input", "model_reply", "tool_call", "model_reply"]
+    call = calls_of(s)[0]
+    assert (call.status, call.is_error) == ("done", True)
+    assert call.result == (
+        "There is no tool `nonexistent_tool`; the tools are: ls, read, grep, find, write, edit, bash, lsp."
+    )
+    sent = wire_server.last_json()["messages"][-1]["content"][0]
+    assert sent["type"] == "tool_result" and sent["is_error"] is True and sent["content"] == call.result

@@ -125,3 +125,27 @@ def test_a_turn_runs_in_the_background_and_the_cell_output_follows_it(kernel, tm
     shown = [m for m in kernel.iopub if m["parent_header"].get("msg_id") == show_id]
     assert any(session_id in markdown_of(m) and "You said:" in markdown_of(m) for m in shown)
     assert not [m for m in kernel.iopub if m["msg_type"] == "error" or m["content"].get("name") == "stderr"]
+
+
+def test_a_hostile_reply_reaches_the_cell_output_inert(kernel):
+    from tests.markup import live_in_markdown
+
+    attack = "<script>alert(1)</script> <img src=x onerror=alert(1)> [x](javascript:alert(1))"
+    assert live_in_markdown(attack)  # as written, a notebook would run it
+    kernel.execute("%load_ext mewrk_jupyter")
+    kernel.execute("%mewrk new")
+    cell_id, _ = kernel.execute(f"%%mewrk\n{attack}")
+
+    def shows_the_reply(msg: dict[str, Any]) -> bool:
+        text = markdown_of(msg)
+        return (
+            msg["parent_header"].get("msg_id") == cell_id and "You said:" in text and "Running…" not in text
+        )
+
+    final = kernel.wait_for_message(shows_the_reply)
+    assert "onerror=alert(1)" in markdown_of(final)  # shown as text, not dropped
+    show_id, _ = kernel.execute("from mewrk_jupyter.magics import current_session\ncurrent_session()")
+    shown = [m for m in kernel.iopub if m["parent_header"].get("msg_id") == show_id and markdown_of(m)]
+    assert shown  # the session's own display, with its Markdown beside the widget
+    for msg in [final, *shown]:
+        assert live_in_markdown(markdown_of(msg)) == [], markdown_of(msg)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -104,3 +106,62 @@ def test_every_tool_output_is_cut_with_a_note(registry: ToolRegistry, ws: Path):
         f"[output truncated: {total:,} characters, 3,000 lines; "
         f"showing the first {len(shown):,} characters ({kept:,} lines)]"
     )
+
+
+def _waiting(timeout: float, heeds_stop: bool, started: threading.Event, told: threading.Event) -> Tool:
+    """A tool that runs until it is told to stop (or, when it ignores that, for half a minute)."""
+
+    def handler(params, cancel):
+        started.set()
+        if heeds_stop:
+            if cancel.wait(30):
+                told.set()
+            return "stopped by its event"
+        time.sleep(30)
+        return "never read"
+
+    return Tool("slow", "Waits.", {"type": "object", "properties": {}}, handler, timeout=timeout)
+
+
+def test_a_call_past_its_time_limit_is_ended_with_an_error_naming_the_tool_and_the_limit():
+    started, told = threading.Event(), threading.Event()
+    registry = ToolRegistry([_waiting(0.5, True, started, told)])
+    assert registry.run("slow", {}) == ToolResult(
+        text="`slow` was ended after its time limit of 0.5 seconds, without a result; "
+        "narrow the call down and try again.",
+        is_error=True,
+    )
+    assert told.is_set()  # the tool itself was told to stop, not just abandoned
+
+
+def test_stop_ends_a_tool_that_does_not_listen(ws: Path):
+    started, told = threading.Event(), threading.Event()
+    registry = ToolRegistry([_waiting(600, False, started, told)])
+    cancel = threading.Event()
+    threading.Thread(target=lambda: (started.wait(10), cancel.set()), daemon=True).start()
+    assert registry.run("slow", {}, cancel) == ToolResult(
+        text="`slow` was stopped before it finished, without a result.", is_error=True
+    )
+
+
+def test_every_tool_has_a_time_limit(ws: Path):
+    quick = ToolConfig(
+        name="quick", description="d", command="true", parameters={"type": "object"}, timeout=7
+    )
+    config = Config(tools={"quick": quick})
+    registry = ToolRegistry.build(ws, config)
+    limits = {name: registry.get(name).time_limit({}) for name in registry.names}  # type: ignore[union-attr]
+    assert limits == {
+        "ls": 60,
+        "read": 60,
+        "grep": 60,
+        "find": 60,
+        "write": 60,
+        "edit": 60,
+        "bash": 120,
+        "lsp": 120,
+        "quick": 7,
+    }
+    bash = registry.get("bash")
+    assert bash is not None
+    assert (bash.time_limit({"timeout": 5}), bash.time_limit({"timeout": 9999})) == (5, 600)

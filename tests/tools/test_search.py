@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from mewrk_jupyter.tools import ToolRegistry
+from tests.conftest import run_python
 
 
 @pytest.fixture
@@ -49,8 +50,10 @@ def test_grep_with_no_match_is_not_an_error(registry: ToolRegistry, tree: Path):
 
 def test_grep_invalid_regex_is_a_clear_error(registry: ToolRegistry, tree: Path):
     result = registry.run("grep", {"pattern": "(unclosed"})
-    assert result.is_error
-    assert result.text.startswith("`(unclosed` is not a valid regular expression: missing ), unterminated")
+    assert (result.is_error, result.text) == (
+        True,
+        "`(unclosed` is not a valid regular expression: missing ): (unclosed.",
+    )
 
 
 def test_grep_and_find_do_not_follow_symlinks_outside(registry: ToolRegistry, ws: Path, outside: Path):
@@ -91,3 +94,56 @@ def test_a_search_stops_when_cancelled(registry: ToolRegistry, tree: Path):
     cancel.set()
     result = registry.run("grep", {"pattern": "main"}, cancel)
     assert (result.is_error, result.text) == (True, "The search was stopped before it finished.")
+
+
+# A Python-`re` grep held the interpreter for minutes on these (catastrophic backtracking); they run in
+# a child process so that a regression fails on its timeout instead of hanging the test session.
+BACKTRACKING = """
+    from pathlib import Path
+    from mewrk_jupyter.tools import ToolRegistry
+    Path("run.txt").write_text("a" * 5000 + "!\\n")
+    Path("a" * 200).write_text("")
+    with ToolRegistry.build(Path(".")) as tools:
+        print(tools.run("grep", {"pattern": "(a+)+$"}).text)
+        print(tools.run("grep", {"pattern": "(x+x+)+y|(a|aa)+b"}).text)
+        print(tools.run("find", {"pattern": "*a*a*a*a*a*a*a*a*a*a*a*a*b"}).text)
+"""
+
+
+def test_a_backtracking_pattern_from_the_model_returns_at_once(ws: Path):
+    done = run_python(BACKTRACKING, ws, timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "No line matches `(a+)+$` under `.`.",
+        "No line matches `(x+x+)+y|(a|aa)+b` under `.`.",
+        "No path matches `*a*a*a*a*a*a*a*a*a*a*a*a*b` under `.`.",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "reason"),
+    [
+        (r"(ab)\1", r"invalid escape sequence: \1"),
+        (r"main(?=\()", "invalid perl operator: (?="),
+        (r"(?<!def )main", "invalid perl operator: (?<!"),
+    ],
+)
+def test_backreferences_and_lookaround_are_refused_with_the_reason(
+    registry: ToolRegistry, tree: Path, pattern: str, reason: str
+):
+    result = registry.run("grep", {"pattern": pattern})
+    assert result.is_error
+    assert result.text == (
+        f"`{pattern}` cannot be searched: grep uses RE2 syntax, which matches in linear time and so has "
+        f"no backreferences, lookahead or lookbehind ({reason}); rewrite the pattern without them."
+    )
+
+
+def test_grep_keeps_the_usual_syntax(registry: ToolRegistry, tree: Path):
+    assert registry.run("grep", {"pattern": r"(?i)^# MAIN\s\w+$"}).text == "README.md:1:# main project"
+    assert registry.run("grep", {"pattern": r"(?P<name>ma)in\(\)$"}).text == "src/app.py:2:main()"
+
+
+def test_a_bad_glob_names_the_glob(registry: ToolRegistry, tree: Path):
+    result = registry.run("find", {"pattern": "[z-a]*"})
+    assert result.is_error and result.text.startswith("`[z-a]*` is not a valid glob: ")

@@ -87,6 +87,10 @@ class Approvals:
             if not found or not isinstance(found[1], ToolCall) or found[1].status != "pending":
                 continue  # deleted by the person, or already settled
             call = found[1]
+            if self.toolbox.registry.get(call.name) is None:
+                # Nothing to approve: the registry answers at once that no such tool exists.
+                to_run.append(call)
+                continue
             tier = self.toolbox.tier(call.name)
             decided = decisions.get(call.id)
             if tier == "deny":
