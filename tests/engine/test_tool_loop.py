@@ -205,6 +205,7 @@ def test_a_call_to_a_tool_that_does_not_exist_is_an_error_result_not_an_approval
         f"protocol: anthropic-messages\nbase_url: {wire_server.url}\napi_key: ${{K}}\n"
         "models:\n  m: {context_window: 100000}\n"
     )
+    mw.trust(workspace)  # the test wrote the vendor file
     wire_server.enqueue(anthropic_reply("Let me try.", anthropic_tool_use("nonexistent_tool", {"x": 1})))
     wire_server.enqueue(anthropic_reply("That tool does not exist."))
     s = mw.Session.new(model="a/m")

@@ -15,6 +15,7 @@ def test_sentences_tables_and_errors_quoting_hostile_text_do_not_act(mewrk, work
     (tools / "shout.yaml").write_text(
         f"name: shout\ndescription: '{ATTACK}'\ncommand: echo hi\nparameters: {{type: object}}\n"
     )
+    mw.trust(workspace)  # the test wrote the command tool: its folder may run it
     mewrk(f"new '{ATTACK}'")
     session = magics.current_session()
     assert session.title == ATTACK
