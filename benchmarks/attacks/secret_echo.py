@@ -24,6 +24,8 @@ from mewrk_jupyter.engine import session as session_module  # noqa: E402
 from mewrk_jupyter.store.db import forget_databases  # noqa: E402
 from tests.providers.wire import Reply, WireServer, anthropic_error, anthropic_reply, openai_error  # noqa: E402
 
+from . import as_a_newcomer  # noqa: E402
+
 ATTACK = "a vendor's server echoes the API key back in its error message"
 TRIALS = 12
 # (model, the server's answer quoting `key`): HTTP errors of both protocols, and an error event mid-stream.
@@ -71,14 +73,16 @@ def trial(folder: Path) -> bool:
     os.environ["ECHO_CRED"] = key
     shown = ""
     try:
-        s = mw.Session.new(model=model)
-        try:
-            s.send("hello")
-        except mw.MewrkError as exc:
-            shown = "".join(traceback.format_exception(exc))
-        if s.last_run is None or s.last_run.state != "error":
-            return False  # the attack did not even produce an error: the trial says nothing
-        shown += str(s.last_run.error) + json.dumps([h.model_dump() for h in s.history])
+        with as_a_newcomer(folder):
+            mw.trust(folder)  # the person wrote these vendor files and trusts them
+            s = mw.Session.new(model=model)
+            try:
+                s.send("hello")
+            except mw.MewrkError as exc:
+                shown = "".join(traceback.format_exception(exc))
+            if s.last_run is None or s.last_run.state != "error":
+                return False  # the attack did not even produce an error: the trial says nothing
+            shown += str(s.last_run.error) + json.dumps([h.model_dump() for h in s.history])
     finally:
         del os.environ["ECHO_CRED"]
         session_module.forget_open_sessions()

@@ -36,6 +36,7 @@ _trial = 0
 
 KERNEL = """
 import mewrk_jupyter as mw
+mw.trust()  # the person wrote the vendor file and trusts the folder
 s = mw.Session.new(model="v/m")
 s.send("show me the environment")
 s.approve()
@@ -78,6 +79,7 @@ def run_approved(folder: Path, command: str) -> tuple[list[str], bytes | None]:
     wire.enqueue(anthropic_reply(anthropic_tool_use("bash", {"command": command})))
     wire.enqueue(anthropic_reply("Done."))
     env = {**os.environ, **keys, "PYTHONPATH": str(ROOT), "HOME": str(folder)}
+    env["MEWRK_USER_CONFIG"] = str(folder / "person-config")  # trust kept in the trial, not the machine
     env.pop("MEWRK_HOME", None)
     kernel = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(KERNEL)],
