@@ -33,14 +33,20 @@ def run(names: list[str]) -> int:
         started = time.perf_counter()
         for _ in range(module.TRIALS):
             with tempfile.TemporaryDirectory() as folder:
-                previous = os.getcwd()
+                previous = os.getcwd(), os.environ.get("MEWRK_USER_CONFIG")
                 os.chdir(folder)
+                # What a trial trusts stays in the trial: the person's own configuration is its folder's.
+                os.environ["MEWRK_USER_CONFIG"] = str(Path(folder) / "person-config")
                 try:
                     held += bool(module.trial(Path(folder)))
                 except Exception:  # an attack that breaks the product counts as lost, with its trace
                     traceback.print_exc()
                 finally:
-                    os.chdir(previous)
+                    os.chdir(previous[0])
+                    if previous[1] is None:
+                        os.environ.pop("MEWRK_USER_CONFIG", None)
+                    else:
+                        os.environ["MEWRK_USER_CONFIG"] = previous[1]
         seconds = time.perf_counter() - started
         rows.append((module.ATTACK, module.TRIALS, held, module.TRIALS - held, seconds))
     width = max((len(r[0]) for r in rows), default=6)
