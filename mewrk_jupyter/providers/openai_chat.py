@@ -138,6 +138,23 @@ def _params(raw: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"raw": raw}
 
 
+def _reasoning(delta: Any) -> str | None:
+    """The reasoning text a vendor put on a streamed delta, under whichever field it uses.
+
+    The SDK declares none of these fields and keeps them in `model_extra`; looking there, not with
+    getattr, matters on the per-chunk path: pydantic raises inside getattr for a missing attribute,
+    which cost microseconds per chunk and field.
+    """
+    extra = delta.model_extra
+    if not extra:
+        return None
+    for name in REASONING_FIELDS:
+        value = extra.get(name)
+        if isinstance(value, str):
+            return value
+    return None
+
+
 def _usage(raw: Any) -> Usage:
     cached = getattr(getattr(raw, "prompt_tokens_details", None), "cached_tokens", None) or 0
     return Usage(
@@ -168,9 +185,7 @@ class OpenAIChatExchange(SDKExchange):
                 usage = _usage(chunk.usage)
             for choice in chunk.choices or []:
                 delta = choice.delta
-                reasoning = next(
-                    (v for f in REASONING_FIELDS if isinstance(v := getattr(delta, f, None), str)), None
-                )
+                reasoning = _reasoning(delta)
                 if reasoning:
                     if thinking is None:
                         thinking, blocks = blocks, blocks + 1
