@@ -113,6 +113,9 @@ class Run:
             self.card_ids.append(self._user.id)
         self._thread = threading.Thread(target=self._main, name=f"mewrk-{self.id}", daemon=True)
         self._thread.start()
+        # Started here, while the run's thread prepares the request: not on its way to the first token.
+        beating = threading.Thread(target=self._heartbeat, name=f"mewrk-hb-{self.id}", daemon=True)
+        beating.start()
 
     def cancel(self) -> None:
         """Stop the turn as soon as possible; the partial reply stays, marked interrupted."""
@@ -155,8 +158,6 @@ class Run:
     def _main(self) -> None:
         timeline = self.timeline
         sid = timeline.session_id
-        beating = threading.Thread(target=self._heartbeat, name=f"mewrk-hb-{self.id}", daemon=True)
-        beating.start()
         final, error_text = "done", None
         try:
             self._turn()
@@ -260,16 +261,18 @@ class Run:
         state = ResponseState(request=request, model=info.name, protocol=info.protocol)
         dirty: set[str] = set()  # cards whose streamed text is not stored yet
         failure: Exception | None = None
-        last_flush = time.monotonic()
+        # Looked up once: the loop runs once per streamed token.
+        stopped, announce, clock = self._cancel.is_set, self._announce, time.monotonic
+        flush_at = clock() + FLUSH_EVERY
         try:
             for event in exchange.events():
-                if self._cancel.is_set():
+                if stopped():
                     break
                 state = accumulate(state, event)
-                self._announce(event, state, dirty)
-                if time.monotonic() - last_flush > FLUSH_EVERY:
+                announce(event, state, dirty)
+                if clock() > flush_at:
                     self._persist(state, dirty)
-                    last_flush = time.monotonic()
+                    flush_at = clock() + FLUSH_EVERY
         except Exception as exc:
             if not self._cancel.is_set():  # closing the stream on Stop raises; that is no failure
                 failure = exc
@@ -295,7 +298,7 @@ class Run:
                 self.log.text(card.id, text)
                 if opened is None:
                     dirty.add(card.id)
-                    self.timeline.emit(TextAppended(self.timeline.session_id, card.id, text))
+                    self.timeline.events.emit(TextAppended(self.timeline.session_id, card.id, text))
             case ThinkingDone(index=index):
                 card = state.blocks[index]
                 self.timeline.save(card)
