@@ -87,6 +87,7 @@ class Run:
         self._exchange: Exchange | None = None
         self._thread: threading.Thread | None = None
         self.log = RunLog(self.timeline.db, self.id)  # what the run did, for any client (R5)
+        self._tell = self.timeline.events.emit  # looked up once: streamed text is told once per token
 
     # ---- control -------------------------------------------------------------------------------
 
@@ -294,11 +295,11 @@ class Run:
             self.card_ids.append(opened.id)
         match event:
             case TextDelta(index=index, text=text) | ThinkingDelta(index=index, text=text):
-                card = state.blocks[index]
-                self.log.text(card.id, text)
+                card_id = state.blocks[index].id
+                self.log.text(card_id, text)
                 if opened is None:
-                    dirty.add(card.id)
-                    self.timeline.events.emit(TextAppended(self.timeline.session_id, card.id, text))
+                    dirty.add(card_id)
+                    self._tell(TextAppended(self.timeline.session_id, card_id, text))
             case ThinkingDone(index=index):
                 card = state.blocks[index]
                 self.timeline.save(card)
