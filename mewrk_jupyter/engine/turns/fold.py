@@ -53,8 +53,8 @@ def accumulate(state: ResponseState, event: StreamEvent) -> ResponseState:
             card = state.blocks.get(index)
             if card is None:
                 card = _open(state, index, _reply(state))
-            if isinstance(card, (ModelReply, Thinking)):
-                _grow(card, text)
+            if isinstance(card, (ModelReply, Thinking)):  # _grow, written out: this runs once per token
+                card.__dict__["text"] = card.text + text
         case ThinkingDelta(index=index, text=text):
             thinking = _thinking(state, index)
             if isinstance(thinking, (ModelReply, Thinking)):

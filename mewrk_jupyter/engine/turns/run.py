@@ -83,6 +83,7 @@ class Run:
         # The cell that decided an approval shows the calls it runs, from the start.
         self.card_ids: list[str] = list(resume["calls"]) if resume is not None else []
         self._cancel = threading.Event()
+        self._stopping = False  # the same as _cancel, read as a plain attribute once per streamed token
         self._done = threading.Event()
         self._exchange: Exchange | None = None
         self._thread: threading.Thread | None = None
@@ -120,6 +121,7 @@ class Run:
 
     def cancel(self) -> None:
         """Stop the turn as soon as possible; the partial reply stays, marked interrupted."""
+        self._stopping = True
         self._cancel.set()
         exchange = self._exchange
         if exchange is not None:
@@ -263,11 +265,11 @@ class Run:
         dirty: set[str] = set()  # cards whose streamed text is not stored yet
         failure: Exception | None = None
         # Looked up once: the loop runs once per streamed token.
-        stopped, announce, clock = self._cancel.is_set, self._announce, time.monotonic
+        announce, clock = self._announce, time.monotonic
         flush_at = clock() + FLUSH_EVERY
         try:
             for event in exchange.events():
-                if stopped():
+                if self._stopping:
                     break
                 state = accumulate(state, event)
                 announce(event, state, dirty)
