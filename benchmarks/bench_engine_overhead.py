@@ -4,6 +4,8 @@ Run: python benchmarks/bench_engine_overhead.py
 Raw is the official SDK iterating the stream's events with one client; engine is `mw.Session.new(model=…)`
 plus `send(…)`, its first token read from the session's `text_delta` events. Both run in this process,
 interleaved, against the test suite's wire server; the table shows medians and the ratios engine / raw.
+The second table gives the process CPU time of a turn (the wire server's share included, the same for
+both): on a shared machine it is steadier than the wall clock.
 """
 
 from __future__ import annotations
@@ -45,22 +47,23 @@ def chat_stream():
     return chat_reply(REPLY, content_chunks=WORDS, model="gpt-bench")
 
 
-def _timed(start: Callable[[], Any], is_text: Callable[[Any], bool]) -> tuple[float, float]:
-    """Time to the first text event and to the end of the stream that `start()` opens."""
+def _timed(start: Callable[[], Any], is_text: Callable[[Any], bool]) -> tuple[float, float, float]:
+    """Time to the first text event, to the end of the stream that `start()` opens, and its CPU time."""
+    c0 = time.process_time()
     t0 = time.perf_counter()
     first = None
     for event in start():
         if first is None and is_text(event):
             first = time.perf_counter() - t0
-    return first, time.perf_counter() - t0
+    return first, time.perf_counter() - t0, time.process_time() - c0
 
 
-def raw_anthropic(server: WireServer) -> Callable[[], tuple[float, float]]:
+def raw_anthropic(server: WireServer) -> Callable[[], tuple[float, float, float]]:
     """One client, as an SDK user would keep it; returns a function timing one streamed reply."""
     client = anthropic.Anthropic(base_url=server.url, api_key="bench", max_retries=0)
     body = {"model": "claude-bench", "max_tokens": 4096, "messages": [{"role": "user", "content": QUESTION}]}
 
-    def once() -> tuple[float, float]:
+    def once() -> tuple[float, float, float]:
         server.enqueue(anthropic_stream())
         return _timed(
             lambda: client.messages.create(**body, stream=True),
@@ -70,12 +73,12 @@ def raw_anthropic(server: WireServer) -> Callable[[], tuple[float, float]]:
     return once
 
 
-def raw_chat(server: WireServer) -> Callable[[], tuple[float, float]]:
+def raw_chat(server: WireServer) -> Callable[[], tuple[float, float, float]]:
     """One OpenAI client; returns a function timing one streamed chat completion."""
     client = openai.OpenAI(base_url=server.openai_base_url, api_key="bench", max_retries=0)
     body = {"model": "gpt-bench", "messages": [{"role": "user", "content": QUESTION}]}
 
-    def once() -> tuple[float, float]:
+    def once() -> tuple[float, float, float]:
         server.enqueue(chat_stream())
         return _timed(
             lambda: client.chat.completions.create(
@@ -94,34 +97,39 @@ def _reply_text(event: Any) -> bool:
     return event.kind == "text_delta"
 
 
-def engine(server: WireServer, model: str, reply: Callable) -> Callable[[], tuple[float, float]]:
+def engine(server: WireServer, model: str, reply: Callable) -> Callable[[], tuple[float, float, float]]:
     """A new session per turn (the same request size each time); returns a function timing one send."""
 
-    def once() -> tuple[float, float]:
+    def once() -> tuple[float, float, float]:
         session_module.forget_open_sessions()
         s = mw.Session.new(model=model, title="bench")
         server.enqueue(reply())
         first: list[float] = []
         s.subscribe(lambda e: first or not _reply_text(e) or first.append(time.perf_counter()))
+        c0 = time.process_time()
         t0 = time.perf_counter()
         s.send(QUESTION, wait=True)
         total = time.perf_counter() - t0
+        cpu = time.process_time() - c0
         if s.cards[-1].text != REPLY:
             raise RuntimeError("the engine did not receive the whole reply")
-        return first[0] - t0, total
+        return first[0] - t0, total, cpu
 
     return once
 
 
 def measure(raw: Callable, eng: Callable) -> dict[str, float]:
     """Interleave raw and engine turns so that both see the same machine; medians in ms."""
-    samples: dict[str, list[float]] = {"raw ttft": [], "raw total": [], "engine ttft": [], "engine total": []}
+    samples: dict[str, list[float]] = {
+        f"{name} {what}": [] for name in ("raw", "engine") for what in ("ttft", "total", "cpu")
+    }
     for i in range(WARMUP + REPEAT):
         for name, once in (("raw", raw), ("engine", eng)):
-            ttft, total = once()
+            ttft, total, cpu = once()
             if i >= WARMUP:
                 samples[f"{name} ttft"].append(ttft)
                 samples[f"{name} total"].append(total)
+                samples[f"{name} cpu"].append(cpu)
     return {name: statistics.median(values) * 1000 for name, values in samples.items()}
 
 
@@ -167,6 +175,14 @@ def main() -> None:
             f"{r['raw total']:.1f} ms",
             f"{r['engine total']:.1f} ms",
             f"{r['engine total'] / r['raw total']:.2f}",
+        )
+        print(f"{name:26}" + "".join(f"{c:>14}" for c in cells))
+    print(f"\n{'CPU time per turn':26}" + "".join(f"{h:>14}" for h in ("raw", "engine", "ratio")))
+    for name, r in rows.items():
+        cells = (
+            f"{r['raw cpu']:.1f} ms",
+            f"{r['engine cpu']:.1f} ms",
+            f"{r['engine cpu'] / r['raw cpu']:.2f}",
         )
         print(f"{name:26}" + "".join(f"{c:>14}" for c in cells))
 

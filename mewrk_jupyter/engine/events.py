@@ -19,7 +19,7 @@ log = logging.getLogger("mewrk_jupyter")
 SessionState = Literal["idle", "running", "awaiting_approval"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CardAdded:
     """A card was placed on the timeline at `order_key`."""
 
@@ -34,7 +34,7 @@ class CardAdded:
         return self.card.id
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CardChanged:
     """A card on the timeline changed (an edit, a result, a finished reply); it stays at `order_key`."""
 
@@ -49,7 +49,7 @@ class CardChanged:
         return self.card.id
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CardRemoved:
     """A card left the timeline."""
 
@@ -58,7 +58,7 @@ class CardRemoved:
     card_id: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TextDelta:
     """More streamed text at the end of a card's `text` (a reply or a thinking block being written)."""
 
@@ -68,7 +68,7 @@ class TextDelta:
     text: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StateChanged:
     """The session's state changed; `run_id` names the run that changed it, `result` how that run ended."""
 
@@ -79,7 +79,7 @@ class StateChanged:
     result: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Notice:
     """A sentence for the person: an error that ended a turn, an approval that can no longer resume."""
 
@@ -89,7 +89,7 @@ class Notice:
     level: Literal["info", "error"] = "info"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Reloaded:
     """Another process changed the session: the timeline was read again from the store."""
 

@@ -132,7 +132,7 @@ class ModelInfo(BaseModel):
 # Stream events: the neutral output of every adapter.
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TextDelta:
     """More reply text for content block `index`."""
 
@@ -140,7 +140,7 @@ class TextDelta:
     text: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ThinkingDelta:
     """More thinking text for content block `index`."""
 
@@ -148,7 +148,7 @@ class ThinkingDelta:
     text: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ThinkingDone:
     """A thinking block ended; it carries the provider's signature or encrypted data, if any."""
 
@@ -157,7 +157,7 @@ class ThinkingDone:
     encrypted: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ToolCallEvent:
     """A complete tool call."""
 
@@ -167,14 +167,14 @@ class ToolCallEvent:
     params: dict[str, Any]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class UsageEvent:
     """Token figures for this response (the last one seen wins)."""
 
     usage: Usage
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StopEvent:
     """The response ended, with the vendor's reason normalised: end_turn, tool_use, max_tokens, …"""
 

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import openai
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from ..cards.models import Usage
 from .base import (
@@ -140,6 +141,23 @@ def _params(raw: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"raw": raw}
 
 
+def _reasoning(delta: Any) -> str | None:
+    """The reasoning text a vendor put on a streamed delta, under whichever field it uses.
+
+    The SDK declares none of these fields and keeps them in `model_extra`; looking there, not with
+    getattr, matters on the per-chunk path: pydantic raises inside getattr for a missing attribute,
+    which cost microseconds per chunk and field.
+    """
+    extra = delta.model_extra
+    if not extra:
+        return None
+    for name in REASONING_FIELDS:
+        value = extra.get(name)
+        if isinstance(value, str):
+            return value
+    return None
+
+
 def _usage(raw: Any) -> Usage:
     cached = getattr(getattr(raw, "prompt_tokens_details", None), "cached_tokens", None) or 0
     return Usage(
@@ -153,7 +171,16 @@ class OpenAIChatExchange(SDKExchange):
     """One streamed Chat Completions call; the request goes out when its events are first read."""
 
     def _create(self) -> Any:
-        return self._client.chat.completions.create(**self.body, stream=True)
+        # The body is already in the wire format. create() would walk it against the SDK's typed
+        # parameters before sending (hundreds of microseconds for the tools' schemas, on the way to
+        # the first token); the client's post() sends it as it stands, in the same stream type.
+        return self._client.post(
+            "/chat/completions",
+            body={**self.body, "stream": True},
+            cast_to=ChatCompletion,
+            stream=True,
+            stream_cls=openai.Stream[ChatCompletionChunk],
+        )
 
     def events(self) -> Iterator[StreamEvent]:
         stream = self._open_stream()
@@ -177,9 +204,7 @@ class OpenAIChatExchange(SDKExchange):
                 usage = _usage(chunk.usage)
             for choice in chunk.choices or []:
                 delta = choice.delta
-                reasoning = next(
-                    (v for f in REASONING_FIELDS if isinstance(v := getattr(delta, f, None), str)), None
-                )
+                reasoning = _reasoning(delta)
                 if reasoning:
                     if thinking is None:
                         thinking, blocks = blocks, blocks + 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -23,17 +24,33 @@ PDF_PROTOCOLS = ("anthropic-messages", "openai-responses", "azure-openai")
 _OFFLINE = OfflineProvider()
 _cache: dict[Path, tuple[tuple, Config]] = {}
 _cache_lock = threading.Lock()
+# The provider built for a vendor's configuration, as long as that configuration stands (it keeps no
+# secret: the key and headers are read at each request).
+_providers: dict[tuple[Path | None, str], tuple[VendorConfig, Provider]] = {}
 
 
 def _signature(home: Path) -> tuple:
-    """What changes when a configuration file is added, removed or saved."""
+    """What changes when a configuration file is added, removed or saved.
+
+    Read several times per turn, before the request is sent: one os.scandir of the folder and of
+    each configuration folder in it costs a fraction of pathlib's is_dir, iterdir and stat.
+    """
+    try:
+        with os.scandir(home) as found:
+            folders = sorted(e.path for e in found if e.name in CONFIG_FOLDERS and e.is_dir())
+    except (FileNotFoundError, NotADirectoryError):
+        return ()
     entries = []
-    for folder in CONFIG_FOLDERS:
-        path = home / folder
-        if path.is_dir():
-            for file in sorted(path.iterdir()):
-                stat = file.stat()
-                entries.append((str(file), stat.st_mtime_ns, stat.st_size))
+    for folder in folders:
+        with os.scandir(folder) as found:
+            for entry in found:
+                try:
+                    stat = entry.stat()
+                except OSError:  # a dangling link: its name still counts
+                    entries.append((entry.path, -1, -1))
+                    continue
+                entries.append((entry.path, stat.st_mtime_ns, stat.st_size))
+    entries.sort()
     return tuple(entries)
 
 
@@ -152,7 +169,14 @@ def resolve(model: str, home: Path | None = None) -> tuple[Provider, ModelInfo]:
             config.vendor(vendor_name)  # the vendor's file failed to load: its own problems say why
         raise ConfigError(f"The model `{model}` is not in `.mewrk/llm/{vendor_name}.yaml`.")
     vendor, _ = config.model(model)
-    provider = _provider(vendor_name, vendor)
+    key = (home, vendor_name)
+    with _cache_lock:
+        built = _providers.get(key)
+    if built is None or built[0] is not vendor:  # the vendor's file changed since: build it again
+        built = (vendor, _provider(vendor_name, vendor))
+        with _cache_lock:
+            _providers[key] = built
+    provider = built[1]
     state = trust_state(config)
     if not state.trusted:
         provider = _Untrusted(provider, state.sentence)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 
 from ..errors import StoreError
@@ -92,6 +93,24 @@ ALTER TABLE history ADD COLUMN packed INTEGER NOT NULL DEFAULT 0;
 }
 
 
+class _Lease:
+    """A thread's hold on one connection. A thread's local data goes when the thread ends, and with it
+    the lease, which hands the connection on to the next new thread: every run is a thread of its own,
+    and a connection kept per ended thread would pile up, each holding files open."""
+
+    __slots__ = ("conn", "release")
+
+    def __init__(self, conn: sqlite3.Connection, release: Callable[[], None]) -> None:
+        self.conn = conn
+        self.release = release
+
+    def __del__(self) -> None:
+        try:
+            self.release()
+        except Exception:  # at interpreter exit the database may already be gone
+            pass
+
+
 class Database:
     """One SQLite file in WAL mode; a connection per thread; every change in its own transaction."""
 
@@ -99,9 +118,12 @@ class Database:
         self.path = Path(path)
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
-        self._lock = threading.Lock()
         self.opened = False  # set once the file passed the checks of opening
         self.damaged: StoreError | None = None  # set when damage was found: nothing more is written
+        self._idle: list[sqlite3.Connection] = []  # connections of ended threads, for the next thread
+        self._generation = 0  # close() starts a new one: a lease from before it hands back nothing
+        # Reentrant: a lease may be dropped, and hand its connection back, while its thread holds it.
+        self._lock = threading.RLock()
         self._open()
         self.opened = True
 
@@ -144,7 +166,7 @@ class Database:
             self._check_pages(conn)
         if version < SCHEMA_VERSION:
             self._upgrade(conn)
-        self._local.conn = conn
+        self._local.lease = _Lease(conn, partial(self._give_back, conn, self._generation))
         self._connections.append(conn)
 
     def _check_pages(self, conn: sqlite3.Connection) -> None:
@@ -182,14 +204,33 @@ class Database:
         conn.execute("COMMIT")
 
     def conn(self) -> sqlite3.Connection:
-        """This thread's connection."""
-        conn = getattr(self._local, "conn", None)
+        """This thread's connection: an ended thread's if one is idle (its page cache is warm), else a new one."""
+        lease = getattr(self._local, "lease", None)
+        if lease is not None:
+            return lease.conn
+        with self._lock:
+            conn = self._idle.pop() if self._idle else None
+            generation = self._generation
         if conn is None:
             conn = self._connect()
-            self._local.conn = conn
             with self._lock:
                 self._connections.append(conn)
+        self._local.lease = _Lease(conn, partial(self._give_back, conn, generation))
         return conn
+
+    def _give_back(self, conn: sqlite3.Connection, generation: int) -> None:
+        """A thread ended: its connection waits for the next thread (closed if it was left mid-transaction)."""
+        with self._lock:
+            if generation != self._generation:
+                return
+            if not conn.in_transaction:
+                self._idle.append(conn)
+                return
+            self._connections.remove(conn)
+        try:
+            conn.close()
+        except sqlite3.Error:
+            pass
 
     @contextmanager
     def tx(self) -> Iterator[sqlite3.Connection]:
@@ -224,12 +265,14 @@ class Database:
     def close(self) -> None:
         """Close every connection this object opened."""
         with self._lock:
+            self._generation += 1
             for conn in self._connections:
                 try:
                     conn.close()
                 except sqlite3.Error:
                     pass
             self._connections.clear()
+            self._idle.clear()
         self._local = threading.local()
 
 

@@ -37,9 +37,11 @@ def list_sessions(conn: sqlite3.Connection) -> list[sqlite3.Row]:
 
 
 def bump_rev(conn: sqlite3.Connection, session_id: str) -> int:
-    """Mark the session changed; returns the new revision."""
-    conn.execute("UPDATE sessions SET rev = rev + 1 WHERE id = ?", (session_id,))
-    return conn.execute("SELECT rev FROM sessions WHERE id = ?", (session_id,)).fetchone()[0]
+    """Mark the session changed; returns the new revision (one statement: every change of a card runs it)."""
+    rows = conn.execute(
+        "UPDATE sessions SET rev = rev + 1 WHERE id = ? RETURNING rev", (session_id,)
+    ).fetchall()
+    return rows[0][0]
 
 
 def get_rev(conn: sqlite3.Connection, session_id: str) -> int:

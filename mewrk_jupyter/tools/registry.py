@@ -36,6 +36,7 @@ class ToolRegistry:
     def __init__(self, tools: Sequence[Tool], lsp: LspTool | None = None) -> None:
         self._tools = {tool.name: tool for tool in tools}
         self._lsp = lsp
+        self._specs: list[ToolSpec] | None = None
 
     @classmethod
     def build(
@@ -82,7 +83,9 @@ class ToolRegistry:
 
     def specs(self) -> list[ToolSpec]:
         """What the model is told about each tool."""
-        return [tool.spec() for tool in self._tools.values()]
+        if self._specs is None:  # every request carries them; validating the schemas each time is waste
+            self._specs = [tool.spec() for tool in self._tools.values()]
+        return list(self._specs)
 
     def get(self, name: str) -> Tool | None:
         """The tool called `name`, or None."""

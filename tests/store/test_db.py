@@ -1,11 +1,12 @@
 """The store: WAL mode, one row per change, and clear refusals for damaged or newer databases."""
 
 import sqlite3
+import threading
 
 import pytest
 
 import mewrk_jupyter as mw
-from mewrk_jupyter.store.db import SCHEMA_VERSION
+from mewrk_jupyter.store.db import SCHEMA_VERSION, Database
 from tests.conftest import forget_process_state
 
 
@@ -110,3 +111,22 @@ def test_a_version_1_store_is_upgraded_in_place_keeping_its_sessions(workspace):
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
     assert conn.execute("SELECT count(*) FROM resume_points").fetchone()[0] == 0
     assert conn.execute("SELECT count(*) FROM blobs").fetchone()[0] > 0  # the new request's parts
+
+
+def test_a_new_thread_takes_the_connection_an_ended_thread_left(tmp_path):
+    """Every turn runs on a thread of its own: one connection kept per ended thread would pile up."""
+    db = Database(tmp_path / "store.db")
+    seen: list[sqlite3.Connection] = []
+
+    def use() -> None:
+        with db.tx() as conn:
+            conn.execute("SELECT count(*) FROM sessions").fetchone()
+        seen.append(db.conn())
+
+    for _ in range(5):
+        thread = threading.Thread(target=use)
+        thread.start()
+        thread.join()
+    assert len({id(conn) for conn in seen}) == 1
+    assert seen[0] is not db.conn()  # a living thread keeps its own
+    db.close()

@@ -53,8 +53,8 @@ def accumulate(state: ResponseState, event: StreamEvent) -> ResponseState:
             card = state.blocks.get(index)
             if card is None:
                 card = _open(state, index, _reply(state))
-            if isinstance(card, (ModelReply, Thinking)):
-                _grow(card, text)
+            if isinstance(card, (ModelReply, Thinking)):  # _grow, written out: this runs once per token
+                card.__dict__["text"] = card.text + text
         case ThinkingDelta(index=index, text=text):
             thinking = _thinking(state, index)
             if isinstance(thinking, (ModelReply, Thinking)):
@@ -113,8 +113,9 @@ def record(state: ResponseState) -> dict[str, Any]:
 
 def _grow(card: ModelReply | Thinking, text: str) -> None:
     """Append streamed text to a card. Cards validate every assignment, which on the per-token path
-    costs more than the rest of the fold together; a str appended to a str needs no validation."""
-    object.__setattr__(card, "text", card.text + text)
+    costs more than the rest of the fold together; a str appended to a str needs no validation, and
+    the field's value is stored straight in the instance's dict (half the cost of object.__setattr__)."""
+    card.__dict__["text"] = card.text + text
 
 
 def _open(state: ResponseState, index: int, card: Card) -> Card:

@@ -85,6 +85,7 @@ class Run:
         # The cell that decided an approval shows the calls it runs, from the start.
         self.card_ids: list[str] = list(resume["calls"]) if resume is not None else []
         self._cancel = threading.Event()
+        self._stopping = False  # the same as _cancel, read as a plain attribute once per streamed token
         self._done = threading.Event()
         self._exchange: Exchange | None = None
         self._thread: threading.Thread | None = None
@@ -93,6 +94,7 @@ class Run:
         # The run's hold on the session's turn: every write it makes checks it (store/fence.py).
         self.claim: fence.Claim | None = None
         self.lost = False  # another process took the session over: the run writes nothing more
+        self._tell = self.timeline.events.emit  # looked up once: streamed text is told once per token
 
     # ---- control -------------------------------------------------------------------------------
 
@@ -123,9 +125,13 @@ class Run:
             self.card_ids.append(self._user.id)
         self._thread = threading.Thread(target=self._main, name=f"mewrk-{self.id}", daemon=True)
         self._thread.start()
+        # Started here, while the run's thread prepares the request: not on its way to the first token.
+        beating = threading.Thread(target=self._heartbeat, name=f"mewrk-hb-{self.id}", daemon=True)
+        beating.start()
 
     def cancel(self) -> None:
         """Stop the turn as soon as possible; the partial reply stays, marked interrupted."""
+        self._stopping = True
         self._cancel.set()
         exchange = self._exchange
         if exchange is not None:
@@ -169,8 +175,6 @@ class Run:
     def _main_claimed(self) -> None:
         timeline = self.timeline
         sid = timeline.session_id
-        beating = threading.Thread(target=self._heartbeat, name=f"mewrk-hb-{self.id}", daemon=True)
-        beating.start()
         final, error_text = "done", None
         try:
             self._turn()
@@ -296,16 +300,18 @@ class Run:
         state = ResponseState(request=request, model=info.name, protocol=info.protocol)
         dirty: set[str] = set()  # cards whose streamed text is not stored yet
         failure: Exception | None = None
-        last_flush = time.monotonic()
+        # Looked up once: the loop runs once per streamed token.
+        announce, clock = self._announce, time.monotonic
+        flush_at = clock() + FLUSH_EVERY
         try:
             for event in exchange.events():
-                if self._cancel.is_set():
+                if self._stopping:
                     break
                 state = accumulate(state, event)
-                self._announce(event, state, dirty)
-                if time.monotonic() - last_flush > FLUSH_EVERY:
+                announce(event, state, dirty)
+                if clock() > flush_at:
                     self._persist(state, dirty)
-                    last_flush = time.monotonic()
+                    flush_at = clock() + FLUSH_EVERY
         except fence.SessionTakenOver:
             raise
         except Exception as exc:
@@ -329,11 +335,11 @@ class Run:
             self.card_ids.append(opened.id)
         match event:
             case TextDelta(index=index, text=text) | ThinkingDelta(index=index, text=text):
-                card = state.blocks[index]
-                self.log.text(card.id, text)
+                card_id = state.blocks[index].id
+                self.log.text(card_id, text)
                 if opened is None:
-                    dirty.add(card.id)
-                    self.timeline.emit(TextAppended(self.timeline.session_id, card.id, text))
+                    dirty.add(card_id)
+                    self._tell(TextAppended(self.timeline.session_id, card_id, text))
             case ThinkingDone(index=index):
                 card = state.blocks[index]
                 self.timeline.save(card)

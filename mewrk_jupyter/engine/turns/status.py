@@ -55,7 +55,10 @@ class TurnStatus:
 
     def recover_if_orphaned(self) -> None:
         """After a crash mid-turn: close the dead run and mark its unfinished cards interrupted."""
-        with self.timeline.db.tx() as conn:
+        row = run_rows.current_run(self.timeline.db.conn(), self.timeline.session_id)
+        if row is None or not run_rows.is_stale(row):  # the usual case needs no write transaction
+            return
+        with self.timeline.db.tx() as conn:  # looked at again under the write lock
             row = run_rows.current_run(conn, self.timeline.session_id)
             if row is None or not run_rows.is_stale(row):
                 return

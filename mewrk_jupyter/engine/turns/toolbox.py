@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from ...cards.models import ToolCall
-from ...config import trust_state
+from ...config import Config, trust_state
 from ...config.policy import Tier
 from ...providers.base import ToolSpec
 from ...providers.registry import config_for
@@ -37,8 +37,10 @@ class ToolBox:
     @property
     def registry(self) -> ToolRegistry:
         """The registry for the configuration as it stands now."""
+        return self._registry_for(config_for(self.workspace.home))
+
+    def _registry_for(self, config: Config | None) -> ToolRegistry:
         ws = self.workspace
-        config = config_for(ws.home)
         trusted = config is None or trust_state(config).trusted
         with self._lock:
             built = self._built_from
@@ -65,8 +67,9 @@ class ToolBox:
 
     def check(self) -> None:
         """Raise ConfigError now, before anything is sent, if the tools or the safety level are misconfigured."""
-        self.registry  # noqa: B018  (building it checks the agent's tool list)
-        policy_for(config_for(self.workspace.home), self.settings.value.safety_level)
+        config = config_for(self.workspace.home)
+        self._registry_for(config)  # building it checks the agent's tool list
+        policy_for(config, self.settings.value.safety_level)
 
     def specs(self) -> list[ToolSpec]:
         """What the model is told about the tools, in every request."""
