@@ -154,7 +154,9 @@ def main() -> None:
         os.chdir(tmp)
         os.environ["HOME"] = tmp
         os.environ.pop("MEWRK_HOME", None)
+        os.environ["MEWRK_USER_CONFIG"] = str(Path(tmp) / "person-config")  # the trust below stays here
         configure(Path(tmp), server)
+        mw.trust(tmp)  # the bench wrote these vendor files
         rows["Anthropic Messages"] = measure(
             raw_anthropic(server), engine(server, "anthropic/claude-bench", anthropic_stream)
         )

@@ -6,7 +6,10 @@ a tool's result, a request going out, a response and an error stored in the hist
 
 from __future__ import annotations
 
+import os
 import threading
+import time
+from pathlib import Path
 from typing import Any
 
 from ...config import EnvironmentPolicy, Redactor, command_environment, secret_values, trust_state
@@ -18,6 +21,14 @@ from .policy import policy_for
 
 # Opaque request fields: an attachment's base64, a vendor's signature or encrypted reasoning. Changing a
 # byte of them breaks them, and they do not hold a secret as text the redactor could recognise.
+# Seconds a redactor is reused while nothing it depends on changed: a turn asks for it several times.
+RECHECK_EVERY = 5.0
+
+# The redactor last made for each configuration folder, with what it was made from and when: every
+# session of a workspace shares it, and a turn asks for it several times.
+_CACHE: dict[Path | None, tuple[tuple[Any, ...], Any, float, Redactor]] = {}
+_CACHE_LOCK = threading.Lock()
+
 OPAQUE_FIELDS = frozenset({"data", "signature", "encrypted"})
 
 
@@ -27,8 +38,6 @@ class SessionSecrets:
     def __init__(self, workspace: Workspace, settings: StoredSettings) -> None:
         self.workspace = workspace
         self.settings = settings
-        self._lock = threading.Lock()
-        self._redactor: tuple[frozenset[str], Redactor] = (frozenset(), Redactor())
 
     def policy(self) -> EnvironmentPolicy:
         """The `environment:` of the session's safety level; the default one when the folder is broken."""
@@ -51,11 +60,26 @@ class SessionSecrets:
 
     def redactor(self) -> Redactor:
         """A redactor for the secrets known now (variables set in the kernel later are included)."""
-        values = frozenset(secret_values(self.policy(), self.workspace.home))
-        with self._lock:
-            if self._redactor[0] != values:
-                self._redactor = (values, Redactor(values))
-            return self._redactor[1]
+        # What the values depend on: the environment (compared whole, a few microseconds), the
+        # configuration as loaded (re-read only when a file changed) and the safety level. A secret
+        # file rewritten in place is read again after RECHECK_EVERY seconds at the latest.
+        home = self.workspace.home
+        config = config_for(home)
+        key = (tuple(os.environ.items()), self.settings.value.safety_level)
+        now = time.monotonic()
+        with _CACHE_LOCK:
+            cached = _CACHE.get(home)
+        if (
+            cached is not None
+            and cached[1] is config
+            and cached[0] == key
+            and now - cached[2] < RECHECK_EVERY
+        ):
+            return cached[3]
+        redactor = Redactor(secret_values(self.policy(), home))
+        with _CACHE_LOCK:
+            _CACHE[home] = (key, config, now, redactor)
+        return redactor
 
     def redact(self, text: str) -> str:
         """`text` with every known secret replaced by `[redacted]`."""
