@@ -65,7 +65,10 @@ class SessionSecrets:
         # file rewritten in place is read again after RECHECK_EVERY seconds at the latest.
         home = self.workspace.home
         config = config_for(home)
-        key = (tuple(os.environ.items()), self.settings.value.safety_level)
+        # Trust lets a level's `keep` act (see policy()), so it is part of the key where there is one.
+        keeps = config is not None and any(p.environment.keep for p in config.policies.values())
+        trusted = config is not None and keeps and trust_state(config).trusted
+        key = (tuple(os.environ.items()), self.settings.value.safety_level, trusted)
         now = time.monotonic()
         with _CACHE_LOCK:
             cached = _CACHE.get(home)
