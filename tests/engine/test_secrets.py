@@ -134,8 +134,10 @@ def test_the_safety_level_s_environment_policy_acts_on_the_session_s_commands(wo
         "safety_level: default\nallow: [bash]\nenvironment:\n  drop: [AWS_*]\n  keep: [GITHUB_TOKEN]\n"
     )
     (policies / "strict.yaml").write_text("safety_level: strict\nallow: [bash]\n")
-    # Until the folder is trusted its `keep` passes nothing on; its `drop` acts at once.
-    s = mw.Session.new()
+    # Until the folder is trusted its `keep` passes nothing on (the notice says what it would); its
+    # `drop` acts at once.
+    with pytest.warns(mw.ConfigNotice, match="pass the environment variables GITHUB_TOKEN"):
+        s = mw.Session.new()
     s.send('call: bash {"command": "env"}')
     result = [c for c in s.cards if c.kind == "tool_call"][-1].result
     seen = {line.split("=", 1)[0] for line in result.splitlines()}
