@@ -10,7 +10,7 @@ live view in a notebook, a notice, an offer or a panel in the widget) is each su
 from __future__ import annotations
 
 from ..engine.session import Session
-from . import sessions, timeline, tools
+from . import sessions, settings, timeline, tools
 from .base import (
     COMPOSER,
     NOTEBOOK,
@@ -156,6 +156,12 @@ COMMANDS: dict[str, Command] = {
             "run an ls / grep / find / read / lsp call again with its edited parameters",
             tools.rerun,
             surfaces=ONLY_NOTEBOOK,
+        ),
+        Command(
+            "set",
+            "[KEY] [VALUE]",
+            "the conversation settings (model, safety_level, reasoning, …), or change one: `set model offline/thinker`",
+            settings.set_,
         ),
         Command(
             "trust",

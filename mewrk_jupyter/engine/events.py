@@ -97,7 +97,18 @@ class Reloaded:
     session_id: str
 
 
-SessionEvent = CardAdded | CardChanged | CardRemoved | TextDelta | StateChanged | Notice | Reloaded
+@dataclass(frozen=True, slots=True)
+class SettingsChanged:
+    """The session's conversation settings changed (`s.configure`): views show the new model and figure."""
+
+    kind: ClassVar[Literal["settings_changed"]] = "settings_changed"
+    session_id: str
+    changed: tuple[str, ...]
+
+
+SessionEvent = (
+    CardAdded | CardChanged | CardRemoved | TextDelta | StateChanged | Notice | Reloaded | SettingsChanged
+)
 
 Listener = Callable[[SessionEvent], None]
 

@@ -25,8 +25,9 @@ from .admission import admit
 from .agent import agent_of, agent_start
 from .assembly.context import ContextInfo, measure, session_spending
 from .catalog import history_entry_of
+from .configure import changed_settings
 from .display import make_view, view_bundle
-from .events import Listener, SessionState
+from .events import Listener, SessionState, SettingsChanged
 from .render import timeline_markdown
 from .settings import SessionSettings, StoredSettings, parse_settings
 from .timeline.edits import TimelineEdits
@@ -45,6 +46,10 @@ from .workspace import Workspace
 
 _LIVE: weakref.WeakValueDictionary[tuple[Path, str], Session] = weakref.WeakValueDictionary()
 _LIVE_LOCK = threading.Lock()
+
+
+def _kept(_timeline: Timeline, _result: None) -> None:
+    """A settings change leaves the cards as they are."""
 
 
 def forget_open_sessions() -> None:
@@ -160,7 +165,22 @@ class Session:
     @property
     def settings(self) -> SessionSettings:
         """Model, agent, safety level, memory levels, reasoning and the other conversation settings."""
-        return self._settings.value
+        return self._settings.refresh()  # another process may have changed them
+
+    def configure(self, **changes: Any) -> SessionSettings:
+        """Change conversation settings (model, safety_level, reasoning, memory, host_container,
+        async_tools, compaction, plan_mode) and store them; a value that cannot act is refused with a
+        sentence and nothing changes. Refused while a turn runs, like an edit."""
+        self._parts.status.check_idle()
+        before = self.settings
+        after = changed_settings(before, changes, self.workspace.home)
+        timeline = self.stored_timeline
+        timeline.commit(lambda conn: session_rows.set_settings(conn, self.id, after.model_dump()), _kept)
+        self._settings.value = after
+        changed = tuple(name for name in changes if getattr(before, name) != getattr(after, name))
+        if changed:
+            timeline.emit(SettingsChanged(self.id, changed))
+        return after
 
     @property
     def state(self) -> SessionState:
@@ -302,6 +322,7 @@ class Session:
         In a script this waits for the turn to end; in a kernel it returns at once and the turn runs
         in the background, so that Stop and approvals keep working (pass `wait=` to choose).
         """
+        self._settings.refresh()  # the turn uses the settings as stored, whoever changed them last
         return self._turns.send(text, attachments, wait)
 
     def approve(self, reason: str | None = None, *, always: bool = False, wait: bool | None = None) -> Run:

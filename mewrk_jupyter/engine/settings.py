@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from ..errors import InvalidInput
 from ..providers.registry import DEFAULT_MODEL
@@ -27,6 +27,11 @@ class SessionSettings(BaseModel):
     memory: list[str] = Field(default_factory=lambda: list(MEMORY_LEVELS))
     host_container: Literal["user_message", "box_tool_result"] = "user_message"
     reasoning: Reasoning = "off"
+    # Whether a background result arrives as the output of the call that started it (with subagents).
+    async_tools: bool = False
+    # How a full context shrinks: a summary handed to a new session, or the vendor's own compaction.
+    compaction: Literal["handoff", "native"] = "handoff"
+    plan_mode: bool = False
     confirm_delete: bool = False
     # Tools the person chose "approve always" for (A1); a branch or fork starts without them.
     approved_always: list[str] = Field(default_factory=list)
@@ -50,6 +55,31 @@ class SessionSettings(BaseModel):
             )
         return value
 
+    @field_validator("async_tools", "plan_mode")
+    @classmethod
+    def _built_switches(cls, value: bool, info: ValidationInfo) -> bool:
+        # Both act through engine parts that come with later work: refused rather than ignored.
+        if value:
+            needs = {"async_tools": "subagents and background work", "plan_mode": "host messages"}
+            raise ValueError(
+                f"{info.field_name} is not built yet: it arrives with {needs[str(info.field_name)]}"
+            )
+        return value
+
+
+# What `s.configure` changes: the conversation settings. The agent is chosen when the session is made
+# (its system prompt is the first card), and "approve always" is given at an approval.
+CONFIGURABLE = (
+    "model",
+    "safety_level",
+    "reasoning",
+    "memory",
+    "host_container",
+    "async_tools",
+    "compaction",
+    "plan_mode",
+)
+
 
 def parse_settings(values: dict[str, Any]) -> SessionSettings:
     """Session settings from plain values, or an InvalidInput saying in a sentence which one is wrong."""
@@ -71,6 +101,7 @@ class StoredSettings:
         self.db = db
         self.session_id = session_id
         self.value = value
+        self.rev: int | None = None  # the session's revision when `value` was last read; None: not yet
 
     def update(self, **changes: Any) -> None:
         """Change settings and store them; a value the engine cannot act on is refused like at creation."""
@@ -78,3 +109,15 @@ class StoredSettings:
         with self.db.tx() as conn:
             session_rows.set_settings(conn, self.session_id, value.model_dump())
         self.value = value
+
+    def refresh(self) -> SessionSettings:
+        """The settings, read again from the store when the session's revision moved since the last
+        look (another process may have changed them; every change bumps the revision)."""
+        conn = self.db.conn()
+        rev = session_rows.get_rev(conn, self.session_id)
+        if rev != self.rev:
+            row = session_rows.get_session(conn, self.session_id)
+            if row is not None:
+                self.value = SessionSettings.model_validate_json(row["settings"])
+            self.rev = rev
+        return self.value

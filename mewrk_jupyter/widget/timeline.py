@@ -19,6 +19,7 @@ from ..engine.events import (
     Notice,
     Reloaded,
     SessionEvent,
+    SettingsChanged,
     StateChanged,
     TextDelta,
 )
@@ -178,6 +179,10 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
             return
         if isinstance(event, TextDelta):
             self._queue_delta(event)
+            return
+        if isinstance(event, SettingsChanged):  # the header's model, the commands and the figure follow
+            if event.session_id == self.session.id:
+                self.snapshot()
             return
         with self._lock:
             if event.session_id != self.session.id:  # sent before this widget switched to another session

@@ -1,0 +1,57 @@
+"""Changing a session's conversation settings: what may change, and the checks a new value passes first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..errors import InvalidInput
+from ..providers.registry import check_trusted, config_for, resolve
+from .settings import CONFIGURABLE, SessionSettings, parse_settings
+from .turns.policy import policy_for
+
+# Fields of the settings that `configure` does not change, and why, in the person's words.
+NOT_HERE = {
+    "agent": "the agent is chosen when a session is made (its system prompt is the first card): "
+    "start a new session with Session.new(agent=…)",
+    "approved_always": "tools are approved for the rest of a session at an approval (approve always)",
+    "confirm_delete": "confirm_delete is a preference of the configuration folder, not of one session",
+}
+
+
+def changed_settings(current: SessionSettings, changes: dict[str, Any], home: Path | None) -> SessionSettings:
+    """The settings after `changes`, each checked as the engine will use it; InvalidInput or ConfigError
+    (a sentence naming the field and what it may be) when one cannot act, and nothing changes."""
+    for name in changes:
+        if name in NOT_HERE:
+            raise InvalidInput(f"{name} cannot be changed here: {NOT_HERE[name]}.")
+        if name not in CONFIGURABLE:
+            raise InvalidInput(
+                f"There is no conversation setting {name!r}; the settings are: {', '.join(CONFIGURABLE)}."
+            )
+    new = parse_settings({**current.model_dump(), **changes})
+    if new.model != current.model:
+        check_trusted(new.model, home)  # a vendor of a folder not trusted yet is refused by name
+    _, info = resolve(new.model, home)  # an unknown model: the sentence says which file to write
+    if new.safety_level != current.safety_level:
+        policy_for(config_for(home), new.safety_level)  # an unknown level says which exist
+    if new.compaction == "native" and not info.native_compaction:
+        raise InvalidInput(
+            f"compaction 'native' needs a model with a compaction of its own, and `{new.model}` has none; "
+            "keep 'handoff' (a summary handed to a new session) or choose such a model."
+        )
+    return new
+
+
+def describe_change(before: SessionSettings, after: SessionSettings) -> str:
+    """One sentence: what changed, from what to what."""
+    parts = [
+        f"{name} {getattr(before, name)!r} → {getattr(after, name)!r}"
+        for name in CONFIGURABLE
+        if getattr(before, name) != getattr(after, name)
+    ]
+    return (
+        "Changed " + "; ".join(parts) + "."
+        if parts
+        else "Nothing changed: the settings already had those values."
+    )

@@ -1,0 +1,95 @@
+"""Conversation settings changed after a session was made: validated, stored, seen by every process."""
+
+from __future__ import annotations
+
+import pytest
+
+import mewrk_jupyter as mw
+from mewrk_jupyter.engine.session import forget_open_sessions
+from mewrk_jupyter.store.db import forget_databases
+from tests.conftest import run_python, wait_for
+from tests.widget.recording import RecordingWidget
+
+
+def test_a_changed_model_is_stored_used_by_the_next_turn_and_seen_by_a_new_process(workspace):
+    s = mw.Session.new()
+    s.send("hello")
+    after = s.configure(model="offline/thinker", reasoning="high")
+    assert after.model == s.settings.model == "offline/thinker" and s.settings.reasoning == "high"
+    s.send("again")
+    assert s.history[-1].model == "offline/thinker"
+    assert any(c.kind == "thinking" for c in s.cards)  # the thinker thinks: the new model answered
+    out = run_python(
+        f"import mewrk_jupyter as mw; s = mw.Session.open({s.id!r}); print(s.settings.model, s.settings.reasoning)",
+        workspace,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["offline/thinker", "high"]
+
+
+def test_a_change_made_by_another_process_is_seen_by_an_open_session(workspace):
+    s = mw.Session.new()
+    out = run_python(
+        f"import mewrk_jupyter as mw; mw.Session.open({s.id!r}).configure(safety_level='default', model='offline/tiny')",
+        workspace,
+    )
+    assert out.returncode == 0, out.stderr
+    assert s.settings.model == "offline/tiny"
+    s.send("hello")
+    assert s.history[-1].model == "offline/tiny"
+
+
+@pytest.mark.parametrize(
+    ("changes", "sentence"),
+    [
+        (
+            {"colour": "red"},
+            r"^There is no conversation setting 'colour'; the settings are: model, safety_level",
+        ),
+        ({"agent": "other"}, r"^agent cannot be changed here: the agent is chosen when a session is made"),
+        ({"reasoning": "max"}, r"reasoning: Input should be 'off', 'low', 'medium' or 'high'"),
+        ({"model": "nowhere/m"}, r"nowhere"),
+        ({"safety_level": "lax"}, r"^There is no safety level `lax`"),
+        ({"host_container": "box_tool_result"}, r"host_container 'box_tool_result' is not built yet"),
+        ({"plan_mode": True}, r"plan_mode is not built yet"),
+        ({"compaction": "native"}, r"^compaction 'native' needs a model with a compaction of its own"),
+    ],
+)
+def test_a_value_that_cannot_act_is_refused_with_a_sentence_and_nothing_changes(workspace, changes, sentence):
+    s = mw.Session.new()
+    before = s.settings
+    with pytest.raises(mw.MewrkError, match=sentence):
+        s.configure(**changes)
+    assert s.settings == before
+    forget_open_sessions()
+    forget_databases()
+    assert mw.Session.open(s.id).settings == before
+
+
+def test_a_change_while_a_turn_runs_is_refused_like_an_edit(workspace):
+    s = mw.Session.new(model="offline/slow")
+    s.send("long: 2000", wait=False)
+    wait_for(lambda: s.state == "running")
+    try:
+        with pytest.raises(mw.SessionBusy):
+            s.configure(model="offline/echo")
+        assert s.settings.model == "offline/slow"
+    finally:
+        s.stop()
+
+
+def test_branch_and_fork_copy_the_changed_settings(workspace):
+    s = mw.Session.new()
+    s.send("hello")
+    s.configure(model="offline/thinker", reasoning="low")
+    for copy in (s.branch(s.cards[-1]), s.fork(s.cards[-1])):
+        assert (copy.settings.model, copy.settings.reasoning) == ("offline/thinker", "low")
+
+
+def test_an_open_view_shows_the_new_model(workspace):
+    s = mw.Session.new()
+    view = RecordingWidget(s)
+    view.hello()
+    s.configure(model="offline/tiny")
+    assert view.of("snapshot")[-1]["session"]["model"] == "offline/tiny"
+    assert view.of("snapshot")[-1]["context"]["window"] == 2_000
