@@ -145,7 +145,10 @@ def test_an_image_to_a_model_without_vision_is_refused_with_the_gate_sentence(wi
     upload(widget, "img", "cat.png", "image/png", PNG)
     result = widget.do("send", text="what is this?", attachments=["img"])
     assert not result["ok"]
-    assert "has no vision input. Switch the model or delete the images." in result["message"]
+    assert (
+        "has no vision input. Switch the model (`/set model vendor/model`) or delete the images."
+        in result["message"]
+    )
     assert [c.id for c in session.cards] == cards
 
 

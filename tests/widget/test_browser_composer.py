@@ -135,7 +135,9 @@ def test_attachments_by_button_paste_and_drop_and_the_vision_gate(lab, page):
     box.fill("what is this?")
     root.locator("[data-testid='mw-send']").click()
     notice = root.locator("[data-testid='mw-notice']")
-    expect(notice).to_contain_text("has no vision input. Switch the model or delete the images.")
+    expect(notice).to_contain_text(
+        "has no vision input. Switch the model (`/set model vendor/model`) or delete the images."
+    )
     expect(root.locator("[data-testid='mw-attachment']")).to_contain_text("cat.png")
     expect(box).to_have_value("what is this?")
     assert nb.print_value("len(s.cards)") == before

@@ -151,7 +151,7 @@ def check_vision(cards: Iterable[Card], model: str, vision: bool) -> None:
     if images:
         raise InvalidInput(
             f"This conversation holds images ({', '.join(images[:3])}{'…' if len(images) > 3 else ''}) and "
-            f"`{model}` has no vision input. Switch the model or delete the images."
+            f"`{model}` has no vision input. Switch the model (`/set model vendor/model`) or delete the images."
         )
 
 
