@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import ConfigConflict, ConfigError
+from . import files
 from .atomic import create, current_bytes, folder_lock, replace, version_of
 from .editpaths import (
     PREFERENCES_FILE,
@@ -50,7 +51,7 @@ class Written:
 def validate_preferences(text: str) -> None:
     """The check of preferences.yaml: its own kind's, once config/files.py registers a `preferences` kind;
     until then its YAML syntax and that it holds a mapping of settings."""
-    if PREFERENCES_KIND in KINDS:
+    if PREFERENCES_KIND in KINDS or getattr(files, "PREFERENCES_KIND", None) == PREFERENCES_KIND:
         validate_file(PREFERENCES_KIND, text, name="preferences")
         return
     data = parse_yaml(text, PREFERENCES_FILE).data
