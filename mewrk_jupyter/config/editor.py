@@ -90,7 +90,7 @@ class ConfigEditor:
         target = self._writable(path)
         data = self._checked(target, text)
         before = self._trust_now(target)
-        if overwrite:
+        if overwrite or version is None:  # None: the caller saw no file, so this save may make it
             self._make_folder(target)
         with self._locked(target):
             current = current_bytes(target.file)

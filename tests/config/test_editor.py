@@ -337,6 +337,16 @@ def test_create_makes_the_folder_and_refuses_an_existing_file_or_its_twin(worksp
     assert [f.path for f in editor.files()] == ["agents/reviewer.yaml"]
 
 
+def test_saving_from_no_version_makes_a_missing_file_but_not_over_an_existing_one(workspace):
+    editor = mw.SettingsEditor()
+    made = editor.save("agents/new.yaml", AGENT, None)  # the version of a file that does not exist
+    path = workspace / ".mewrk/agents/new.yaml"
+    assert path.read_text() == AGENT and made.version == editor.read("agents/new.yaml").version
+    with pytest.raises(mw.ConfigConflict) as err:
+        editor.save("agents/new.yaml", "model: offline/thinker\n", None)
+    assert err.value.current_version == made.version and path.read_text() == AGENT
+
+
 def test_delete_needs_the_current_version(workspace):
     path = put(workspace, "agents/reviewer.yaml", AGENT)
     editor = mw.SettingsEditor()
