@@ -20,10 +20,12 @@ from .cards.models import (
 from .cards.undo import UNDO
 from .engine.catalog import list_sessions
 from .engine.display import register_view
+from .engine.editor import SettingsEditor
 from .engine.session import Session
 from .engine.trust import trust
 from .errors import (
     CardNotFound,
+    ConfigConflict,
     ConfigError,
     ConfigNotice,
     ContextTooLarge,
@@ -46,6 +48,7 @@ __all__ = [
     "Attachment",
     "Card",
     "CardNotFound",
+    "ConfigConflict",
     "ConfigError",
     "ConfigNotice",
     "ContextTooLarge",
@@ -62,6 +65,7 @@ __all__ = [
     "Session",
     "SessionBusy",
     "SessionNotFound",
+    "SettingsEditor",
     "StoreError",
     "Subagent",
     "SummaryDivider",

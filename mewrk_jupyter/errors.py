@@ -59,6 +59,18 @@ class ConfigNotice(UserWarning):
     """The configuration asks for something the engine does not do yet; the sentence names file and field."""
 
 
+class ConfigConflict(ConfigError):
+    """A configuration file changed on disk since the editor read it, so it was not written (S5).
+
+    `current_version` is the file's version now (None when it no longer exists): read it again, or save
+    with `overwrite=True` to replace it.
+    """
+
+    def __init__(self, message: str, current_version: str | None):
+        super().__init__(message)
+        self.current_version = current_version
+
+
 class WorkspaceNotTrusted(ConfigError):
     """The configuration folder would send secrets, reach a server or run commands, and is not trusted yet."""
 

@@ -44,8 +44,8 @@ KINDS: dict[str, FileKind] = {
     "tools": FileKind("tools", ToolConfig, "tool"),
     # S2: the server reads its settings once at start; the settings editor leaves them alone.
     "server": FileKind("server", ServerConfig, "server", editable=False, hot_reloadable=False),
-    # S1 lists the four folders above; prompt profiles are edited by hand.
-    "prompts": FileKind("prompts", PromptProfile, "prompt profile", editable=False),
+    # S1: the settings editor also edits prompt profiles (read at each request, like the folders above).
+    "prompts": FileKind("prompts", PromptProfile, "prompt profile"),
 }
 EDITABLE_KINDS: tuple[str, ...] = tuple(k for k, v in KINDS.items() if v.editable)
 

@@ -47,9 +47,11 @@ def _signature(home: Path) -> tuple:
                 try:
                     stat = entry.stat()
                 except OSError:  # a dangling link: its name still counts
-                    entries.append((entry.path, -1, -1))
+                    entries.append((entry.path, -1, -1, -1))
                     continue
-                entries.append((entry.path, stat.st_mtime_ns, stat.st_size))
+                # The inode too: a file replaced by a rename (the settings editor's save) is seen even
+                # when its size is the same and the file system's clock did not move.
+                entries.append((entry.path, stat.st_mtime_ns, stat.st_size, stat.st_ino))
     entries.sort()
     return tuple(entries)
 

@@ -1,0 +1,129 @@
+"""Which paths the settings editor may touch: a file of a configuration folder or preferences.yaml, never
+a path that leaves the configuration folder (absolute, `..`, or through a symbolic link)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from ..errors import ConfigError
+from .base import FILE_NAME
+from .files import KINDS, SUFFIXES
+
+PREFERENCES_FILE = "preferences.yaml"
+PREFERENCES_KIND = "preferences"
+# The folders the editor lists, in the order a person meets them; server/ is listed but read-only.
+EDITOR_FOLDERS = ("llm", "agents", "policy", "tools", "prompts", "server")
+
+
+@dataclass(frozen=True)
+class ConfigFile:
+    """One file the settings editor shows: its path in the configuration folder, its kind, and whether
+    (and why not) it may be changed here."""
+
+    path: str
+    kind: str
+    read_only: bool = False
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Target:
+    """A checked path: the file's kind, its stem, and where it is on disk."""
+
+    rel: str
+    kind: str
+    name: str
+    file: Path
+
+
+def read_only_reason(kind: str) -> str | None:
+    """Why the editor does not change files of `kind`; None when it does."""
+    spec = KINDS.get(kind)
+    if spec is None or spec.editable:
+        return None
+    if not spec.hot_reloadable:
+        return (
+            f"{spec.folder}/ is read once when the Jupyter server starts and is not reloaded, so it is "
+            "changed by hand and takes effect after a restart"
+        )
+    return f"{spec.folder}/ is not changed from the settings editor"
+
+
+def locate(home: Path, path: str | os.PathLike[str]) -> Target:
+    """The file `path` names (relative to the configuration folder `home`), or a ConfigError saying why
+    the editor does not touch it."""
+    rel = os.fspath(path) if isinstance(path, (str, os.PathLike)) else None
+    if not isinstance(rel, str) or not rel.strip():
+        raise ConfigError(f"A configuration file is named by its path, like agents/main.yaml; got {path!r}.")
+    pure = PurePosixPath(rel)
+    if pure.is_absolute() or Path(rel).is_absolute():
+        raise ConfigError(
+            f"{rel} is an absolute path; give the path inside the configuration folder, like agents/main.yaml."
+        )
+    if ".." in pure.parts:
+        raise ConfigError(
+            f"{rel} uses '..'; give the path inside the configuration folder, like agents/main.yaml."
+        )
+    parts = pure.parts
+    if parts == (PREFERENCES_FILE,):
+        kind, name = PREFERENCES_KIND, "preferences"
+    elif len(parts) == 2 and parts[0] in EDITOR_FOLDERS and _is_file_name(parts[1]):
+        kind, name = parts[0], PurePosixPath(parts[1]).stem
+    else:
+        folders = ", ".join(f"{f}/" for f in EDITOR_FOLDERS)
+        raise ConfigError(
+            f"{rel} is not a configuration file: the editor knows NAME.yaml files in {folders} "
+            f"(NAME in letters, digits, '.', '_' or '-') and {PREFERENCES_FILE}."
+        )
+    clean = "/".join(parts)
+    base = home.resolve()
+    expected = base.joinpath(*parts)
+    found = (home / clean).resolve()
+    if not found.is_relative_to(base):
+        raise ConfigError(
+            f"{clean} leads outside the configuration folder through a symbolic link, so the editor does "
+            "not touch it."
+        )
+    if found != expected:
+        raise ConfigError(
+            f"{clean} is reached through a symbolic link, so the editor does not change it; edit the file "
+            "it points to."
+        )
+    return Target(clean, kind, name, expected)
+
+
+def listing(home: Path) -> list[ConfigFile]:
+    """Every file of the editor's folders and preferences.yaml, in folder then name order."""
+    found: list[ConfigFile] = []
+    if not home.is_dir():
+        return found
+    if (home / PREFERENCES_FILE).is_file():
+        found.append(_entry(home, PREFERENCES_FILE, PREFERENCES_KIND))
+    for folder in EDITOR_FOLDERS:
+        directory = home / folder
+        if not directory.is_dir():
+            continue
+        names = sorted(
+            p.name
+            for p in directory.iterdir()
+            if p.suffix in SUFFIXES and not p.name.startswith(".") and (p.is_file() or p.is_symlink())
+        )
+        found.extend(_entry(home, f"{folder}/{name}", folder) for name in names)
+    return found
+
+
+def _entry(home: Path, rel: str, kind: str) -> ConfigFile:
+    reason = read_only_reason(kind)
+    if reason is None:
+        try:
+            locate(home, rel)
+        except ConfigError as exc:  # a link out of the folder is shown, and why it is left alone
+            reason = str(exc).rstrip(".")
+    return ConfigFile(rel, kind, read_only=reason is not None, reason=reason)
+
+
+def _is_file_name(name: str) -> bool:
+    pure = PurePosixPath(name)
+    return pure.suffix in SUFFIXES and bool(FILE_NAME.match(pure.stem)) and not name.startswith(".")
