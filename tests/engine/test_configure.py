@@ -68,7 +68,7 @@ def test_a_value_that_cannot_act_is_refused_with_a_sentence_and_nothing_changes(
 
 def test_a_change_while_a_turn_runs_is_refused_like_an_edit(workspace):
     s = mw.Session.new(model="offline/slow")
-    s.send("long: 2000", wait=False)
+    run = s.send("long: 2000", wait=False)
     wait_for(lambda: s.state == "running")
     try:
         with pytest.raises(mw.SessionBusy):
@@ -76,6 +76,8 @@ def test_a_change_while_a_turn_runs_is_refused_like_an_edit(workspace):
         assert s.settings.model == "offline/slow"
     finally:
         s.stop()
+        run.wait(timeout=30)  # the turn's thread ends before the test's store is closed
+    assert s.configure(model="offline/echo").model == "offline/echo"  # once it ended, the change is taken
 
 
 def test_branch_and_fork_copy_the_changed_settings(workspace):
