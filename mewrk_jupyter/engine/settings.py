@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..errors import InvalidInput
 from ..providers.registry import DEFAULT_MODEL
@@ -27,9 +27,16 @@ class SessionSettings(BaseModel):
     memory: list[str] = Field(default_factory=lambda: list(MEMORY_LEVELS))
     host_container: Literal["user_message", "box_tool_result"] = "user_message"
     reasoning: Reasoning = "off"
-    confirm_delete: bool = False
     # Tools the person chose "approve always" for (A1); a branch or fork starts without them.
     approved_always: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_moved(cls, data: Any) -> Any:
+        # Sessions stored before confirm_delete became a preference still carry it: it is left behind.
+        if isinstance(data, dict) and "confirm_delete" in data:
+            data = {k: v for k, v in data.items() if k != "confirm_delete"}
+        return data
 
     @field_validator("memory")
     @classmethod
@@ -53,6 +60,11 @@ class SessionSettings(BaseModel):
 
 def parse_settings(values: dict[str, Any]) -> SessionSettings:
     """Session settings from plain values, or an InvalidInput saying in a sentence which one is wrong."""
+    if "confirm_delete" in values:
+        raise InvalidInput(
+            "confirm_delete is a preference now, shared by every session of the folder: "
+            "set it with mw.set_preferences(confirm_delete=True)."
+        )
     try:
         return SessionSettings.model_validate(values)
     except ValidationError as exc:

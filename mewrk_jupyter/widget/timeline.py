@@ -22,6 +22,7 @@ from ..engine.events import (
     StateChanged,
     TextDelta,
 )
+from ..engine.preferences import preferences_at
 from ..engine.trust import untrusted_sentence
 from ..errors import InvalidInput, MewrkError
 from . import commands, protocol
@@ -159,7 +160,8 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                 context=context_payload(self.session),
                 kinds=list(MENU_KINDS),
                 editable={kind: list(names) for kind, names in EDITABLE_FIELDS.items()},
-                confirm_delete=bool(getattr(self.session.settings, "confirm_delete", False)),
+                # A preference of the folder, read at each snapshot: set_preferences reaches open widgets.
+                confirm_delete=preferences_at(self.session.workspace.home)[0].confirm_delete,
                 commands=[protocol.CommandInfo.model_validate(c) for c in commands.offered(self.session)],
                 tools=self.tool_forms(),
                 vision=self.model_has_vision(),
