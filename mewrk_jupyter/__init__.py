@@ -18,9 +18,11 @@ from .cards.models import (
     UserInput,
 )
 from .cards.undo import UNDO
+from .config.preferences import Preferences
 from .engine.catalog import list_sessions
 from .engine.display import register_view
 from .engine.editor import SettingsEditor
+from .engine.preferences import preferences, set_preferences
 from .engine.session import Session
 from .engine.trust import trust
 from .errors import (
@@ -60,6 +62,7 @@ __all__ = [
     "NativeCompaction",
     "NotEditable",
     "NothingToUndo",
+    "Preferences",
     "Preview",
     "ProviderError",
     "Session",
@@ -77,6 +80,8 @@ __all__ = [
     "WorkspaceNotTrusted",
     "list_sessions",
     "load_ipython_extension",
+    "preferences",
+    "set_preferences",
     "trust",
 ]
 

@@ -205,6 +205,9 @@ export class TimelineView {
       case "notice":
         this.notice.show(msg.level === "error" ? "error" : "info", msg.text);
         return;
+      case "preferences":
+        this.actions.confirmDelete = !!msg.confirm_delete;
+        return;
       case "context":
         this.showContext(msg);
         return;

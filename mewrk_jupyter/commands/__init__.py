@@ -10,7 +10,7 @@ live view in a notebook, a notice, an offer or a panel in the widget) is each su
 from __future__ import annotations
 
 from ..engine.session import Session
-from . import sessions, settings, timeline, tools
+from . import preferences, sessions, settings, timeline, tools
 from .base import (
     COMPOSER,
     NOTEBOOK,
@@ -168,6 +168,13 @@ COMMANDS: dict[str, Command] = {
             "",
             "trust this workspace's configuration folder, so that its servers, secrets and commands are used",
             sessions.trust,
+            needs_session=False,
+        ),
+        Command(
+            "preferences",
+            "",
+            "the preferences of this workspace's configuration folder, shared by all its sessions",
+            preferences.show,
             needs_session=False,
         ),
         Command("help", "", "list the commands", timeline.help_, needs_session=False),

@@ -13,6 +13,7 @@ from .agents import AgentConfig
 from .base import FILE_NAME
 from .llm import VendorConfig
 from .policy import PolicyConfig
+from .preferences import PREFERENCES_FILE, Preferences
 from .problems import describe, fail, optional_fields, raise_problems, required_fields
 from .prompts import PromptProfile
 from .server import ServerConfig
@@ -49,12 +50,21 @@ KINDS: dict[str, FileKind] = {
 }
 EDITABLE_KINDS: tuple[str, ...] = tuple(k for k, v in KINDS.items() if v.editable)
 
+# `preferences.yaml` is one file at the top of the folder, not a subfolder: validate_file("preferences", ...).
+PREFERENCES_KIND = "preferences"
+PREFERENCES = FileKind("", Preferences, "preferences")
+
 
 def validate_file(kind: str, source: Path | str, *, name: str | None = None) -> Any:
     """Validate one file: `source` is its Path, or its text (then `name` is the stem); returns its model.
 
+    `kind` is a subfolder of KINDS, or "preferences" for `preferences.yaml` (then `name` is not needed).
+
     Raises InvalidConfig (a ConfigError) whose message names the file and the field.
     """
+    if kind == PREFERENCES_KIND:
+        text = read_text(source, PREFERENCES_FILE) if isinstance(source, Path) else source
+        return validate_text(PREFERENCES, text, "preferences", PREFERENCES_FILE)
     spec = _kind(kind)
     if isinstance(source, Path):
         name = name or source.stem
@@ -102,7 +112,10 @@ def read_text(path: Path, rel: str) -> str:
 
 def _kind(kind: str) -> FileKind:
     if kind not in KINDS:
-        raise ConfigError(f"There is no configuration folder {kind!r}; the folders are {', '.join(KINDS)}")
+        raise ConfigError(
+            f"There is no configuration folder {kind!r}; the folders are {', '.join(KINDS)} "
+            f"(and {PREFERENCES_KIND!r} for {PREFERENCES_FILE})"
+        )
     return KINDS[kind]
 
 

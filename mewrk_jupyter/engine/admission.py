@@ -10,6 +10,7 @@ from ..config import Config, trust_state
 from ..errors import WorkspaceNotTrusted
 from ..providers.registry import DEFAULT_MODEL
 from .agent import AgentStart
+from .preferences import preferences_at
 
 
 def admit(config: Config, start: AgentStart, *, model_asked: bool) -> tuple[AgentStart, list[str]]:
@@ -20,6 +21,8 @@ def admit(config: Config, start: AgentStart, *, model_asked: bool) -> tuple[Agen
     came from an agent file; either way nothing reaches the configured server.
     """
     notices = problem_notices(config)
+    if config.home is not None:  # an invalid preferences.yaml is said too; its defaults act
+        notices += preferences_at(config.home)[1]
     state = trust_state(config)
     if state.trusted:
         return start, notices

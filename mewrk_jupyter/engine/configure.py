@@ -15,7 +15,8 @@ NOT_HERE = {
     "agent": "the agent is chosen when a session is made (its system prompt is the first card): "
     "start a new session with Session.new(agent=…)",
     "approved_always": "tools are approved for the rest of a session at an approval (approve always)",
-    "confirm_delete": "confirm_delete is a preference of the configuration folder, not of one session",
+    "confirm_delete": "it is a preference of the configuration folder, shared by every session: "
+    "mw.set_preferences(confirm_delete=True)",
 }
 
 

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from ..errors import InvalidInput
 from ..providers.registry import DEFAULT_MODEL
@@ -32,9 +40,16 @@ class SessionSettings(BaseModel):
     # How a full context shrinks: a summary handed to a new session, or the vendor's own compaction.
     compaction: Literal["handoff", "native"] = "handoff"
     plan_mode: bool = False
-    confirm_delete: bool = False
     # Tools the person chose "approve always" for (A1); a branch or fork starts without them.
     approved_always: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_moved(cls, data: Any) -> Any:
+        # Sessions stored before confirm_delete became a preference still carry it: it is left behind.
+        if isinstance(data, dict) and "confirm_delete" in data:
+            data = {k: v for k, v in data.items() if k != "confirm_delete"}
+        return data
 
     @field_validator("memory")
     @classmethod
@@ -83,6 +98,11 @@ CONFIGURABLE = (
 
 def parse_settings(values: dict[str, Any]) -> SessionSettings:
     """Session settings from plain values, or an InvalidInput saying in a sentence which one is wrong."""
+    if "confirm_delete" in values:
+        raise InvalidInput(
+            "confirm_delete is a preference now, shared by every session of the folder: "
+            "set it with mw.set_preferences(confirm_delete=True)."
+        )
     try:
         return SessionSettings.model_validate(values)
     except ValidationError as exc:

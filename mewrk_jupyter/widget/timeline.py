@@ -23,6 +23,7 @@ from ..engine.events import (
     StateChanged,
     TextDelta,
 )
+from ..engine.preferences import preferences_at
 from ..engine.trust import untrusted_sentence
 from ..errors import InvalidInput, MewrkError
 from . import commands, protocol
@@ -73,6 +74,7 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
         ] = {}  # what the views hold: id -> (key, card)
         self._state = "idle"  # the session state the views were last told
         self._unsent: dict[str, str] = {}  # card id -> why the next request leaves it out, as views know it
+        self._confirm_delete = False  # the preference as views were last told
         self._closed = threading.Event()
         self._watcher: threading.Thread | None = None
         self._views: dict[str, float] = {}  # views that said hello and not bye -> when last heard
@@ -160,7 +162,8 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                 context=context_payload(self.session),
                 kinds=list(MENU_KINDS),
                 editable={kind: list(names) for kind, names in EDITABLE_FIELDS.items()},
-                confirm_delete=bool(getattr(self.session.settings, "confirm_delete", False)),
+                # A preference of the folder, read at each snapshot; the watch tells views of a change.
+                confirm_delete=self._read_confirm_delete(),
                 commands=[protocol.CommandInfo.model_validate(c) for c in commands.offered(self.session)],
                 tools=self.tool_forms(),
                 vision=self.model_has_vision(),
@@ -289,8 +292,20 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                         self._tell(protocol.StateMsg(state=state))
                         if state != "running":
                             self._tell(context_payload(self.session))
+                    self._restate_preferences()
             except Exception:  # a damaged store must not kill the thread silently in a loop
                 log.exception("the widget could not read session %s", self.session.id)
+
+    def _read_confirm_delete(self) -> bool:
+        self._confirm_delete = preferences_at(self.session.workspace.home)[0].confirm_delete
+        return self._confirm_delete
+
+    def _restate_preferences(self) -> None:
+        """Tell the views when the folder's preferences changed (mw.set_preferences, an editor, git)."""
+        told = self._confirm_delete
+        if self._read_confirm_delete() != told:
+            self._deltas.flush()
+            self._tell(protocol.PreferencesMsg(confirm_delete=self._confirm_delete))
 
     def _heard(self, view: Any) -> bool:
         """Note that a view is alive and make sure the watch runs; True if the view was not known."""

@@ -70,6 +70,7 @@ KERNEL_EXAMPLES: list[protocol.SentModel] = [
     protocol.TextDeltaMsg(card_id="c1", offset=3, text="more"),
     protocol.StateMsg(state="running"),
     protocol.NoticeMsg(level="error", text="The stream broke off."),
+    protocol.PreferencesMsg(confirm_delete=True),
     CONTEXT,
     protocol.ResultMsg(
         for_="v1",

@@ -209,6 +209,13 @@ class NoticeMsg(SentModel):
     text: str
 
 
+class PreferencesMsg(SentModel):
+    """The folder's preferences changed (mw.set_preferences, another kernel, an editor): what views act on."""
+
+    type: Literal["preferences"] = "preferences"
+    confirm_delete: bool
+
+
 @with_config(ConfigDict(extra="allow"))
 class ResultData(TypedDict, total=False):
     """What an action made, as far as a view reads it; a command may add more."""
@@ -247,6 +254,7 @@ KernelMsg = Annotated[
     | TextDeltaMsg
     | StateMsg
     | NoticeMsg
+    | PreferencesMsg
     | ContextMsg
     | ResultMsg,
     Field(discriminator="type"),
