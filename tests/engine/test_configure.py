@@ -8,6 +8,7 @@ import mewrk_jupyter as mw
 from mewrk_jupyter.engine.session import forget_open_sessions
 from mewrk_jupyter.store.db import forget_databases
 from tests.conftest import run_python, wait_for
+from tests.providers.vendors import write_vendor
 from tests.widget.recording import RecordingWidget
 
 
@@ -95,3 +96,26 @@ def test_an_open_view_shows_the_new_model(workspace):
     s.configure(model="offline/tiny")
     assert view.of("snapshot")[-1]["session"]["model"] == "offline/tiny"
     assert view.of("snapshot")[-1]["context"]["window"] == 2_000
+
+
+def test_switching_to_another_protocol_leaves_its_signed_blocks_out_and_the_cards_say_so(
+    workspace, monkeypatch
+):
+    monkeypatch.setenv("V_KEY", "v-key-0123456789")
+    write_vendor(
+        workspace, "v", "anthropic-messages", "http://127.0.0.1:9", "  m: {context_window: 100000}\n", "V_KEY"
+    )
+    s = mw.Session.new(model="offline/thinker")
+    s.send("hello")
+    thinking = next(c for c in s.cards if c.kind == "thinking")
+    assert s.not_sent() == {}
+    s.configure(model="v/m")
+    assert s.not_sent() == {
+        thinking.id: "signed on offline, which `v/m` (anthropic-messages) cannot take; "
+        "switch back to a model of that protocol to send it again"
+    }
+    view = RecordingWidget(s)
+    card = next(row["card"] for row in view.hello()["cards"] if row["card"]["id"] == thinking.id)
+    assert card["not_sent"].startswith("signed on offline")
+    s.configure(model="offline/thinker")
+    assert s.not_sent() == {}

@@ -50,6 +50,26 @@ BROKEN_SIGNATURE = (
 )
 
 
+def signed_elsewhere(card: Thinking, model: ModelInfo) -> bool:
+    """Whether a signed block came from another protocol than the model's, and cannot be sent to it.
+
+    Chat Completions takes thinking back as plain `reasoning_content` where the model asks for it, so
+    only an encrypted block is lost there; the protocols that sign take only their own signatures.
+    """
+    if not card.is_signed or card.protocol is None or card.protocol == model.protocol:
+        return False
+    as_text = model.protocol == "openai-chat" and model.reasoning_content_roundtrip != "never"
+    return card.encrypted is not None or not as_text
+
+
+def other_protocol(card: Thinking, model: ModelInfo) -> str:
+    """Why a block signed on another protocol is left out, and how to send it again."""
+    return (
+        f"signed on {card.protocol}, which `{model.name}` ({model.protocol}) cannot take; "
+        "switch back to a model of that protocol to send it again"
+    )
+
+
 def thinking_part(card: Thinking) -> ThinkingPart:
     """The neutral form of a thinking card, signature and all; the adapter decides what it may send."""
     return ThinkingPart(
@@ -188,7 +208,10 @@ def assembly(
         elif isinstance(card, Thinking):
             builder.add_assistant(card, [])
             part = thinking_part(card)
-            if card.bound_to is not None and card.bound_to != prefix_digest(
+            if signed_elsewhere(card, model):
+                # After a switch of model: the adapter leaves another protocol's signed block out.
+                builder.not_sent[card.id] = other_protocol(card, model)
+            elif card.bound_to is not None and card.bound_to != prefix_digest(
                 system, tools or [], builder.messages[:-1], builder.messages[-1].parts
             ):
                 # Something above changed: the signature no longer holds, and the provider would refuse
