@@ -28,12 +28,10 @@ def set_(call: Call) -> Result:
     """`set [KEY VALUE]`: the session's conversation settings, or one of them changed."""
     session = call.current
     if not call.args:
-        rows = "\n".join(
-            f"| `{name}` | {inert_inline(repr(getattr(session.settings, name)))} |" for name in CONFIGURABLE
-        )
-        said = f"Settings of `{session.id}`: " + ", ".join(
-            f"{name} {getattr(session.settings, name)!r}" for name in CONFIGURABLE
-        )
+        current = session.settings  # read once: each read looks at the store for another process's change
+        values = [(name, repr(getattr(current, name))) for name in CONFIGURABLE]
+        rows = "\n".join(f"| `{name}` | {inert_inline(value)} |" for name, value in values)
+        said = f"Settings of `{session.id}`: " + ", ".join(f"{name} {value}" for name, value in values)
         return Result(said, markdown="| setting | value |\n|---|---|\n" + rows)
     if len(call.args) < 2:
         refuse("set takes a setting and its value, e.g. `set model offline/thinker`")

@@ -44,12 +44,16 @@ def changed_settings(current: SessionSettings, changes: dict[str, Any], home: Pa
     return new
 
 
+def changed_fields(before: SessionSettings, after: SessionSettings) -> tuple[str, ...]:
+    """The conversation settings whose values differ between `before` and `after`."""
+    return tuple(name for name in CONFIGURABLE if getattr(before, name) != getattr(after, name))
+
+
 def describe_change(before: SessionSettings, after: SessionSettings) -> str:
     """One sentence: what changed, from what to what."""
     parts = [
         f"{name} {getattr(before, name)!r} → {getattr(after, name)!r}"
-        for name in CONFIGURABLE
-        if getattr(before, name) != getattr(after, name)
+        for name in changed_fields(before, after)
     ]
     return (
         "Changed " + "; ".join(parts) + "."

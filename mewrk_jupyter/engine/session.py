@@ -25,7 +25,7 @@ from .admission import admit
 from .agent import agent_of, agent_start
 from .assembly.context import ContextInfo, measure, session_spending
 from .catalog import history_entry_of
-from .configure import changed_settings
+from .configure import changed_fields, changed_settings
 from .display import make_view, view_bundle
 from .events import Listener, SessionState, SettingsChanged
 from .render import timeline_markdown
@@ -177,7 +177,7 @@ class Session:
         timeline = self.stored_timeline
         timeline.commit(lambda conn: session_rows.set_settings(conn, self.id, after.model_dump()), _kept)
         self._settings.value = after
-        changed = tuple(name for name in changes if getattr(before, name) != getattr(after, name))
+        changed = changed_fields(before, after)
         if changed:
             timeline.emit(SettingsChanged(self.id, changed))
         return after
