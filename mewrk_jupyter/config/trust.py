@@ -49,28 +49,31 @@ def user_config_dir() -> Path:
     return Path(base) / "mewrk"
 
 
-_cache: dict[Path, tuple[Config, tuple, TrustState]] = {}
+# The state last worked out for each folder, with the Config object and trust-file stamp it was worked
+# out from: a turn asks several times, and a folder's exposure only changes with its Config.
+_cache: dict[Path | None, tuple[Config, tuple, TrustState]] = {}
 _cache_lock = threading.Lock()
 
 
 def trust_state(config: Config) -> TrustState:
     """Whether `config`'s folder may act now; read again when the folder's files or the trust file change."""
-    home = Path(config.home or ".").resolve()
-    exposure = exposure_of(config)
-    if not exposure.needs_trust:
-        return TrustState(home, exposure, trusted=True)
     stamp = _stamp(_trust_path())
     with _cache_lock:
-        cached = _cache.get(home)
+        cached = _cache.get(config.home)
         # The same Config object (kept alive here, so its identity is never reused) and trust file.
         if cached is not None and cached[0] is config and cached[1] == stamp:
             return cached[2]
-    record = _read_records().get(str(home))
-    # The digest is of the very bytes this Config was built from, not of the files as they are now.
-    trusted = isinstance(record, dict) and record.get("digest") == config.digest
-    state = TrustState(home, exposure, trusted)
+    home = Path(config.home or ".").resolve()
+    exposure = exposure_of(config)
+    if not exposure.needs_trust:
+        state = TrustState(home, exposure, trusted=True)
+    else:
+        record = _read_records().get(str(home))
+        # The digest is of the very bytes this Config was built from, not of the files as they are now.
+        trusted = isinstance(record, dict) and record.get("digest") == config.digest
+        state = TrustState(home, exposure, trusted)
     with _cache_lock:
-        _cache[home] = (config, stamp, state)
+        _cache[config.home] = (config, stamp, state)
     return state
 
 

@@ -259,7 +259,5 @@ class AnthropicProvider(SDKProvider):
     def open(self, request: ModelRequest) -> Exchange:
         info = self.model_info(request.model)
         body = request_body(request, info)
-        client = anthropic.Anthropic(
-            base_url=self._base_url, **self._sdk_arguments(anthropic.DefaultHttpxClient)
-        )
+        client = self._sdk_client(anthropic.Anthropic, anthropic.DefaultHttpxClient, base_url=self._base_url)
         return AnthropicExchange(body, client, info.name)

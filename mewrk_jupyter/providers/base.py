@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -249,14 +250,14 @@ class SDKExchange(Exchange):
 _pools: dict[Callable[[], Any], Any] = {}
 _pools_lock = threading.Lock()
 Pool = TypeVar("Pool")
+Client = TypeVar("Client")
 
 
 def shared_http_client(make: Callable[[], Pool]) -> Pool:
     """The process's one connection pool made by `make` (an SDK's DefaultHttpxClient), built on first use.
 
     An SDK client builds its own pool (and TLS context) otherwise, tens of milliseconds per request;
-    httpx clients are thread-safe, and the SDK client around the pool stays per request so the key
-    is read afresh each time.
+    httpx clients are thread-safe; the key is still read at each request (`SDKProvider._sdk_client`).
     """
     with _pools_lock:
         pool = _pools.get(make)
@@ -284,15 +285,31 @@ class SDKProvider(Provider):
         self._base_url = base_url
         self._headers = headers or dict
         self._max_retries = max_retries
+        self._client_cache: tuple[str, object] | None = None  # (what it was built with, the client)
+        self._client_lock = threading.Lock()
 
     def model_info(self, model: str) -> ModelInfo:
         return self._models[model]
 
-    def _sdk_arguments(self, pool: Callable[[], object]) -> dict[str, Any]:
-        """What every SDK client of this vendor is built with: key, headers, retries and the shared pool."""
-        return {
+    def _sdk_client(self, make: Callable[..., Client], pool: Callable[[], object], **fixed: Any) -> Client:
+        """An SDK client built by `make` with the key, headers and retries read now, and the shared pool.
+
+        The key and headers are read at each request; the client around them is built again only when
+        they changed (building one costs a fraction of a millisecond on the way to the first token).
+        """
+        arguments = {
             "api_key": self._api_key(),
             "default_headers": self._headers(),
             "max_retries": self._max_retries,
-            "http_client": shared_http_client(pool),
+            **fixed,
         }
+        # A digest, so the cache holds no second copy of the key.
+        identity = hashlib.sha256(repr(sorted(arguments.items())).encode()).hexdigest()
+        with self._client_lock:
+            cached = self._client_cache
+            if cached is not None and cached[0] == identity:
+                return cast("Client", cached[1])
+        client = make(http_client=shared_http_client(pool), **arguments)
+        with self._client_lock:
+            self._client_cache = (identity, client)
+        return client

@@ -275,5 +275,5 @@ class OpenAIChatProvider(SDKProvider):
         info = self.model_info(request.model)
         official = self._base_url is None or "api.openai.com" in self._base_url
         body = request_body(request, info, official=official)
-        client = openai.OpenAI(base_url=self._base_url, **self._sdk_arguments(openai.DefaultHttpxClient))
+        client = self._sdk_client(openai.OpenAI, openai.DefaultHttpxClient, base_url=self._base_url)
         return OpenAIChatExchange(body, client, info.name)

@@ -267,11 +267,13 @@ class OpenAIResponsesProvider(SDKProvider):
         self._deployments = deployments or {}
 
     def _client(self) -> openai.OpenAI:
-        common = self._sdk_arguments(openai.DefaultHttpxClient)
+        pool = openai.DefaultHttpxClient
         if self.protocol == "azure-openai":
             assert self._base_url is not None  # the vendor file is refused without it
-            return openai.AzureOpenAI(azure_endpoint=self._base_url, api_version=self._api_version, **common)
-        return openai.OpenAI(base_url=self._base_url, **common)
+            return self._sdk_client(
+                openai.AzureOpenAI, pool, azure_endpoint=self._base_url, api_version=self._api_version
+            )
+        return self._sdk_client(openai.OpenAI, pool, base_url=self._base_url)
 
     def open(self, request: ModelRequest) -> Exchange:
         info = self.model_info(request.model)

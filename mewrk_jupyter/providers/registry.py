@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import TypedDict
 
@@ -27,6 +29,22 @@ _cache_lock = threading.Lock()
 # The provider built for a vendor's configuration, as long as that configuration stands (it keeps no
 # secret: the key and headers are read at each request).
 _providers: dict[tuple[Path | None, str], tuple[VendorConfig, Provider]] = {}
+# Inside `one_reading()`: the configuration each folder had when it was first read there.
+_reading: ContextVar[dict[Path, Config] | None] = ContextVar("mewrk_config_reading", default=None)
+
+
+@contextmanager
+def one_reading() -> Iterator[None]:
+    """Within the block, each folder's configuration is read (and checked for changes) once.
+
+    A request is built from one reading: a file saved while it is prepared takes effect for the next
+    one, not for half of this one. Preparing a request asks for the configuration ten times.
+    """
+    token = _reading.set({})
+    try:
+        yield
+    finally:
+        _reading.reset(token)
 
 
 def _signature(home: Path) -> tuple:
@@ -64,6 +82,16 @@ def config_for(home: Path | None) -> Config | None:
     if home is None:
         return None
     home = Path(home)
+    reading = _reading.get()
+    if reading is not None and home in reading:
+        return reading[home]
+    config = _current_config(home)
+    if reading is not None:
+        reading[home] = config
+    return config
+
+
+def _current_config(home: Path) -> Config:
     signature = _signature(home)
     with _cache_lock:
         cached = _cache.get(home)

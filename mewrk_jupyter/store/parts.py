@@ -106,6 +106,10 @@ class _Packer:
         """The packed JSON text of a value, its large pieces stored as parts."""
         if isinstance(value, str):
             return _dump(self.string(value)) if len(value) > LONG_STRING else _dump(value)
+        if isinstance(value, dict | list | tuple) and value:
+            small = self.small(value)
+            if small is not None:
+                return small
         if isinstance(value, dict):
             if not all(isinstance(k, str) for k in value):
                 raise _NotJson
@@ -121,6 +125,19 @@ class _Packer:
         if value is None or isinstance(value, bool | int | float):
             return _dump(value)
         raise _NotJson
+
+    def small(self, value: dict[Any, Any] | list[Any] | tuple[Any, ...]) -> str | None:
+        """The node's JSON in one call of the C encoder when it is stored inline as it stands: short, and
+        no "$" key anywhere in it. None otherwise: it is walked piece by piece. (A key that is not a
+        string is written as the string JSON makes of it, as the walk's JSON round trip would.)"""
+        try:
+            body = _dump(value)
+        except (TypeError, ValueError):
+            return None
+        # A "$" key anywhere would need wrapping; `"$"` in the text may also be a value: walked then.
+        if len(body) > INLINE or '"$"' in body:
+            return None
+        return body
 
     def ref(self, body: str) -> str:
         if len(body) <= INLINE:

@@ -5,6 +5,8 @@ import json
 import os
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mewrk_jupyter.store.db import Database
 from mewrk_jupyter.store.parts import pack, reader, unpack
@@ -82,3 +84,26 @@ def test_an_edit_in_the_middle_of_a_long_list_stores_a_few_chunks_not_the_rest(d
     assert back == {"messages": changed}
     grown = stored(db)[1] - before
     assert grown < 40_000, grown  # the whole list is 1.1 MB
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=30),
+    lambda inner: (
+        st.lists(inner, max_size=8)
+        | st.dictionaries(st.sampled_from(["$", "h", "k", "v", "o"]) | st.text(max_size=4), inner, max_size=6)
+        | st.dictionaries(st.integers(-3, 3), inner, max_size=3)
+    ),  # keys JSON turns into strings
+    max_leaves=60,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(value=JSON_VALUES, padding=st.integers(0, 1500))
+def test_any_json_value_reads_back_as_json_would_give_it(tmp_path_factory, value, padding):
+    """Small nodes go out in one piece and large ones in parts: either way the value reads back."""
+    database = Database(tmp_path_factory.mktemp("parts") / "store.db")
+    try:
+        whole = {"value": value, "padding": "x" * padding, "list": [value] * 3}
+        assert roundtrip(database, whole)[1] == json.loads(json.dumps(whole))
+    finally:
+        database.close()

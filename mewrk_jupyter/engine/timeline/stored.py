@@ -93,10 +93,11 @@ class StoredTimeline:
         with self._lock:
             self.current()
             with self.db.tx() as conn:
-                before = session_rows.get_rev(conn, self.session_id)
                 result = write(conn)
                 after = session_rows.bump_rev(conn, self.session_id)
-            if before == self._rev and self._mirror is not None:
+            # The transaction held the write lock from its start: the revision it found was one less,
+            # and the mirror is up to date when that was the revision it mirrors.
+            if after - 1 == self._rev and self._mirror is not None:
                 mirror(self._mirror, result)
                 self._rev = after
             else:

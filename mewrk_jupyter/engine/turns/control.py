@@ -11,7 +11,7 @@ from typing import Any
 
 from ...cards.models import Card, UserInput
 from ...errors import InvalidInput, SessionBusy
-from ...providers.registry import check_trusted, resolve
+from ...providers.registry import check_trusted, one_reading, resolve
 from ...store import runs as run_rows
 from ..assembly.attachments import attachments_for_message, check_attachments
 from . import run as turn_run
@@ -61,17 +61,19 @@ class TurnControl:
             text = None
         files = attachments_for_message(files_given)
         user = UserInput(text=text or "", attachments=files) if text is not None or files else None
-        model, home = self.parts.settings.value.model, self.parts.workspace.home
-        check_trusted(
-            model, home
-        )  # a folder not trusted yet sends nothing: refused before the input is added
-        _, info = resolve(model, home)
-        # Refused before anything is sent: images without vision, PDFs without text for a text-only model.
-        check_attachments([*self.parts.timeline.current().cards, *([user] if user else [])], info, new=user)
-        self.parts.status.check_no_approval()
-        self.parts.toolbox.check()
-        self.parts.approvals.abandon_lost()
-        return drive(self.start(user), wait)
+        with one_reading():  # the checks and the turn's start see one reading of the configuration
+            model, home = self.parts.settings.value.model, self.parts.workspace.home
+            # A folder not trusted yet sends nothing: refused before the input is added.
+            check_trusted(model, home)
+            _, info = resolve(model, home)
+            # Refused before anything is sent: images without vision, PDFs without text for a text-only model.
+            cards = self.parts.timeline.current().cards
+            check_attachments([*cards, *([user] if user else [])], info, new=user)
+            self.parts.status.check_no_approval()
+            self.parts.toolbox.check()
+            self.parts.approvals.abandon_lost()
+            run = self.start(user)
+        return drive(run, wait)
 
     def decide(self, decision: Decision, reason: str | None, wait: bool | None) -> Run:
         """Approve or reject the pending tool call and go on from where the turn paused."""

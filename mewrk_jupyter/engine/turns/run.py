@@ -33,13 +33,14 @@ from ...providers.base import (
     UsageEvent,
 )
 from ...providers.faults import describe_failure
-from ...providers.registry import resolve
+from ...providers.registry import one_reading, resolve
 from ...store import fence
 from ...store import history as history_rows
 from ...store import runs as run_rows
 from ..events import Notice, SessionState, StateChanged
 from ..events import TextDelta as TextAppended
 from .fold import ResponseState, accumulate, finish, record
+from .heartbeat import Heartbeat
 from .parts import SessionParts
 from .runlog import RunLog
 from .window import check_window
@@ -54,6 +55,8 @@ OUTPUT_LIMIT = (
 )
 CUT_CALL = "This call was cut off by the output limit before its input was complete, so it was not run."
 OWNER = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+# Read at each beat, so that a test can shorten it.
+HEARTBEAT = Heartbeat(lambda: HEARTBEAT_EVERY)
 
 
 class Stopped(Exception):
@@ -125,9 +128,7 @@ class Run:
             self.card_ids.append(self._user.id)
         self._thread = threading.Thread(target=self._main, name=f"mewrk-{self.id}", daemon=True)
         self._thread.start()
-        # Started here, while the run's thread prepares the request: not on its way to the first token.
-        beating = threading.Thread(target=self._heartbeat, name=f"mewrk-hb-{self.id}", daemon=True)
-        beating.start()
+        HEARTBEAT.add(self)
 
     def cancel(self) -> None:
         """Stop the turn as soon as possible; the partial reply stays, marked interrupted."""
@@ -212,22 +213,25 @@ class Run:
                 timeline.emit(StateChanged(sid, after, run_id=self.id, result=final))
                 if error_text:
                     timeline.emit(Notice(sid, error_text, level="error"))
+                HEARTBEAT.discard(self)
                 self._done.set()
 
-    def _heartbeat(self) -> None:
+    def beat(self) -> bool:
+        """Renew the turn's heartbeat and read a stop request (the process's heartbeat thread calls it);
+        False once another process took the session over."""
         with fence.acting_for(self.claim):
-            while not self._done.wait(HEARTBEAT_EVERY):
-                try:
-                    with self.timeline.db.tx() as conn:
-                        stop_asked = run_rows.beat(conn, self.id)
-                except fence.SessionTakenOver:  # woken after a takeover: end at once, write nothing
-                    self.lost = True
-                    self.cancel()
-                    return
-                except Exception:
-                    continue
-                if stop_asked:
-                    self.cancel()
+            try:
+                with self.timeline.db.tx() as conn:
+                    stop_asked = run_rows.beat(conn, self.id)
+            except fence.SessionTakenOver:  # woken after a takeover: end at once, write nothing
+                self.lost = True
+                self.cancel()
+                return False
+            except Exception:
+                return True  # a busy store: the next beat tries again
+        if stop_asked:
+            self.cancel()
+        return True
 
     def _turn(self) -> None:
         parts, timeline = self.parts, self.timeline
@@ -241,13 +245,14 @@ class Run:
             steps += 1
             if self._cancel.is_set():
                 raise Stopped
-            settings = parts.settings.value
-            provider, info = resolve(settings.model, parts.workspace.home)
-            cards = timeline.current().cards
-            check_window(timeline.db.conn(), sid, cards, info)  # past the window nothing is sent
-            # A known secret on the timeline (typed, pasted, from an old result) is not sent.
-            request = parts.secrets.redact_request(parts.assemble(cards, info).request)
-            exchange = provider.open(request)  # nothing is sent before events() is read
+            with one_reading():  # the request is built from one reading of the configuration
+                settings = parts.settings.value
+                provider, info = resolve(settings.model, parts.workspace.home)
+                cards = timeline.current().cards
+                check_window(timeline.db.conn(), sid, cards, info)  # past the window nothing is sent
+                # A known secret on the timeline (typed, pasted, from an old result) is not sent.
+                request = parts.secrets.redact_request(parts.assemble(cards, info).request)
+                exchange = provider.open(request)  # nothing is sent before events() is read
             self._exchange = exchange
             if self._cancel.is_set():
                 exchange.close()
