@@ -57,6 +57,19 @@ def test_a_streamed_reply_becomes_cards_with_usage(claude):
     assert s.history[-1].request == {k: v for k, v in body.items() if k != "stream"}
 
 
+def test_a_key_changed_in_the_kernel_is_the_key_of_the_next_request(claude, monkeypatch):
+    """The SDK client is reused between requests, but never with a key that changed since."""
+    s = mw.Session.new(model="anthropic/claude-test")
+    claude.enqueue(anthropic_reply("one"), anthropic_reply("two"), anthropic_reply("three"))
+    s.send("first")
+    monkeypatch.setenv("TEST_ANTHROPIC_KEY", "sk-ant-rotated-key-456789")
+    s.send("second")
+    s.send("third")
+    sent = [r.header("x-api-key") or r.header("authorization") or "" for r in claude.requests]
+    keys = [key.removeprefix("Bearer ") for key in sent]
+    assert keys == [SECRET, "sk-ant-rotated-key-456789", "sk-ant-rotated-key-456789"]
+
+
 def test_signed_thinking_goes_back_byte_for_byte_even_after_an_edit(claude):
     claude.enqueue(anthropic_reply(anthropic_thinking("Let me think.", "SIG-123"), "Answer."))
     claude.enqueue(anthropic_reply("Again."))
