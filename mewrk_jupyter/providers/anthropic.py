@@ -172,7 +172,18 @@ class AnthropicExchange(SDKExchange):
         stop: str | None = None  # set by message_delta: without it the stream ended early
         for event in stream:
             kind = event.type
-            if kind == "message_start":
+            # The deltas first: nearly every event is one.
+            if kind == "content_block_delta":
+                delta = event.delta
+                if delta.type == "text_delta":
+                    yield TextDelta(event.index, delta.text)
+                elif delta.type == "thinking_delta":
+                    yield ThinkingDelta(event.index, delta.thinking)
+                elif delta.type == "signature_delta":
+                    signatures[event.index] = delta.signature
+                elif delta.type == "input_json_delta":
+                    tool_json[event.index].append(delta.partial_json)
+            elif kind == "message_start":
                 usage = _usage(event.message.usage, usage)
             elif kind == "content_block_start":
                 block = event.content_block
@@ -184,16 +195,6 @@ class AnthropicExchange(SDKExchange):
                     tool_json[event.index] = []
                 elif block.type == "text" and block.text:
                     yield TextDelta(event.index, block.text)
-            elif kind == "content_block_delta":
-                delta = event.delta
-                if delta.type == "text_delta":
-                    yield TextDelta(event.index, delta.text)
-                elif delta.type == "thinking_delta":
-                    yield ThinkingDelta(event.index, delta.thinking)
-                elif delta.type == "signature_delta":
-                    signatures[event.index] = delta.signature
-                elif delta.type == "input_json_delta":
-                    tool_json[event.index].append(delta.partial_json)
             elif kind == "content_block_stop":
                 if kinds.get(event.index) == "thinking":
                     yield ThinkingDone(event.index, signature=signatures.get(event.index))

@@ -49,12 +49,12 @@ def accumulate(state: ResponseState, event: StreamEvent) -> ResponseState:
     """Fold one stream event into the response's cards."""
     state.opened = None
     match event:
-        case TextDelta(index=index, text=text):
-            card = state.blocks.get(index)
+        case TextDelta():  # once per token: attributes read directly, _grow written out
+            card = state.blocks.get(event.index)
             if card is None:
-                card = _open(state, index, _reply(state))
-            if isinstance(card, (ModelReply, Thinking)):  # _grow, written out: this runs once per token
-                card.__dict__["text"] = card.text + text
+                card = _open(state, event.index, _reply(state))
+            if isinstance(card, (ModelReply, Thinking)):
+                card.__dict__["text"] = card.text + event.text
         case ThinkingDelta(index=index, text=text):
             thinking = _thinking(state, index)
             if isinstance(thinking, (ModelReply, Thinking)):

@@ -306,14 +306,22 @@ class Run:
         dirty: set[str] = set()  # cards whose streamed text is not stored yet
         failure: Exception | None = None
         # Looked up once: the loop runs once per streamed token.
-        announce, clock = self._announce, time.monotonic
+        announce, clock, log_text, tell = self._announce, time.monotonic, self.log.text, self._tell
+        sid = self.timeline.session_id
         flush_at = clock() + FLUSH_EVERY
         try:
             for event in exchange.events():
                 if self._stopping:
                     break
                 state = accumulate(state, event)
-                announce(event, state, dirty)
+                if type(event) is TextDelta and state.opened is None:
+                    # More text of an open card, nearly every event: _announce's first case, written out.
+                    card_id = state.blocks[event.index].id
+                    log_text(card_id, event.text)
+                    dirty.add(card_id)
+                    tell(TextAppended(sid, card_id, event.text))
+                else:
+                    announce(event, state, dirty)
                 if clock() > flush_at:
                     self._persist(state, dirty)
                     flush_at = clock() + FLUSH_EVERY
