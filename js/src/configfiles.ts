@@ -209,13 +209,14 @@ export class ConfigFiles {
 
   /** A refusal: its sentence under the text, the refused lines marked, or the conflict dialog. */
   private refused(message: string, answer: SettingsAnswer | undefined, doing: "save" | "delete"): void {
-    this.problems.textContent = message;
-    this.mark((answer?.problems ?? []).map((p) => p.line).filter((line): line is number => typeof line === "number"));
+    const problems = answer?.problems ?? [];
+    this.mark(problems.map((p) => p.line).filter((line): line is number => typeof line === "number"));
+    // Each problem under the text, led by its line where the sentence does not name it already.
+    const lines = problems.map((p) => (p.line && !p.message.includes(`line ${p.line}`) ? `Line ${p.line}: ${p.message}` : p.message));
+    this.problems.textContent = lines.length ? lines.join("\n") : message;
+    this.host.say("info", ""); // the panel's status line no longer holds: the refusal is under the text
     if (answer?.conflict) this.conflict(message, doing);
-    else {
-      this.host.say("error", message);
-      this.area.focus();
-    }
+    else this.area.focus();
   }
 
   private conflict(message: string, doing: "save" | "delete"): void {
