@@ -210,6 +210,7 @@ export class TimelineView {
         return;
       case "preferences":
         this.actions.confirmDelete = !!msg.confirm_delete;
+        if (this.panels.current === "settings") this.panels.refresh(); // changed elsewhere: the panel follows
         return;
       case "context":
         this.showContext(msg);

@@ -111,6 +111,22 @@ def test_settings_panel_edits_a_file_marks_the_refused_line_and_resolves_conflic
     expect(panel.locator("[data-testid='mw-settings-status']")).to_contain_text("Saved agents/main.yaml")
     assert nb.print_value(f"open({FILE!r}).read()") == "model: offline/tiny"
 
+    # A new file is created through the same checks, then deleted with the version it was saved at.
+    new_path = panel.locator("[data-testid='mw-config-new-path']")
+    new_path.fill("prompts/extra.yaml")
+    new_path.press("Enter")
+    expect(area).to_be_focused()
+    expect(area).to_have_value("")
+    area.press_sequentially("handoff.armed_notice: Soon.\n")
+    area.press("ControlOrMeta+s")
+    status = panel.locator("[data-testid='mw-settings-status']")
+    expect(status).to_have_text("Created prompts/extra.yaml; it is used from the next request on.")
+    expect(panel.locator("[data-testid='mw-config-file']")).to_have_count(2)
+    panel.locator("[data-testid='mw-config-delete']").click()
+    expect(status).to_have_text("Deleted prompts/extra.yaml.")
+    expect(panel.locator("[data-testid='mw-config-file']")).to_have_count(1)
+    assert nb.print_value("os.path.exists('.mewrk/prompts/extra.yaml')") == "False"
+
     # `%mewrk settings` shows the session's view with its panel open.
     cell = nb.run("%mewrk settings")
     expect(cell.locator(".mw-root [data-testid='mw-panel'][data-panel='settings']")).to_be_visible()
