@@ -13,6 +13,8 @@ export interface WidgetModel {
   send(content: unknown, callbacks?: unknown, buffers?: ArrayBuffer[]): void;
   on(event: string, callback: (...args: any[]) => void): void;
   off(event: string, callback?: (...args: any[]) => void): void;
+  /** A synced trait of the widget, e.g. `panel`: the panel each view opens with. */
+  get?(name: string): unknown;
   /** JupyterLab's widget manager; its kernel tells when the kernel restarts or dies. */
   widget_manager?: { kernel?: { status?: string; statusChanged?: Signal<string> } | null };
 }

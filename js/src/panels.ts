@@ -1,15 +1,17 @@
-// The panels above the timeline: History (T17), the context breakdown behind the ring (T16, D6) and the
-// slash-command list. One shows at a time; each is a view of what the kernel answers, nothing more.
+// The panels above the timeline: History (T17), the context breakdown behind the ring (T16, D6), the
+// slash-command list and the settings (settings.ts). One shows at a time; each is a view of what the kernel answers, nothing more.
 import { LABELS, formatTokens, h } from "./card";
 import { type LoadEntry, historyRow } from "./history";
 import type { CommandInfo, ContextMsg, HistoryRow } from "./protocol";
 
-export type PanelName = "history" | "context" | "help";
+export type PanelName = "history" | "context" | "help" | "settings";
 
 export interface PanelHost {
   /** Ask the kernel for the history rows, or for one entry's JSON. */
   loadHistory(done: (rows: HistoryRow[] | null, error?: string) => void): void;
   loadEntry: LoadEntry;
+  /** The settings panel (settings.ts): shown here, and read again each time it opens. */
+  settings: { el: HTMLElement; load(): void };
 }
 
 export class Panels {
@@ -40,6 +42,7 @@ export class Panels {
     this.el.dataset.panel = name;
     if (name === "history") this.showHistory();
     else if (name === "context") this.showContext();
+    else if (name === "settings") this.showSettings();
     else this.showHelp();
   }
 
@@ -59,6 +62,13 @@ export class Panels {
   /** A turn ended or the timeline changed: an open history panel reloads. */
   refresh(): void {
     if (this.current === "history") this.showHistory();
+    else if (this.current === "settings") this.host.settings.load(); // the file being edited keeps its text
+  }
+
+  private showSettings(): void {
+    this.title.textContent = "Settings";
+    this.body.replaceChildren(this.host.settings.el);
+    this.host.settings.load();
   }
 
   private showHistory(): void {

@@ -18,6 +18,7 @@ import { Notice } from "./notice";
 import { Panels, type PanelName } from "./panels";
 import type { Action, CardPayload, ContextMsg, KernelMsg, ResultMsg, SnapshotMsg, ToolInfo } from "./protocol";
 import { BoxSelection } from "./selection";
+import { SettingsPanel } from "./settings";
 import { TimelineState } from "./state";
 import { TrustLine } from "./trust";
 import { sendFiles } from "./upload";
@@ -84,6 +85,7 @@ export class TimelineView {
         act({ action: "history" }, (r) => done(r.ok ? (r.data.entries ?? []) : null, r.message)),
       loadEntry: (id, done) =>
         act({ action: "history_entry", entry_id: id }, (r) => done(r.ok ? (r.data.entry ?? null) : null, r.message)),
+      settings: new SettingsPanel({ act }),
     });
     this.empty = h("div", { class: "mw-empty" }, "Loading the timeline…");
     this.lostBanner = h("div", { class: "mw-lost", role: "alert", "data-testid": "mw-lost", hidden: "" }, LOST);
@@ -122,6 +124,7 @@ export class TimelineView {
     this.updateState();
     this.link.hello();
     this.link.beat(20);
+    if (model.get?.("panel") === "settings") this.panels.show("settings"); // `%mewrk settings` in a cell
     this.cleanups.push(this.link.watchKernel(host, () => this.disconnected()));
   }
 
@@ -207,6 +210,7 @@ export class TimelineView {
         return;
       case "preferences":
         this.actions.confirmDelete = !!msg.confirm_delete;
+        if (this.panels.current === "settings") this.panels.refresh(); // changed elsewhere: the panel follows
         return;
       case "context":
         this.showContext(msg);
@@ -241,7 +245,8 @@ export class TimelineView {
     if (msg.heartbeat) this.link.beat(msg.heartbeat);
     this.header.setSession(msg.session, msg.came_from);
     this.trustLine.show(msg.trust);
-    if (switched) this.panels.refresh();
+    // Another session, or this one's settings changed (a snapshot follows each change): panels read again.
+    if (switched || this.panels.current === "settings") this.panels.refresh();
     for (const id of this.list.ids()) {
       if (!this.state.get(id) && !isDraft(id)) this.forget(id);
       else this.list.dirty(id);

@@ -164,6 +164,12 @@ COMMANDS: dict[str, Command] = {
             settings.set_,
         ),
         Command(
+            "settings",
+            "",
+            "open the settings: conversation settings, preferences and the configuration files",
+            settings.panel,
+        ),
+        Command(
             "trust",
             "",
             "trust this workspace's configuration folder, so that its servers, secrets and commands are used",

@@ -18,7 +18,7 @@ BOTH: tuple[Surface, ...] = (NOTEBOOK, COMPOSER)
 
 # What a surface shows after a command: one of the widget's panels, or the session's timeline
 # ("timeline" in a notebook: the live view in a kernel, Markdown in a terminal; "view": the live view only).
-Show = Literal["context", "history", "help", "timeline", "view"]
+Show = Literal["context", "history", "help", "settings", "timeline", "view"]
 
 # The last word of a synopsis that stands for free text: the rest of the line as typed.
 FREE_TEXT = ("TEXT", "[TEXT]", "REASON", "[REASON]")

@@ -1,4 +1,5 @@
-"""The conversation settings from a cell or the composer: `set` shows them, `set KEY VALUE` changes one."""
+"""The conversation settings from a cell or the composer: `set` shows them, `set KEY VALUE` changes one,
+and `settings` opens the settings panel (in a terminal: the three layers as tables)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,10 @@ from typing import Any
 
 from ..cards.inert import inert_inline
 from ..engine.configure import describe_change
+from ..engine.editor import SettingsEditor
+from ..engine.session import Session
 from ..engine.settings import CONFIGURABLE
+from . import preferences
 from .base import Call, Result, refuse
 
 # Words a person types for a yes/no setting.
@@ -39,3 +43,30 @@ def set_(call: Call) -> Result:
     before = session.settings
     after = session.configure(**{name: value_of(name, text)})
     return Result(describe_change(before, after), data={"settings": after.model_dump()})
+
+
+def panel(_call: Call) -> Result:
+    """`settings`: the settings panel (in a terminal: the three layers as tables)."""
+    return Result(show="settings")
+
+
+def settings_markdown(session: Session) -> str:
+    """The three layers of settings as Markdown: the conversation settings, the preferences, the files."""
+    conversation = set_(Call("set", session, []))
+    prefs = preferences.show(Call("preferences", session))
+    editor = SettingsEditor(session.workspace.root)
+    rows = [
+        f"| `{f.path}` | {'read-only: ' + inert_inline(f.reason or '') if f.read_only else 'editable'} |"
+        for f in editor.files()
+    ]
+    files = (
+        f"**Configuration files** of `{editor.home}` — change them with `mw.SettingsEditor()` "
+        "(read, then save with the version read)."
+    )
+    if rows:
+        files += "\n\n| file | |\n|---|---|\n" + "\n".join(rows)
+    else:
+        files += " None yet: the built-in offline models and the default safety level are used."
+    return "\n\n".join(
+        [f"**Conversation settings** of `{session.id}`\n\n{conversation.markdown}", prefs.markdown, files]
+    )

@@ -16,6 +16,7 @@ from IPython.display import display
 
 from ..cards.inert import code_span, inert_markdown
 from ..commands import COMMANDS, NOTEBOOK, Call, Result, Show, UsageProblem, parse, split_name, usage
+from ..commands.settings import settings_markdown
 from ..engine.render import timeline_markdown
 from ..engine.session import Session
 from ..errors import MewrkError
@@ -90,7 +91,7 @@ def present(shell: Any, result: Result) -> None:
 
 
 def show(shell: Any, what: Show, session: Session | None) -> None:
-    """Show the help, or the session's timeline, live view, history or context, in the cell."""
+    """Show the help, or the session's timeline, live view, history, context or settings, in the cell."""
     if what == "help":
         say(help_markdown())
     elif session is None:
@@ -105,6 +106,12 @@ def show(shell: Any, what: Show, session: Session | None) -> None:
         say(session.history._repr_markdown_())
     elif what == "context":
         say(session.context._repr_markdown_())
+    elif what == "settings" and _in_kernel(shell):
+        view = session.widget()
+        view.panel = "settings"  # the live view, with its settings panel open
+        display(view)
+    elif what == "settings":
+        say(settings_markdown(session))
 
 
 def follow_turn(shell: Any, run: Any) -> None:

@@ -43,6 +43,7 @@ from .protocol import (
     UndoAction,
     read_action,
 )
+from .settings import SettingsActions, refusal_data
 
 log = logging.getLogger("mewrk_jupyter")
 
@@ -57,8 +58,9 @@ def _place(request: InsertAction | ToolCallAction) -> dict[str, Any]:
     return {request.where: request.anchor} if request.anchor else {}
 
 
-class Actions:
-    """The `_do_<action>` handlers of the timeline widget; `act` dispatches to them."""
+class Actions(SettingsActions):
+    """The `_do_<action>` handlers of the timeline widget (the settings panel's in SettingsActions);
+    `act` dispatches to them."""
 
     session: Any
 
@@ -89,8 +91,8 @@ class Actions:
             answer = refused.model_copy(
                 update={"message": str(exc), "while_state": state if state != "idle" else "running"}
             )
-        except MewrkError as exc:
-            answer = refused.model_copy(update={"message": str(exc)})
+        except MewrkError as exc:  # a refused save also says where (its lines) or why (a conflict)
+            answer = refused.model_copy(update={"message": str(exc), "data": refusal_data(exc)})
         except Exception as exc:  # a fault must reach the person as a sentence, not kill the comm
             log.exception("widget action %s failed", name)
             answer = refused.model_copy(update={"message": f"That did not work: {type(exc).__name__}: {exc}"})

@@ -58,6 +58,8 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
     _css = STYLES
 
     session_id = traitlets.Unicode("").tag(sync=True)
+    # The panel each view opens with ("settings" for `%mewrk settings`); empty: none.
+    panel = traitlets.Unicode("").tag(sync=True)
 
     def __init__(self, session: Any, **kwargs: Any) -> None:
         if not BUNDLE.exists():

@@ -86,16 +86,16 @@ def test_slash_branch_defaults_to_the_last_card_and_fork_takes_a_position(widget
 
 
 def test_panels_open_from_their_commands(widget):
-    for name in ("history", "context", "help"):
+    for name in ("history", "context", "help", "settings"):
         result = widget.do("command", text=f"/{name}")
         assert result["ok"] and result["data"] == {"open": name}
 
 
 def test_an_unknown_command_or_wrong_arguments_are_refused_in_plain_words(widget, session):
     cards = [c.id for c in session.cards]
-    unknown = widget.do("command", text="/settings now")
+    unknown = widget.do("command", text="/teleport now")
     assert not unknown["ok"]
-    assert unknown["message"].startswith("Unknown command /settings — type /help")
+    assert unknown["message"].startswith("Unknown command /teleport — type /help")
     usage = widget.do("command", text="/undo twice")
     assert not usage["ok"] and usage["message"].startswith("Usage: /undo")
     missing = widget.do("command", text="/delete")

@@ -67,7 +67,7 @@ def _session_to_look_at(nb: Notebook):
     return root
 
 
-def _switch_theme(page, name: str) -> None:
+def switch_theme(page, name: str) -> None:
     """Settings → Theme → `name`, as a person does it."""
     item = ".lm-Menu-item:has(.lm-Menu-itemLabel:text-is('{}'))"
     page.get_by_role("menuitem", name="Settings").click()
@@ -77,7 +77,7 @@ def _switch_theme(page, name: str) -> None:
     expect(page.locator("body")).to_have_attribute("data-jp-theme-light", "false" if dark else "true")
 
 
-def _keep(shot: Path) -> None:
+def keep_screenshot(shot: Path) -> None:
     """Copy a screenshot to MEWRK_SCREENSHOTS (the README's images) when that is set."""
     folder = os.environ.get("MEWRK_SCREENSHOTS")
     if folder:
@@ -93,13 +93,13 @@ def test_every_text_meets_aa_contrast_in_the_light_and_dark_themes(lab, page):
             ("JupyterLab Light", "timeline-light.png"),
             ("JupyterLab Dark", "timeline-dark.png"),
         ):
-            _switch_theme(page, theme)
+            switch_theme(page, theme)
             root.locator(".mw-card[data-kind='model_reply']").last.hover()  # its pencil and trash show
             page.wait_for_timeout(300)  # the theme's stylesheet settles; only a bound, nothing is timed
             low = root.evaluate(LOW_CONTRAST)
             assert not low, f"{theme}, under 4.5:1:\n" + "\n".join(low)
             path = lab.root / shot
             root.screenshot(path=str(path))
-            _keep(path)
+            keep_screenshot(path)
     finally:
-        _switch_theme(page, "JupyterLab Light")  # the theme is a user setting: later tests expect light
+        switch_theme(page, "JupyterLab Light")  # the theme is a user setting: later tests expect light

@@ -125,6 +125,19 @@ ACTION_EXAMPLES: list[dict[str, Any]] = [
     {"action": "open_session", "session_id": "s2"},
     {"action": "back"},
     {"action": "trust"},
+    {"action": "settings"},
+    {"action": "configure", "changes": {"model": "offline/thinker"}},
+    {"action": "set_preferences", "changes": {"confirm_delete": True}},
+    {"action": "config_read", "path": "agents/main.yaml"},
+    {
+        "action": "config_save",
+        "path": "agents/main.yaml",
+        "text": "model: offline/echo\n",
+        "version": "v1",
+        "overwrite": False,
+    },
+    {"action": "config_create", "path": "llm/acme.yaml", "text": "protocol: offline\n"},
+    {"action": "config_delete", "path": "llm/acme.yaml", "version": None, "overwrite": True},
 ]
 
 

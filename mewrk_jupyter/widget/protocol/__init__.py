@@ -45,6 +45,22 @@ from .schema import (
     protocol_schema,
     schema_text,
 )
+from .settings import (
+    ConfigCreateAction,
+    ConfigDeleteAction,
+    ConfigFileInfo,
+    ConfigFileText,
+    ConfigProblemInfo,
+    ConfigReadAction,
+    ConfigSaveAction,
+    ConfigureAction,
+    ConversationSettingsInfo,
+    PreferenceInfo,
+    SetPreferencesAction,
+    SettingsAction,
+    SettingsAnswer,
+    SettingsPanelInfo,
+)
 from .view import (
     ACTION_MODELS,
     ACTIONS,
@@ -82,6 +98,20 @@ from .view import (
 )
 
 __all__ = [
+    "ConfigCreateAction",
+    "ConfigDeleteAction",
+    "ConfigFileInfo",
+    "ConfigFileText",
+    "ConfigProblemInfo",
+    "ConfigReadAction",
+    "ConfigSaveAction",
+    "ConfigureAction",
+    "ConversationSettingsInfo",
+    "PreferenceInfo",
+    "SetPreferencesAction",
+    "SettingsAction",
+    "SettingsAnswer",
+    "SettingsPanelInfo",
     "ACTIONS",
     "ACTION_MODELS",
     "JSON_SCHEMA_DEF",

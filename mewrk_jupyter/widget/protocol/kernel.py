@@ -6,7 +6,6 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     AliasChoices,
-    BaseModel,
     ConfigDict,
     Field,
     SkipValidation,
@@ -17,18 +16,14 @@ from pydantic import (
 from typing_extensions import TypedDict
 
 from ...engine.history_summary import RequestSummary
+from .base import SentModel
 from .card import CardPayload, CardRow
+from .settings import SettingsAnswer
 
 
 def _for() -> Any:
     """`for` (the view that asked) is a Python keyword: the field is `for_`, spelled `for` on the wire."""
     return Field(serialization_alias="for", validation_alias=AliasChoices("for", "for_"))
-
-
-class SentModel(BaseModel):
-    """What the kernel sends: every field is always on the wire (null rather than absent)."""
-
-    model_config = ConfigDict(extra="forbid")
 
 
 # ---- parts of messages ------------------------------------------------------------------------------
@@ -231,6 +226,7 @@ class ResultData(TypedDict, total=False):
     entries: list[HistoryRow]
     entry: HistoryEntryData
     trusted: bool  # the workspace's configuration folder was trusted: the Trust notice goes
+    settings: SettingsAnswer  # what the settings panel shows: its sections, a file, a refused save
 
 
 class ResultMsg(SentModel):

@@ -8,18 +8,22 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from ...errors import InvalidInput
+from .base import ActionBase, Id
+from .base import FromView as _FromView
+from .settings import (
+    ConfigCreateAction,
+    ConfigDeleteAction,
+    ConfigReadAction,
+    ConfigSaveAction,
+    ConfigureAction,
+    SetPreferencesAction,
+    SettingsAction,
+)
 
 Place = Literal["before", "after"]
-Id = Annotated[str, Field(min_length=1)]
-
-
-class _FromView(BaseModel):
-    """A message from a view: nothing the kernel does not read."""
-
-    model_config = ConfigDict(extra="forbid")
 
 
 class HelloMsg(_FromView):
@@ -53,14 +57,6 @@ class UploadMsg(_FromView):
     media_type: str  # empty when the browser does not know it
     size: int
     offset: int
-
-
-class ActionBase(_FromView):
-    """An action a view asks of the session; the connection adds `type`, `view` and `req`."""
-
-    type: Literal["action"] = "action"
-    view: str | None = None
-    req: int | None = None  # the view's number for the request; its `result` carries it back
 
 
 class EditAction(ActionBase):
@@ -222,7 +218,14 @@ Action = Annotated[
     | ForkAction
     | OpenSessionAction
     | BackAction
-    | TrustAction,
+    | TrustAction
+    | SettingsAction
+    | ConfigureAction
+    | SetPreferencesAction
+    | ConfigReadAction
+    | ConfigSaveAction
+    | ConfigCreateAction
+    | ConfigDeleteAction,
     Field(discriminator="action"),
 ]
 ViewMsg = Annotated[HelloMsg | AliveMsg | ByeMsg | UploadMsg | Action, Field(discriminator="type")]

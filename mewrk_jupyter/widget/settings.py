@@ -1,0 +1,182 @@
+"""The settings panel, kernel side: its three sections read fresh, and each change made through the
+engine's own methods — `Session.configure`, `mw.set_preferences`, `mw.SettingsEditor` — so a change from
+the panel passes the same gates as one from Python or a magic, and a refusal is the engine's sentence."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, get_args
+
+from ..config.preferences import RANGES, allowed_values
+from ..config.problems import InvalidConfig
+from ..engine.configure import describe_change
+from ..engine.editor import SettingsEditor
+from ..engine.preferences import preferences_at, set_preferences
+from ..engine.settings import Reasoning, SessionSettings
+from ..errors import ConfigConflict, MewrkError
+from ..providers.catalog import model_names
+from ..providers.registry import config_for
+from .protocol import (
+    ConfigCreateAction,
+    ConfigDeleteAction,
+    ConfigFileInfo,
+    ConfigFileText,
+    ConfigProblemInfo,
+    ConfigReadAction,
+    ConfigSaveAction,
+    ConfigureAction,
+    ConversationSettingsInfo,
+    PreferenceInfo,
+    SetPreferencesAction,
+    SettingsAction,
+    SettingsAnswer,
+    SettingsPanelInfo,
+)
+
+# "line 3, column 7" in a YAML syntax error: the column the editor marks besides the line.
+_WHERE = re.compile(r"line (\d+), column (\d+)")
+
+
+def _literals(field: str) -> list[str]:
+    """The values a Literal field of the settings takes, in the order the engine declares them."""
+    return [str(v) for v in get_args(SessionSettings.model_fields[field].annotation)]
+
+
+def _with(current: str, offered: list[str]) -> list[str]:
+    """The offered values, with the current one first when it is not among them (a model since removed)."""
+    return offered if current in offered else [current, *offered]
+
+
+def conversation_info(session: Any) -> ConversationSettingsInfo:
+    """The session's conversation settings and what each picker offers."""
+    now = session.settings
+    config = config_for(session.workspace.home)
+    configured = sorted(config.policies) if config is not None else []
+    levels = ["default", *(level for level in configured if level != "default")]
+    return ConversationSettingsInfo(
+        model=now.model,
+        safety_level=now.safety_level,
+        reasoning=now.reasoning,
+        host_container=now.host_container,
+        async_tools=now.async_tools,
+        compaction=now.compaction,
+        plan_mode=now.plan_mode,
+        choices={
+            "model": _with(now.model, model_names(session.workspace.home)),
+            "safety_level": _with(now.safety_level, levels),
+            "reasoning": [str(v) for v in get_args(Reasoning)],
+            "host_container": _literals("host_container"),
+            "compaction": _literals("compaction"),
+        },
+    )
+
+
+def preference_rows(session: Any) -> tuple[list[PreferenceInfo], list[str]]:
+    """Each preference of the session's configuration folder, and what is wrong with its file."""
+    found, notices = preferences_at(session.workspace.home)
+    rows = []
+    for name, value in found.model_dump().items():
+        low, high, whole, _ = RANGES.get(name, (None, None, False, ""))
+        rows.append(
+            PreferenceInfo(
+                name=name,
+                value=value,
+                allowed=allowed_values(name),
+                kind="switch" if isinstance(value, bool) else "number",
+                low=low,
+                high=high,
+                step=None if low is None else (1000 if whole else 0.01),
+            )
+        )
+    return rows, notices
+
+
+def panel_info(session: Any) -> SettingsPanelInfo:
+    """Everything the settings panel shows, read now."""
+    editor = SettingsEditor(session.workspace.root)
+    preferences, notices = preference_rows(session)
+    return SettingsPanelInfo(
+        settings=conversation_info(session),
+        preferences=preferences,
+        preference_notices=notices,
+        folder=str(editor.home),
+        files=[
+            ConfigFileInfo(path=f.path, kind=f.kind, read_only=f.read_only, reason=f.reason)
+            for f in editor.files()
+        ],
+    )
+
+
+def refusal_data(exc: MewrkError) -> dict[str, Any]:
+    """What a refused settings change tells the panel besides its sentence: the lines a save is refused
+    at, or that the file changed on disk (and its version there)."""
+    if isinstance(exc, ConfigConflict):
+        return {"settings": SettingsAnswer(conflict=True, current_version=exc.current_version)}
+    if isinstance(exc, InvalidConfig):
+        problems = []
+        for problem in exc.problems:
+            where = _WHERE.search(problem.message)
+            column = int(where.group(2)) if where and problem.line == int(where.group(1)) else None
+            problems.append(
+                ConfigProblemInfo(message=str(problem), field=problem.field, line=problem.line, column=column)
+            )
+        return {"settings": SettingsAnswer(problems=problems)}
+    return {}
+
+
+class SettingsActions:
+    """The `_do_<action>` handlers of the settings panel (a part of the widget's Actions)."""
+
+    session: Any
+
+    def _editor(self) -> SettingsEditor:
+        return SettingsEditor(self.session.workspace.root)
+
+    def _answer(self, **parts: Any) -> dict[str, Any]:
+        return {"settings": SettingsAnswer(panel=panel_info(self.session), **parts)}  # type: ignore[typeddict-item]
+
+    def _do_settings(self, _request: SettingsAction) -> tuple[str, dict[str, Any]]:
+        return "", self._answer()
+
+    def _do_configure(self, request: ConfigureAction) -> tuple[str, dict[str, Any]]:
+        before = self.session.settings
+        after = self.session.configure(**request.changes)
+        return describe_change(before, after), self._answer()
+
+    def _do_set_preferences(self, request: SetPreferencesAction) -> tuple[str, dict[str, Any]]:
+        set_preferences(workspace=self.session.workspace.root, **request.changes)
+        said = ", ".join(f"{name} {json.dumps(value)}" for name, value in request.changes.items())
+        return f"Preferences saved: {said}.", self._answer()
+
+    def _do_config_read(self, request: ConfigReadAction) -> tuple[str, dict[str, Any]]:
+        return "", self._answer(file=self._file(request.path))
+
+    def _file(self, path: str) -> ConfigFileText:
+        editor = self._editor()
+        text, version = editor.read(path)
+        listed = {f.path: f for f in editor.files()}
+        shown = listed.get(path)
+        return ConfigFileText(
+            path=path,
+            text=text,
+            version=version,
+            read_only=bool(shown and shown.read_only),
+            reason=shown.reason if shown else None,
+        )
+
+    def _do_config_save(self, request: ConfigSaveAction) -> tuple[str, dict[str, Any]]:
+        written = self._editor().save(
+            request.path, request.text, request.version, overwrite=request.overwrite
+        )
+        said = f"Saved {written.path}; it is used from the next request on."
+        return said, self._answer(file=self._file(written.path), notice=written.notice)
+
+    def _do_config_create(self, request: ConfigCreateAction) -> tuple[str, dict[str, Any]]:
+        written = self._editor().create(request.path, request.text)
+        said = f"Created {written.path}; it is used from the next request on."
+        return said, self._answer(file=self._file(written.path), notice=written.notice)
+
+    def _do_config_delete(self, request: ConfigDeleteAction) -> tuple[str, dict[str, Any]]:
+        written = self._editor().delete(request.path, request.version, overwrite=request.overwrite)
+        return f"Deleted {written.path}.", self._answer(notice=written.notice)

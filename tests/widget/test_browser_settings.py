@@ -1,0 +1,160 @@
+"""The settings panel in a real JupyterLab and Chromium: /settings opens it; a model switch reaches the
+dashboard; a refusal shows its sentence beside the control; a preference reaches preferences.yaml; a refused
+save marks its line; a conflict is resolved both ways; `%mewrk settings` opens it in a cell."""
+
+from __future__ import annotations
+
+from playwright.sync_api import expect
+
+from .notebook import ATTACH, Notebook
+from .test_browser_look import LOW_CONTRAST, keep_screenshot, switch_theme
+
+SETUP = ATTACH + (
+    "import os, tempfile\n"
+    "os.chdir(tempfile.mkdtemp(dir='.'))  # a workspace of its own: its .mewrk is this test's alone\n"
+    "mw.SettingsEditor().create('agents/main.yaml', 'model: offline/echo\\n')\n"
+    "%load_ext mewrk_jupyter"
+)
+FILE = ".mewrk/agents/main.yaml"
+
+
+def _open_settings(nb: Notebook):
+    nb.run(SETUP)
+    cell = nb.run("%mewrk new")
+    root = cell.locator(".mw-root")
+    expect(root).to_be_visible()
+    box = root.locator("[data-testid='mw-input']")
+    box.click()
+    box.press_sequentially("/settings")
+    box.press("Enter")
+    panel = root.locator("[data-testid='mw-panel'][data-panel='settings']")
+    expect(panel).to_be_visible()
+    expect(panel.locator("[data-testid='mw-setting-model']")).to_have_value("offline/echo")
+    return root, panel
+
+
+def test_settings_panel_switches_the_model_refuses_in_words_and_sets_a_preference(lab, page):
+    nb = Notebook.open(page, lab)
+    root, panel = _open_settings(nb)
+    nb.run("s = mw.magics.current_session()")
+
+    model = panel.locator("[data-testid='mw-setting-model']")
+    model.focus()
+    model.select_option("offline/thinker")
+    expect(root.locator("[data-testid='mw-dashboard']")).to_contain_text("offline/thinker")
+    expect(panel.locator("[data-testid='mw-settings-status']")).to_have_text(
+        "Changed model 'offline/echo' → 'offline/thinker'."
+    )
+    assert nb.print_value("s.settings.model") == "offline/thinker"
+
+    plan = panel.locator("[data-testid='mw-setting-plan_mode']")
+    plan.focus()
+    page.keyboard.press("Space")  # keyboard only: a person tabs to the switch and presses Space
+    expect(panel.locator("[data-testid='mw-setting-said-plan_mode']")).to_have_text(
+        "Invalid session settings: plan_mode is not built yet: it arrives with host messages"
+    )
+    expect(plan).not_to_be_checked()  # nothing changed, and the switch says so
+    assert nb.print_value("s.settings.plan_mode") == "False"
+
+    threshold = panel.locator("[data-testid='mw-setting-handoff_threshold']")
+    threshold.fill("2")
+    threshold.press("Enter")
+    threshold.blur()
+    expect(panel.locator("[data-testid='mw-setting-said-handoff_threshold']")).to_have_text(
+        "Preference refused: handoff_threshold must be a number from 0.20 to 0.97, not 2; nothing was changed."
+    )
+    expect(threshold).to_have_value("0.8")
+
+    panel.locator("[data-testid='mw-setting-confirm_delete']").check()
+    expect(panel.locator("[data-testid='mw-settings-status']")).to_have_text(
+        "Preferences saved: confirm_delete true."
+    )
+    assert nb.print_value("open('.mewrk/preferences.yaml').read().strip()") == "confirm_delete: true"
+
+
+def test_settings_panel_edits_a_file_marks_the_refused_line_and_resolves_conflicts(lab, page):
+    nb = Notebook.open(page, lab)
+    root, panel = _open_settings(nb)
+    panel.locator("[data-testid='mw-config-file'] button", has_text="agents/main.yaml").click()
+    area = panel.locator("[data-testid='mw-config-text']")
+    expect(area).to_have_value("model: offline/echo\n")
+    expect(area).to_be_focused()
+
+    area.press("ControlOrMeta+End")
+    area.press_sequentially("tools: [ls\nx: 1\n")
+    area.press("ControlOrMeta+s")
+    problems = panel.locator("[data-testid='mw-config-problems']")
+    expect(problems).to_contain_text("agents/main.yaml: YAML syntax error at line 3, column 2")
+    expect(panel.locator("[data-testid='mw-gutter'] .mw-gutter-error")).to_have_text("3")
+    expect(area).to_have_value("model: offline/echo\ntools: [ls\nx: 1\n")  # the person's text stays
+    assert nb.print_value(f"open({FILE!r}).read()") == "model: offline/echo"
+
+    # Another window changes the file; this panel's save meets the conflict and abandons its text.
+    area.fill("model: offline/tiny\n")
+    nb.run(f"open({FILE!r}, 'w').write('model: offline/big\\n')")
+    panel.locator("[data-testid='mw-config-save']").click()
+    dialog = panel.locator("[data-testid='mw-config-conflict']")
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text("agents/main.yaml changed on disk since you read it")
+    expect(dialog.locator("[data-testid='mw-config-abandon']")).to_be_focused()
+    page.keyboard.press("Enter")  # "Abandon my changes", from the keyboard
+    expect(area).to_have_value("model: offline/big\n")
+    expect(dialog).to_be_hidden()
+
+    # Again, and this time the panel's text wins.
+    area.fill("model: offline/tiny\n")
+    nb.run(f"open({FILE!r}, 'w').write('model: offline/slow\\n')")
+    panel.locator("[data-testid='mw-config-save']").click()
+    expect(dialog).to_be_visible()
+    dialog.locator("[data-testid='mw-config-overwrite']").click()
+    expect(dialog).to_be_hidden()
+    expect(panel.locator("[data-testid='mw-settings-status']")).to_contain_text("Saved agents/main.yaml")
+    assert nb.print_value(f"open({FILE!r}).read()") == "model: offline/tiny"
+
+    # A new file is created through the same checks, then deleted with the version it was saved at.
+    new_path = panel.locator("[data-testid='mw-config-new-path']")
+    new_path.fill("prompts/extra.yaml")
+    new_path.press("Enter")
+    expect(area).to_be_focused()
+    expect(area).to_have_value("")
+    area.press_sequentially("handoff.armed_notice: Soon.\n")
+    area.press("ControlOrMeta+s")
+    status = panel.locator("[data-testid='mw-settings-status']")
+    expect(status).to_have_text("Created prompts/extra.yaml; it is used from the next request on.")
+    expect(panel.locator("[data-testid='mw-config-file']")).to_have_count(2)
+    panel.locator("[data-testid='mw-config-delete']").click()
+    expect(status).to_have_text("Deleted prompts/extra.yaml.")
+    expect(panel.locator("[data-testid='mw-config-file']")).to_have_count(1)
+    assert nb.print_value("os.path.exists('.mewrk/prompts/extra.yaml')") == "False"
+
+    # `%mewrk settings` shows the session's view with its panel open.
+    cell = nb.run("%mewrk settings")
+    expect(cell.locator(".mw-root [data-testid='mw-panel'][data-panel='settings']")).to_be_visible()
+    expect(cell.locator("[data-testid='mw-config-file']")).to_contain_text(["agents/main.yaml"])
+
+
+def test_settings_panel_reads_well_in_the_dark_theme(lab, page):
+    nb = Notebook.open(page, lab)
+    root, panel = _open_settings(nb)
+    panel.locator("[data-testid='mw-config-file'] button", has_text="agents/main.yaml").click()
+    area = panel.locator("[data-testid='mw-config-text']")
+    area.press("ControlOrMeta+End")
+    area.press_sequentially("summarize_at: 3\n")
+    area.press("ControlOrMeta+s")
+    expect(panel.locator("[data-testid='mw-gutter'] .mw-gutter-error")).to_have_text("2")
+    expect(panel.locator("[data-testid='mw-config-problems']")).to_have_text(
+        "Line 2: agents/main.yaml: summarize_at: input should be less than or equal to 1"
+    )
+    panel.locator("[data-testid='mw-setting-plan_mode']").click()  # refused: it stays off
+    expect(panel.locator("[data-testid='mw-setting-said-plan_mode']")).to_contain_text("not built yet")
+    try:
+        switch_theme(page, "JupyterLab Dark")
+        page.wait_for_timeout(300)  # the theme's stylesheet settles; only a bound, nothing is timed
+        low = root.evaluate(LOW_CONTRAST)
+        assert not low, "dark theme, under 4.5:1:\n" + "\n".join(low)
+        path = lab.root / "settings-dark.png"
+        panel.scroll_into_view_if_needed()
+        panel.screenshot(path=str(path))
+        keep_screenshot(path)
+    finally:
+        switch_theme(page, "JupyterLab Light")  # the theme is a user setting: later tests expect light
