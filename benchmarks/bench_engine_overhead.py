@@ -30,7 +30,7 @@ from mewrk_jupyter.engine import session as session_module  # noqa: E402
 from tests.providers.wire import WireServer, anthropic_reply, anthropic_text, chat_reply  # noqa: E402
 
 TOKENS = 2000
-REPEAT = 15
+REPEAT = 25
 WARMUP = 2
 WORDS = [f" w{i % 97}" for i in range(TOKENS)]  # one streamed delta per token
 REPLY = "".join(WORDS)
