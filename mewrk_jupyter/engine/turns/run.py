@@ -44,6 +44,7 @@ from .heartbeat import Heartbeat
 from .parts import SessionParts
 from .runlog import RunLog
 from .window import check_window
+from .workers import Workers
 
 HEARTBEAT_EVERY = 2.0
 FLUSH_EVERY = 0.25  # seconds between writes of streamed text to the store
@@ -57,6 +58,7 @@ CUT_CALL = "This call was cut off by the output limit before its input was compl
 OWNER = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
 # Read at each beat, so that a test can shorten it.
 HEARTBEAT = Heartbeat(lambda: HEARTBEAT_EVERY)
+TURN_THREADS = Workers()
 
 
 class Stopped(Exception):
@@ -64,7 +66,7 @@ class Stopped(Exception):
 
 
 class Run:
-    """One turn of a session, running on its own thread."""
+    """One turn of a session, running on a thread of its own (one kept from an earlier turn, if free)."""
 
     def __init__(
         self,
@@ -91,7 +93,6 @@ class Run:
         self._stopping = False  # the same as _cancel, read as a plain attribute once per streamed token
         self._done = threading.Event()
         self._exchange: Exchange | None = None
-        self._thread: threading.Thread | None = None
         # What the run did, for any client (R5), with known secrets hidden.
         self.log = RunLog(self.timeline.db, self.id, parts.secrets.redact_data)
         # The run's hold on the session's turn: every write it makes checks it (store/fence.py).
@@ -126,8 +127,7 @@ class Run:
                 self._done.set()
                 raise
             self.card_ids.append(self._user.id)
-        self._thread = threading.Thread(target=self._main, name=f"mewrk-{self.id}", daemon=True)
-        self._thread.start()
+        TURN_THREADS.run(self._main)
         HEARTBEAT.add(self)
 
     def cancel(self) -> None:
