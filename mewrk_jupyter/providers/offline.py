@@ -7,6 +7,9 @@ reply. A line in the newest user message can ask for more than an echo:
     long: <n>                          a reply of about n tokens
     think: <text>                      a thinking block before the reply (offline/thinker always thinks)
 
+Asked for a summary of the conversation (the engine's compaction), the model writes a structured one
+(offline_summary.py).
+
 Models: `offline/echo` (the default), `offline/thinker` (signed thinking, like Anthropic's),
 `offline/slow` (streams slowly, for Stop and crash tests), `offline/tiny` (a 2k context window),
 `offline/big` (a 1M window, as the largest vendors' models have: long sessions without a refusal).
@@ -39,6 +42,7 @@ from .base import (
     ToolResultPart,
     UsageEvent,
 )
+from .offline_summary import asks_for_summary, write_summary
 
 MODELS: dict[str, dict[str, Any]] = {
     "echo": {"context_window": 32_000, "thinking": "none", "delay": 0.0},
@@ -163,7 +167,8 @@ def _script(request: ModelRequest, info: ModelInfo) -> Iterator[StreamEvent]:
     thinking = None
     calls: list[tuple[str, dict[str, Any]]] = []
     long_n = 0
-    if user_text is not None and not results:
+    summary = asks_for_summary(request.messages)
+    if user_text is not None and not results and not summary:
         for line in user_text.splitlines():
             if m := _CALL.match(line):
                 calls.append((m.group(1), _params(m.group(2))))
@@ -182,7 +187,10 @@ def _script(request: ModelRequest, info: ModelInfo) -> Iterator[StreamEvent]:
         yield ThinkingDone(index, signature=signature)
         output.append(thinking)
         index += 1
-    reply = _reply_text(request.messages, user_text, results, calls, long_n)
+    if summary:
+        reply = write_summary(request.messages)
+    else:
+        reply = _reply_text(request.messages, user_text, results, calls, long_n)
     yield from (TextDelta(index, w) for w in _words(reply))
     output.append(reply)
     index += 1
