@@ -208,6 +208,9 @@ export class TimelineView {
       case "preferences":
         this.actions.confirmDelete = !!msg.confirm_delete;
         return;
+      case "status":
+        this.composer.setStatus(msg.text);
+        return;
       case "context":
         this.showContext(msg);
         return;
