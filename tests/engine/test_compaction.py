@@ -3,6 +3,8 @@ every refusal, undo, a second compaction, the agent's `summarize_at` threshold, 
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 import mewrk_jupyter as mw
@@ -107,15 +109,14 @@ def test_a_compaction_is_refused_while_a_turn_runs(workspace):
     s.configure(model="offline/slow")
     run = s.send("long: 400", wait=False)
     try:
-        before = store_of(s)
         with pytest.raises(mw.SessionBusy) as err:
             s.compact()
         assert str(err.value) == TURN_RUNS
-        assert store_of(s)[2] == before[2]  # no request was sent for a summary
-        assert not any(c.kind == "summary_divider" for c in s.cards)
     finally:
         s.stop()
         run.wait()
+    assert all(INSTRUCTION not in str(h.request) for h in s.history)  # no summary was asked for
+    assert not any(c.kind == "summary_divider" for c in s.cards)
 
 
 def test_a_compaction_is_refused_while_an_approval_waits(workspace):
@@ -237,3 +238,22 @@ def test_compact_from_the_composer_and_the_magic_says_what_it_did(workspace):
         mw.NothingToCompact, match="^Nothing worth compacting: the conversation has 0 messages"
     ):
         run_command(s, "/compact")
+
+
+def test_stop_during_a_turns_summary_ends_the_turn_stopped_and_places_no_divider(workspace):
+    write_agent(workspace, 0.14)
+    s = mw.Session.new()
+    chat(s)
+    s.configure(model="offline/slow")  # the summary is written word by word: there is time to stop it
+    statuses = []
+    s.subscribe(lambda e: statuses.append(e.text) if isinstance(e, StatusChanged) else None)
+    run = s.send("go on", wait=False)
+    deadline = time.monotonic() + 10
+    while COMPACTING not in statuses and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert s.stop()
+    run.wait()
+    assert run.state == "stopped" and run.error is None
+    assert statuses == [COMPACTING, None]
+    assert [c.kind for c in s.cards].count("summary_divider") == 0
+    assert s.history[-1].response["compaction"] == "summary"  # what was sent is in the history

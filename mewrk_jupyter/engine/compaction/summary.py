@@ -102,7 +102,12 @@ class Summary:
         provider, info = resolve(self.parts.settings.value.model, self.parts.workspace.home)
         timeline.emit(StatusChanged(timeline.session_id, COMPACTING))
         try:
-            written = self.write(provider, info, cards, watch)
+            try:
+                written = self.write(provider, info, cards, watch)
+            except MewrkError:
+                if cancelled():  # Stop closed the exchange: the turn ends stopped, not failed
+                    return None
+                raise
             if cancelled():
                 return None
             divider = self.divider(cards, written)
