@@ -42,7 +42,7 @@ from .base import (
     ToolResultPart,
     UsageEvent,
 )
-from .offline_summary import asks_for_summary, write_summary
+from .offline_summary import asks_for_summary, is_summary, write_summary
 
 MODELS: dict[str, dict[str, Any]] = {
     "echo": {"context_window": 32_000, "thinking": "none", "delay": 0.0},
@@ -125,10 +125,11 @@ class OfflineProvider(Provider):
 
 
 def _last_user_text(messages: list[Message]) -> str | None:
-    """The text of the newest user message, or None when the request ends with the model's own turn."""
+    """The text of the newest user message, or None when the request ends with the model's own turn; a
+    summary of the earlier conversation it begins with is the engine's, not the person's words."""
     if not messages or messages[-1].role != "user":
         return None
-    return "\n".join(p.text for p in messages[-1].parts if isinstance(p, TextPart))
+    return "\n".join(p.text for p in messages[-1].parts if isinstance(p, TextPart) and not is_summary(p.text))
 
 
 def _tool_results(messages: list[Message]) -> list[ToolResultPart]:
@@ -237,5 +238,9 @@ def _reply_text(
         before = _last_assistant_text(messages).strip()
         tail = before[-80:] if before else "nothing yet"
         return f"Continuing from the timeline as it stands (last words: “{tail}”)."
+    if not user_text.strip() and any(
+        isinstance(p, TextPart) and is_summary(p.text) for p in messages[-1].parts
+    ):
+        return "Going on from the summary of the earlier conversation."
     count = len(messages)
     return f"You said: “{user_text.strip()}”\n\n(offline echo; I read {count} message{'s' * (count != 1)}.)"

@@ -42,6 +42,11 @@ def asks_for_summary(messages: list[Message]) -> bool:
     return bool(texts) and texts[-1].lstrip().startswith(SUMMARY_REQUEST)
 
 
+def is_summary(text: str) -> bool:
+    """Whether a text is the summary a compacted request carries in place of the earlier conversation."""
+    return _SUMMARY.search(text) is not None
+
+
 def _clip(text: str, limit: int) -> str:
     line = " ".join(text.split())
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
@@ -71,7 +76,7 @@ def write_summary(messages: list[Message]) -> str:
             if isinstance(part, TextPart) and message.role == "user":
                 if part.text.lstrip().startswith(SUMMARY_REQUEST):
                     continue
-                if found := _SUMMARY.search(part.text):
+                if found := _SUMMARY.search(part.text):  # an earlier summary: folded into this one
                     earlier = _sections(found.group(1))
                     continue
                 text = _REMINDER.sub("", part.text).strip()

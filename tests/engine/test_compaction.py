@@ -13,6 +13,7 @@ from mewrk_jupyter.engine.compaction import COMPACTING
 from mewrk_jupyter.engine.compaction.prompt import INSTRUCTION
 from mewrk_jupyter.engine.compaction.summary import APPROVAL_WAITS, TURN_RUNS
 from mewrk_jupyter.engine.events import StatusChanged
+from mewrk_jupyter.engine.history_summary import summarise
 from mewrk_jupyter.widget.commands import run_command
 
 LONG = "long: 900"  # each reply about 900 tokens: five exchanges make a context worth compacting
@@ -59,6 +60,7 @@ def test_compact_places_a_divider_and_later_requests_carry_the_summary_instead_o
     # The summary call: the conversation as the next request would carry it, with the question at its end.
     call = s.history[-1]
     assert call.response["compaction"] == "summary"
+    assert summarise(call, None).title == f"Request {call.number} · compaction summary"  # the history says so
     assert call.request["system"][-1] == "Answer briefly."
     assert texts(call.request["messages"][-1])[-1] == INSTRUCTION
     assert len(call.request["messages"]) == 11
@@ -71,6 +73,7 @@ def test_compact_places_a_divider_and_later_requests_carry_the_summary_instead_o
     summary, question = texts(only)
     assert summary == f"{SUMMARY_OPENING}\n\n<summary>\n{divider.summary}\n</summary>"
     assert question == "and now?"
+    assert s.cards[-1].text.startswith("You said: “and now?”")  # the offline echo leaves the summary out
     assert s.context.next_request < 1500  # the dashboard's next request shrank with it
 
 
@@ -202,6 +205,7 @@ def test_at_summarize_at_the_turn_compacts_before_its_request(workspace):
     run = s.send("go on")  # the check before this request finds the last one past the threshold
     kinds = [c.kind for c in s.cards]
     assert kinds[-3:] == ["user_input", "summary_divider", "model_reply"]  # cut after the new question
+    assert s.cards[-1].text == "Going on from the summary of the earlier conversation."  # the offline echo
     divider = s.cards[-2]
     assert divider.covered == 11 and divider.tokens_saved > 3000  # with its numbers at once
     summary_call, request = s.history[-2], s.history[-1]

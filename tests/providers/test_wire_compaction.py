@@ -13,7 +13,14 @@ from mewrk_jupyter.engine.assembly.cut import SUMMARY_OPENING
 from mewrk_jupyter.engine.compaction.prompt import INSTRUCTION
 
 from .vendors import write_vendor
-from .wire import anthropic_reply, anthropic_usage, chat_reply, chat_usage
+from .wire import (
+    anthropic_reply,
+    anthropic_usage,
+    chat_reply,
+    chat_usage,
+    responses_reply,
+    responses_usage,
+)
 
 SUMMARY = "## Goal\n- Plan the trip.\n\n## Next step\n- Book the train."
 SECOND = "## Goal\n- Plan the trip.\n\n## Next step\n- Pack."
@@ -46,7 +53,7 @@ def texts(content: str | list[dict[str, Any]]) -> list[str]:
     """The text blocks of a message's content, as either protocol sends it."""
     if isinstance(content, str):
         return [content]
-    return [block["text"] for block in content if block.get("type") == "text"]
+    return [block["text"] for block in content if block.get("type") in ("text", "input_text", "output_text")]
 
 
 def plain(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -198,3 +205,32 @@ def test_anthropic_at_summarize_at_the_turn_compacts_before_its_request(vendors,
     vendors.enqueue(anthropic_reply("Fine.", usage=anthropic_usage(600, 10)))
     s.send("And?")  # 500 tokens now: no second summary
     assert len(vendors.requests) == 5
+
+
+def test_openai_responses_the_request_after_a_summary_carries_it_and_not_the_cards(vendors, workspace):
+    write_vendor(
+        workspace,
+        "openai",
+        "openai-responses",
+        vendors.openai_base_url,
+        "  gpt-test: {context_window: 100000}\n",
+        "TEST_KEY",
+    )
+    s = mw.Session.new("openai/gpt-test")
+    for i, size in enumerate([3000, 6000]):
+        vendors.enqueue(responses_reply(f"Answer {i}.", usage=responses_usage(size, 20)))
+        s.send(f"Question {i}?{NOTES}")
+    vendors.enqueue(responses_reply(SUMMARY, usage=responses_usage(6100, 40)))
+    divider = s.compact()
+    call = vendors.json_bodies()[-1]
+    assert [texts(item["content"]) for item in call["input"] if item.get("role") == "user"][-1] == [
+        INSTRUCTION
+    ]
+    assert divider.tokens_saved > 0
+
+    vendors.enqueue(responses_reply("Booked.", usage=responses_usage(400, 10)))
+    s.send("Next?")
+    sent = vendors.json_bodies()[-1]
+    assert [(item.get("role"), texts(item["content"])) for item in sent["input"]] == [
+        ("user", [summarised(SUMMARY), "Next?"])
+    ]
