@@ -11,9 +11,10 @@ import mewrk_jupyter as mw
 from mewrk_jupyter.engine.assembly.cut import SUMMARY_OPENING
 from mewrk_jupyter.engine.compaction import COMPACTING
 from mewrk_jupyter.engine.compaction.prompt import INSTRUCTION
-from mewrk_jupyter.engine.compaction.summary import APPROVAL_WAITS, TURN_RUNS
+from mewrk_jupyter.engine.compaction.summary import APPROVAL_WAITS, CHANGED, STARTED, TURN_RUNS
 from mewrk_jupyter.engine.events import StatusChanged
 from mewrk_jupyter.engine.history_summary import summarise
+from mewrk_jupyter.store import runs as run_rows
 from mewrk_jupyter.widget.commands import run_command
 
 LONG = "long: 900"  # each reply about 900 tokens: five exchanges make a context worth compacting
@@ -261,3 +262,43 @@ def test_stop_during_a_turns_summary_ends_the_turn_stopped_and_places_no_divider
     assert statuses == [COMPACTING, None]
     assert [c.kind for c in s.cards].count("summary_divider") == 0
     assert s.history[-1].response["compaction"] == "summary"  # what was sent is in the history
+
+
+def on_compacting(s: mw.Session, act) -> None:
+    """Call `act` once, while the summary is being written."""
+    done = []
+
+    def listener(event) -> None:
+        if isinstance(event, StatusChanged) and event.text == COMPACTING and not done:
+            done.append(True)
+            act()
+
+    s.subscribe(listener)
+
+
+def test_a_change_while_the_summary_is_written_places_no_divider(workspace):
+    s = mw.Session.new("offline/echo")
+    chat(s)
+    on_compacting(s, lambda: s.insert(mw.UserInput(text="typed meanwhile")))
+    with pytest.raises(mw.SessionBusy) as err:
+        s.compact()
+    assert str(err.value) == CHANGED
+    assert [c.kind for c in s.cards].count("summary_divider") == 0
+    assert s.cards[-1].text == "typed meanwhile"  # what changed meanwhile is kept
+
+
+def test_a_turn_started_elsewhere_while_the_summary_is_written_places_no_divider(workspace):
+    s = mw.Session.new("offline/echo")
+    chat(s)
+
+    def another_window_starts_a_turn() -> None:
+        with s.stored_timeline.db.tx() as conn:
+            run_rows.claim_turn(conn, s.id, "run_elsewhere", "elsewhere:1")
+
+    on_compacting(s, another_window_starts_a_turn)
+    with pytest.raises(mw.SessionBusy) as err:
+        s.compact()
+    assert str(err.value) == STARTED
+    assert [c.kind for c in s.cards].count("summary_divider") == 0
+    with s.stored_timeline.db.tx() as conn:
+        run_rows.end_run(conn, "run_elsewhere", "done", None)

@@ -33,6 +33,7 @@ from ..assembly.cut import messages_of, since_last_summary
 from ..events import CardAdded, StatusChanged
 from ..turns.fold import ResponseState, accumulate, finish, record
 from ..turns.parts import SessionParts
+from ..turns.status import state_of
 from .prompt import INSTRUCTION, summary_request
 
 COMPACTING = "Compacting the conversation…"
@@ -49,6 +50,10 @@ APPROVAL_WAITS = (
     "first, then compact."
 )
 CHANGED = "The timeline changed while the summary was being written, so nothing was compacted: compact again."
+STARTED = (
+    "A turn started while the summary was being written, so nothing was compacted: compact again once it "
+    "ends."
+)
 NO_SUMMARY = "The model answered without writing a summary, so nothing was compacted: compact again."
 CUT_OFF = "The summary was cut off at the model's output limit, so nothing was compacted."
 
@@ -174,6 +179,8 @@ class Summary:
         timeline, sid = self.parts.timeline, self.parts.session_id
 
         def write(conn: Any) -> str:
+            if rev is not None and state_of(conn, sid) == "running":  # another window's turn, say
+                raise SessionBusy(STARTED)
             if rev is not None and session_rows.get_rev(conn, sid) != rev:
                 raise SessionBusy(CHANGED)
             key = card_rows.key_for_insert(conn, sid, before=None, after=None)
