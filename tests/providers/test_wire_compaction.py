@@ -14,6 +14,7 @@ from mewrk_jupyter.engine.compaction.prompt import INSTRUCTION
 
 from .vendors import write_vendor
 from .wire import (
+    anthropic_error,
     anthropic_reply,
     anthropic_usage,
     chat_reply,
@@ -234,3 +235,16 @@ def test_openai_responses_the_request_after_a_summary_carries_it_and_not_the_car
     assert [(item.get("role"), texts(item["content"])) for item in sent["input"]] == [
         ("user", [summarised(SUMMARY), "Next?"])
     ]
+
+
+def test_anthropic_a_failed_summary_call_places_no_divider_and_says_so(vendors):
+    s = mw.Session.new("anthropic/claude-test")
+    claude_chat(vendors, s, [3000, 6000])
+    cards = list(s.cards)
+    vendors.enqueue(*[anthropic_error(500, "boom", retry_after_ms=10) for _ in range(3)])
+    with pytest.raises(mw.ProviderError) as err:
+        s.compact()
+    assert str(err.value).startswith("The summary could not be written, so nothing was compacted: ")
+    assert "HTTP 500: boom" in str(err.value)
+    assert list(s.cards) == cards
+    assert s.history[-1].error and s.history[-1].response["compaction"] == "summary"
