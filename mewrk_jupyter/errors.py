@@ -77,3 +77,7 @@ class WorkspaceNotTrusted(ConfigError):
 
 class ContextTooLarge(MewrkError):
     """A request would not fit the model's context window, so it was not sent; the sentence gives both sizes."""
+
+
+class NothingToCompact(MewrkError):
+    """A compaction was refused: the conversation is too short for a summary to save anything (C6)."""

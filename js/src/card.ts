@@ -110,7 +110,8 @@ export function cardBody(card: CardPayload, opts: BodyOptions): HTMLElement {
       if (card.covered) parts.push(`${card.covered} earlier message${card.covered === 1 ? "" : "s"}`);
       parts.push("compacted into a summary");
       if (card.tokens_saved != null) parts.push(`≈${formatTokens(card.tokens_saved)} tokens saved`);
-      return h("div", { class: "mw-divider-line" }, `──── ${parts.join(" · ")} ────`);
+      // A rule across the timeline with the line in its middle; the summary itself is never shown.
+      return h("div", { class: "mw-divider-line", role: "separator", "data-testid": "mw-divider" }, h("span", {}, parts.join(" · ")));
     }
     case "approval":
       return approvalBody(card, opts.reason ?? "");

@@ -51,6 +51,7 @@ export class Composer {
   private readonly fileInput: HTMLInputElement;
   private readonly chips: HTMLElement;
   private readonly warning: HTMLElement;
+  private readonly status: HTMLElement;
   private readonly hints: HTMLElement;
   private files: File[] = [];
   private pasted = new Map<number, string>();
@@ -83,6 +84,9 @@ export class Composer {
     this.fileInput = h("input", { type: "file", multiple: "", hidden: "", "data-testid": "mw-file" });
     this.chips = h("div", { class: "mw-chips", "data-testid": "mw-chips" });
     this.warning = h("div", { class: "mw-composer-warning", role: "status", "data-testid": "mw-vision" });
+    // What the engine is doing beside the cards (e.g. `Compacting the conversation…`), while it does it.
+    this.status = h("div", { class: "mw-composer-status", role: "status", "data-testid": "mw-status" });
+    this.status.hidden = true;
     this.hints = h("div", { class: "mw-hints", role: "listbox", "aria-label": "Commands", "data-testid": "mw-hints" });
     this.hints.hidden = true;
     const buttons = h("div", { class: "mw-composer-buttons" }, this.sendButton, this.stopButton, this.attachButton);
@@ -92,6 +96,7 @@ export class Composer {
       this.hints,
       this.chips,
       this.warning,
+      this.status,
       h("div", { class: "mw-composer" }, this.input, buttons, this.fileInput),
     );
     this.bind();
@@ -136,6 +141,12 @@ export class Composer {
     this.running = running;
     this.sendButton.disabled = this.lost || !ready || running || this.busy;
     this.stopButton.disabled = this.lost || !running;
+  }
+
+  /** Show what the engine is doing beside the cards; null hides the line. */
+  setStatus(text: string | null): void {
+    this.status.textContent = text ?? "";
+    this.status.hidden = !text;
   }
 
   /** The kernel is gone: nothing can be sent or stopped from here; what was typed stays to be copied. */

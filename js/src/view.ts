@@ -212,6 +212,9 @@ export class TimelineView {
         this.actions.confirmDelete = !!msg.confirm_delete;
         if (this.panels.current === "settings") this.panels.refresh(); // changed elsewhere: the panel follows
         return;
+      case "status":
+        this.composer.setStatus(msg.text);
+        return;
       case "context":
         this.showContext(msg);
         return;

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from .inert import inert_markdown
-from .words import label
+from .words import divider_text, label
 
 
 def new_card_id() -> str:
@@ -149,13 +149,24 @@ class HostMessage(Card):
 
 
 class SummaryDivider(Card):
-    """Marks where the model reads a summary instead of the cards above (C6)."""
+    """Marks where the model reads a summary instead of the cards above (C6).
+
+    The summary is the model's working material, not part of the conversation a person reads: views show
+    the divider's line, and requests carry the summary in place of the cards above it.
+    """
 
     kind: Literal["summary_divider"] = "summary_divider"
     origin: Literal["person", "model", "engine"] = "engine"
     summary: str = ""
-    covered: int = 0
-    tokens_saved: int | None = None
+    covered: int = 0  # the messages above the divider that the summary stands for
+    tokens_saved: int | None = None  # an estimate; None when it could not be measured
+
+    def title_line(self) -> str:
+        """The divider's line: how many messages it covers and about how many tokens it saves."""
+        return divider_text(self.covered, self.tokens_saved)
+
+    def _repr_markdown_(self) -> str:
+        return f"──── {self.title_line()} ────"
 
 
 class Handoff(Card):

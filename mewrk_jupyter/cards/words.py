@@ -68,3 +68,21 @@ def cards_of(kinds: list[str]) -> str:
     if len(set(kinds)) == 1:
         return count_kind(len(kinds), kinds[0])
     return count(len(kinds), "card")
+
+
+def format_tokens(n: int) -> str:
+    """Tokens as people read them: 950, 1.2k, 18k, 131k."""
+    if n < 1000:
+        return str(n)
+    if n < 10_000:
+        return f"{n / 1000:.1f}".rstrip("0").rstrip(".") + "k"
+    return f"{round(n / 1000)}k"
+
+
+def divider_text(covered: int, tokens_saved: int | None) -> str:
+    """A summary divider's line: "12 earlier messages · compacted into a summary · ≈62k tokens saved"."""
+    parts = [count(covered, "earlier message")] if covered else []
+    parts.append("compacted into a summary")
+    if tokens_saved is not None:
+        parts.append(f"≈{format_tokens(tokens_saved)} tokens saved")
+    return " · ".join(parts)

@@ -121,7 +121,13 @@ COMMANDS: dict[str, Command] = {
             synopsis_on=((COMPOSER, ""),),  # the widget's panel lists the requests and opens each one
         ),
         Command("context", "", "how full the context window is, by card kind", timeline.context),
-        Command("compact", "", "summarise the older messages in place", timeline.compact, needs="compact"),
+        Command(
+            "compact",
+            "",
+            "summarise the conversation so far: later requests carry the summary instead of the cards above",
+            timeline.compact,
+            needs="compact",
+        ),
         Command(
             "approve",
             "[REASON]",

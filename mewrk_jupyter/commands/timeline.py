@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..cards.inert import inert_inline
 from ..cards.models import Card
 from ..cards.words import cards_of, count, label, noun
+from ..engine.compaction import compacted
 from ..engine.history_summary import full_markdown, previous_request, summarise
 from ..engine.navigation import copy_session
 from ..engine.session import Session
@@ -120,9 +121,8 @@ def context(_call: Call) -> Result:
 
 
 def compact(call: Call) -> Result:
-    """`compact`: the older messages summarised in place."""
-    done = call.current.compact()  # type: ignore[attr-defined]  # offered only where the session has it
-    return Result(done if isinstance(done, str) else "Compacted.")
+    """`compact`: the conversation so far summarised in place, behind a divider."""
+    return Result(compacted(call.current.compact()))
 
 
 def help_(_call: Call) -> Result:

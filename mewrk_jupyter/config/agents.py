@@ -12,9 +12,10 @@ class AgentConfig(ConfigModel):
     """One agent; its name is the file's stem."""
 
     model: str
-    # 0 means the agent never compacts by itself; `/compact` still works (C6). Automatic compaction is
-    # not built yet, so a file may only say 0; the default is the threshold it will have.
-    summarize_at: float = Field(default=0.8, ge=0, le=1)
+    # The share of the model's window at which the agent summarises its conversation in place by itself;
+    # 0 (the default): never by itself, leaving it to auto-compaction into a new session; `/compact` works
+    # anyway (C6).
+    summarize_at: float = Field(default=0, ge=0, le=1)
     # None: the engine's default tool set.
     tools: list[str] | None = None
     safety_level: str | None = None
@@ -26,18 +27,6 @@ class AgentConfig(ConfigModel):
         vendor, _, name = value.partition("/")
         if not vendor or not name:
             raise invalid(f"model must be named `vendor/model`, e.g. `offline/echo`; got {value!r}", "model")
-        return value
-
-    @field_validator("summarize_at")
-    @classmethod
-    def _summarize_at(cls, value: float) -> float:
-        # Accepting a threshold that nothing acts on would let a person believe the agent compacts.
-        if value != 0:
-            raise invalid(
-                f"summarize_at: the engine does not compact a conversation by itself yet, so nothing "
-                f"would happen at {value:g}; write 0 (never by itself) or leave the field out",
-                "summarize_at",
-            )
         return value
 
     @field_validator("tools")

@@ -106,8 +106,26 @@ class SettingsChanged:
     changed: tuple[str, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class StatusChanged:
+    """What the engine is doing beside a turn's cards, for the composer (`Compacting the conversation…`);
+    None: it is done."""
+
+    kind: ClassVar[Literal["status"]] = "status"
+    session_id: str
+    text: str | None
+
+
 SessionEvent = (
-    CardAdded | CardChanged | CardRemoved | TextDelta | StateChanged | Notice | Reloaded | SettingsChanged
+    CardAdded
+    | CardChanged
+    | CardRemoved
+    | TextDelta
+    | StateChanged
+    | Notice
+    | Reloaded
+    | SettingsChanged
+    | StatusChanged
 )
 
 Listener = Callable[[SessionEvent], None]

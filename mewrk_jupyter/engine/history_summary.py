@@ -224,7 +224,9 @@ def summarise(entry: HistoryEntry, previous: HistoryEntry | None, compare: bool 
     return RequestSummary(
         number=entry.number,
         entry_id=entry.id,
-        title=f"Request {entry.number}",
+        # A request that asked for a summary to compact the conversation (C6) says so.
+        title=f"Request {entry.number}"
+        + (" · compaction summary" if (entry.response or {}).get("compaction") else ""),
         meta=_meta(entry),
         sizes=" · ".join(sizes),
         changes=changes,

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from ..cards.inert import code_block, code_span, inert_inline, inert_markdown
-from ..cards.models import Approval, Card, ModelReply, Thinking, ToolCall
+from ..cards.models import Approval, Card, ModelReply, SummaryDivider, Thinking, ToolCall
 from ..cards.words import count, label
 
 # Kinds a person types as plain lines; a model's reply is Markdown and is shown as the model wrote it
@@ -80,7 +80,9 @@ def card_markdown(card: Card, not_sent: str | None = None) -> str:
         return f"{head}\n\n{code_span(card.title_line())}\n\n{code_block(result)}"
     if card.kind == "host_message":
         return f"{head} · {inert_inline(getattr(card, 'text', ''))}"
-    text = getattr(card, "text", "") or getattr(card, "summary", "")
+    if isinstance(card, SummaryDivider):  # the summary is the model's material: the divider shows its line
+        return f"{head} · ──── {card.title_line()} ────"
+    text = getattr(card, "text", "")
     if isinstance(card, Thinking):
         return f"{head}\n\n{_quote(inert_markdown(text))}"
     if card.kind in PERSON_WRITTEN:

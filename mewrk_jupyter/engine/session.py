@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from ..cards.models import Approval, Card
+from ..cards.models import Approval, Card, SummaryDivider
 from ..cards.order import key_between
 from ..config.policy import Tier
 from ..errors import InvalidInput, MewrkError, SessionNotFound
@@ -25,6 +25,7 @@ from .admission import admit
 from .agent import agent_of, agent_start
 from .assembly.context import ContextInfo, measure, session_spending
 from .catalog import history_entry_of
+from .compaction import AutoSummary, compact_in_place
 from .configure import changed_fields, changed_settings
 from .display import make_view, view_bundle
 from .events import Listener, SessionState, SettingsChanged
@@ -78,7 +79,7 @@ class Session:
             workspace, self._settings, self.stored_timeline, status, toolbox, approvals
         )
         self._edits = TimelineEdits(self.stored_timeline, status.check_idle, approvals)
-        self._turns = TurnControl(self._parts, session=self)
+        self._turns = TurnControl(self._parts, session=self, before_request=AutoSummary(self._parts))
 
     # ---- opening -------------------------------------------------------------------------------
 
@@ -299,6 +300,14 @@ class Session:
     def redo(self) -> str:
         """Apply again the step this session undid last; returns what was redone."""
         return self._edits.redo()
+
+    def compact(self) -> SummaryDivider:
+        """Summarise the conversation in place (C6): one call to the session's model writes a summary, and
+        the divider placed after the last card makes requests carry it instead of every card above (they
+        stay on the timeline). Refused, changing nothing, with too little to compact (fewer than 4
+        messages or about 4k tokens), while a turn runs or an approval waits; undo takes it back."""
+        self._settings.refresh()  # the summary is written by the model as stored, whoever changed it last
+        return compact_in_place(self._parts)
 
     def branch(self, at: str | Card) -> Session:
         """A new session whose timeline is this one up to and including the card `at` (T11)."""

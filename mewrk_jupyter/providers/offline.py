@@ -7,6 +7,9 @@ reply. A line in the newest user message can ask for more than an echo:
     long: <n>                          a reply of about n tokens
     think: <text>                      a thinking block before the reply (offline/thinker always thinks)
 
+Asked for a summary of the conversation (the engine's compaction), the model writes a structured one
+(offline_summary.py).
+
 Models: `offline/echo` (the default), `offline/thinker` (signed thinking, like Anthropic's),
 `offline/slow` (streams slowly, for Stop and crash tests), `offline/tiny` (a 2k context window),
 `offline/big` (a 1M window, as the largest vendors' models have: long sessions without a refusal).
@@ -39,6 +42,7 @@ from .base import (
     ToolResultPart,
     UsageEvent,
 )
+from .offline_summary import asks_for_summary, is_summary, write_summary
 
 MODELS: dict[str, dict[str, Any]] = {
     "echo": {"context_window": 32_000, "thinking": "none", "delay": 0.0},
@@ -121,10 +125,11 @@ class OfflineProvider(Provider):
 
 
 def _last_user_text(messages: list[Message]) -> str | None:
-    """The text of the newest user message, or None when the request ends with the model's own turn."""
+    """The text of the newest user message, or None when the request ends with the model's own turn; a
+    summary of the earlier conversation it begins with is the engine's, not the person's words."""
     if not messages or messages[-1].role != "user":
         return None
-    return "\n".join(p.text for p in messages[-1].parts if isinstance(p, TextPart))
+    return "\n".join(p.text for p in messages[-1].parts if isinstance(p, TextPart) and not is_summary(p.text))
 
 
 def _tool_results(messages: list[Message]) -> list[ToolResultPart]:
@@ -163,7 +168,8 @@ def _script(request: ModelRequest, info: ModelInfo) -> Iterator[StreamEvent]:
     thinking = None
     calls: list[tuple[str, dict[str, Any]]] = []
     long_n = 0
-    if user_text is not None and not results:
+    summary = asks_for_summary(request.messages)
+    if user_text is not None and not results and not summary:
         for line in user_text.splitlines():
             if m := _CALL.match(line):
                 calls.append((m.group(1), _params(m.group(2))))
@@ -182,7 +188,10 @@ def _script(request: ModelRequest, info: ModelInfo) -> Iterator[StreamEvent]:
         yield ThinkingDone(index, signature=signature)
         output.append(thinking)
         index += 1
-    reply = _reply_text(request.messages, user_text, results, calls, long_n)
+    if summary:
+        reply = write_summary(request.messages)
+    else:
+        reply = _reply_text(request.messages, user_text, results, calls, long_n)
     yield from (TextDelta(index, w) for w in _words(reply))
     output.append(reply)
     index += 1
@@ -229,5 +238,9 @@ def _reply_text(
         before = _last_assistant_text(messages).strip()
         tail = before[-80:] if before else "nothing yet"
         return f"Continuing from the timeline as it stands (last words: “{tail}”)."
+    if not user_text.strip() and any(
+        isinstance(p, TextPart) and is_summary(p.text) for p in messages[-1].parts
+    ):
+        return "Going on from the summary of the earlier conversation."
     count = len(messages)
     return f"You said: “{user_text.strip()}”\n\n(offline echo; I read {count} message{'s' * (count != 1)}.)"

@@ -75,10 +75,15 @@ def load_entry(conn: sqlite3.Connection, session_id: str, entry_id: int) -> dict
 
 
 def last_answered(conn: sqlite3.Connection, session_id: str) -> tuple[int, dict[str, Any]] | None:
-    """The id and usage figures of the session's most recent answered request, or None."""
+    """The id and usage figures of the session's most recent answered request of a turn, or None.
+
+    A request that wrote a summary (its response marked `compaction`) carried the conversation with a
+    question the next request will not ask: it says nothing of the context's size, and is passed over.
+    """
     row = conn.execute(
         "SELECT id, json_extract(response, '$.usage') FROM history "
-        "WHERE session_id = ? AND json_extract(response, '$.usage') IS NOT NULL ORDER BY id DESC LIMIT 1",
+        "WHERE session_id = ? AND json_extract(response, '$.usage') IS NOT NULL "
+        "AND json_extract(response, '$.compaction') IS NULL ORDER BY id DESC LIMIT 1",
         (session_id,),
     ).fetchone()
     return (int(row[0]), json.loads(row[1])) if row else None

@@ -21,6 +21,7 @@ from ..engine.events import (
     SessionEvent,
     SettingsChanged,
     StateChanged,
+    StatusChanged,
     TextDelta,
 )
 from ..engine.preferences import preferences_at
@@ -217,6 +218,9 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                 case Notice(text=text, level=level):
                     self._deltas.flush()
                     self._tell(protocol.NoticeMsg(level=level, text=text))
+                case StatusChanged(text=status):
+                    self._deltas.flush()
+                    self._tell(protocol.StatusMsg(text=status))
 
     def _restate_unsent(self, unsent: dict[str, str]) -> None:
         """Patch the cards whose "not sent" note changed: a change above a signed block reaches below it."""

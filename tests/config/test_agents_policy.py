@@ -12,7 +12,7 @@ def test_an_agent_with_defaults(home, write):
     write("agents/main.yaml", "model: anthropic/claude-sonnet-4-5\n")
     agent = load_config(home).agent("main")
     assert agent.model == "anthropic/claude-sonnet-4-5"
-    assert agent.summarize_at == 0.8
+    assert agent.summarize_at == 0  # never compacts by itself unless the file says so (C6)
     assert (agent.tools, agent.safety_level, agent.system_prompt) == (None, None, None)
 
 
@@ -40,13 +40,9 @@ def test_summarize_at_is_between_0_and_1(value):
 
 
 @pytest.mark.parametrize("value", [0.8, 0.5, 1])
-def test_a_summarize_at_threshold_is_refused_until_the_engine_compacts_by_itself(value):
-    with pytest.raises(ConfigError) as err:
-        validate_file("agents", f"model: offline/echo\nsummarize_at: {value}\n", name="main")
-    assert str(err.value) == (
-        "agents/main.yaml: summarize_at: the engine does not compact a conversation by itself yet, "
-        f"so nothing would happen at {value:g}; write 0 (never by itself) or leave the field out"
-    )
+def test_a_summarize_at_threshold_is_taken(value):
+    agent = validate_file("agents", f"model: offline/echo\nsummarize_at: {value}\n", name="main")
+    assert agent.summarize_at == value  # the engine summarises in place at that share of the window (C6)
 
 
 @pytest.mark.parametrize("model", ["claude", "anthropic/", "/claude"])

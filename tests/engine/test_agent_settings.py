@@ -83,16 +83,9 @@ def test_an_agents_unknown_safety_level_is_refused_naming_the_file(workspace):
     assert new_quietly(safety_level="default").settings.safety_level == "default"
 
 
-def test_a_summarize_at_threshold_is_refused_because_nothing_compacts_by_itself(workspace):
+def test_a_summarize_at_threshold_makes_a_session_without_a_notice(workspace):
     write(workspace, "agents/main.yaml", "model: offline/echo\nsummarize_at: 0.8\n")
-    with pytest.raises(
-        mw.ConfigError,
-        match=r"^agents/main.yaml: summarize_at: the engine does not compact a conversation by itself yet, "
-        r"so nothing would happen at 0.8; write 0 \(never by itself\) or leave the field out$",
-    ):
-        mw.Session.new()
-    write(workspace, "agents/main.yaml", "model: offline/echo\nsummarize_at: 0\n")
-    assert new_quietly().settings.model == "offline/echo"
+    assert new_quietly().settings.model == "offline/echo"  # the engine acts on it: nothing to warn about
 
 
 def test_the_box_container_is_refused_until_it_exists(workspace):

@@ -71,6 +71,8 @@ KERNEL_EXAMPLES: list[protocol.SentModel] = [
     protocol.StateMsg(state="running"),
     protocol.NoticeMsg(level="error", text="The stream broke off."),
     protocol.PreferencesMsg(confirm_delete=True),
+    protocol.StatusMsg(text="Compacting the conversation…"),
+    protocol.StatusMsg(text=None),
     CONTEXT,
     protocol.ResultMsg(
         for_="v1",

@@ -1,5 +1,7 @@
 """Request assembly (T1, T2): project the timeline, top to bottom, into a neutral request.
 
+Above a summary divider the request carries its summary instead of the cards (C6, cut.py).
+
 Cards go out as they stand; the `edited` flag and every other person-only field stay behind, so the
 model cannot tell an edited card from one it wrote (T6). Cards of one model response (same
 `response_id`) form one assistant message; tool results follow in the next user message, first.
@@ -18,6 +20,7 @@ from ...cards.models import (
     Handoff,
     HostMessage,
     ModelReply,
+    SummaryDivider,
     SystemPrompt,
     Thinking,
     ToolCall,
@@ -36,10 +39,12 @@ from ...providers.base import (
     ToolUsePart,
 )
 from .attachments import attachment_part
+from .cut import read_cards, summary_message
 from .prefix import PrefixSection
 
-# Kinds the person sees but the model does not read (they carry no context of their own).
-NOT_SENT = ("approval", "preview", "subagent", "summary_divider", "native_compaction")
+# Kinds the person sees but the model does not read (they carry no context of their own). A summary
+# divider is read: its summary stands in for the cards above it (cut.py).
+NOT_SENT = ("approval", "preview", "subagent", "native_compaction")
 
 NO_RESULT = "(no result was recorded for this call)"
 
@@ -188,10 +193,12 @@ def assembly(
     """The neutral request for the timeline as it stands, with what it leaves out and why."""
     system = [section.text for section in prefix]
     builder = _Builder()
-    for card in cards:
+    for card in read_cards(cards):
         if card.kind in NOT_SENT:
             continue
-        if isinstance(card, SystemPrompt):
+        if isinstance(card, SummaryDivider):
+            builder.add("user", [TextPart(text=summary_message(card))])
+        elif isinstance(card, SystemPrompt):
             if builder.messages:
                 builder.add("system", [TextPart(text=card.text)])
             else:

@@ -17,11 +17,12 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, Field
 
-from ...cards.models import Card, ToolCall
-from ...cards.words import label
+from ...cards.models import Card, SummaryDivider, ToolCall
+from ...cards.words import format_tokens, label
 from ...providers.offline import estimate_tokens
 from ...store.history import USAGE_FIELDS, last_answered, request_body, usage_by_model
 from .assemble import NOT_SENT
+from .cut import read_cards, summary_message
 
 # Which configured price (per million tokens) each usage figure is charged at.
 PRICE_KEYS = {
@@ -31,15 +32,6 @@ PRICE_KEYS = {
     "cache_write_tokens": "cache_write",
 }
 PricesOf = Callable[[str], dict[str, float | None] | None]
-
-
-def format_tokens(n: int) -> str:
-    """Tokens as people read them: 950, 1.2k, 18k, 131k."""
-    if n < 1000:
-        return str(n)
-    if n < 10_000:
-        return f"{n / 1000:.1f}".rstrip("0").rstrip(".") + "k"
-    return f"{round(n / 1000)}k"
 
 
 def _tokens(n: int) -> str:
@@ -189,13 +181,16 @@ def session_spending(conn: sqlite3.Connection, session_id: str, prices_of: Price
 
 
 def tokens_by_kind(cards: list[Card]) -> dict[str, int]:
-    """An estimate of what each kind of card the model reads contributes (characters / 4, one at least)."""
+    """An estimate of what each kind of card the model reads contributes (characters / 4, one at least);
+    above a summary divider, its summary instead of the cards."""
     totals: dict[str, int] = {}
-    for card in cards:
+    for card in read_cards(cards):
         if card.kind in NOT_SENT:
             continue
         text = getattr(card, "text", "") or ""
-        if isinstance(card, ToolCall):
+        if isinstance(card, SummaryDivider):
+            text = summary_message(card)
+        elif isinstance(card, ToolCall):
             text = f"{card.name} {card.params} {card.result or ''}"
         extracted = sum(estimate_tokens(a.text or "") for a in getattr(card, "attachments", []))
         totals[card.kind] = totals.get(card.kind, 0) + max(1, estimate_tokens(text) + extracted)
@@ -237,6 +232,12 @@ class Sizes(BaseModel):
     by_kind: dict[str, int]
 
 
+def beside_timeline(size: int, body: dict) -> int:
+    """What a request of `size` tokens (the vendor's count) carried beside the timeline's words: the hidden
+    prefix, tool schemas and message framing."""
+    return max(0, size - _words(body.get("messages", body.get("input", []))))
+
+
 def measure(conn: sqlite3.Connection, session_id: str, cards: list[Card]) -> Sizes:
     """The last request's size by the vendor's count, and an estimate of the next one's (see above)."""
     by_kind = tokens_by_kind(cards)
@@ -248,8 +249,7 @@ def measure(conn: sqlite3.Connection, session_id: str, cards: list[Card]) -> Siz
     size = request_size(usage)
     beside = _BESIDE.get((session_id, entry_id))
     if beside is None:
-        body = request_body(conn, entry_id) or {}
-        beside = max(0, size - _words(body.get("messages", body.get("input", []))))
+        beside = beside_timeline(size, request_body(conn, entry_id) or {})
         if len(_BESIDE) > 1024:
             _BESIDE.clear()
         _BESIDE[(session_id, entry_id)] = beside

@@ -11,6 +11,7 @@ from typing import Any
 
 from ...cards.models import Card, UserInput
 from ...errors import InvalidInput, SessionBusy
+from ...providers.base import ModelInfo
 from ...providers.registry import check_trusted, one_reading, resolve
 from ...store import runs as run_rows
 from ..assembly.attachments import attachments_for_message, check_attachments
@@ -28,9 +29,15 @@ STOP_GRACE = 1.5
 class TurnControl:
     """The calls that start, decide or stop a session's runs; it knows the run this process drives."""
 
-    def __init__(self, parts: SessionParts, session: Any = None) -> None:
+    def __init__(
+        self,
+        parts: SessionParts,
+        session: Any = None,
+        before_request: Callable[[Run, ModelInfo], None] | None = None,
+    ) -> None:
         self.parts = parts
         self.session = session  # the object a surface shows as a run's session
+        self.before_request = before_request  # what each run does before each request
         self.last_run: Run | None = None  # the run this process started most recently
         self.hand_tools = HandTools(parts, self.resume)
 
@@ -41,7 +48,7 @@ class TurnControl:
         on_finish: Callable[[Run], None] | None = None,
     ) -> Run:
         """Claim the session's turn (or raise SessionBusy) and start a run on its own thread."""
-        run = Run(self.parts, user, resume=resume, session=self.session)
+        run = Run(self.parts, user, resume=resume, session=self.session, before_request=self.before_request)
         if on_finish is not None:
             run.on_finish.append(on_finish)
         run.start()

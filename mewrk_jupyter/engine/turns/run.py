@@ -75,11 +75,14 @@ class Run:
         resume: dict[str, Any] | None = None,
         *,
         session: Any = None,
+        before_request: Callable[[Run, ModelInfo], None] | None = None,
     ):
         self.id = "run_" + uuid.uuid4().hex[:12]
         self.parts = parts
         self.timeline = parts.timeline
         self.session = session  # the session object a surface shows this run with
+        # Called before each request with the model (the agent's automatic summary, C6).
+        self.before_request = before_request
         self._user = user
         # Where a turn paused for an approval goes on from (A3), or a tool call run by hand (T5).
         self._resume = resume
@@ -152,6 +155,17 @@ class Run:
         with self.timeline.db.tx() as conn:
             run_rows.request_stop(conn, self.timeline.session_id)
         self.cancel()
+
+    def watch(self, exchange: Exchange) -> None:
+        """Follow an exchange the turn opened beside its own requests (a summary), so that Stop closes it."""
+        self._exchange = exchange
+        if self._cancel.is_set():
+            exchange.close()
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether the turn was asked to stop."""
+        return self._cancel.is_set()
 
     @property
     def done(self) -> bool:
@@ -248,6 +262,10 @@ class Run:
             with one_reading():  # the request is built from one reading of the configuration
                 settings = parts.settings.value
                 provider, info = resolve(settings.model, parts.workspace.home)
+                if self.before_request is not None:  # the automatic summary, when the context is due one
+                    self.before_request(self, info)
+                    if self._cancel.is_set():
+                        raise Stopped
                 cards = timeline.current().cards
                 check_window(timeline.db.conn(), sid, cards, info)  # past the window nothing is sent
                 # A known secret on the timeline (typed, pasted, from an old result) is not sent.

@@ -4,8 +4,8 @@ The size is the same estimate the context figure shows as the next request (`ass
 the timeline as it stands plus what the last request carried beside it. A vendor would refuse such a
 request anyway, or truncate it silently; refusing here costs nothing and says what to do.
 
-Auto-compaction does not exist yet: when it does, a turn with it on compacts here and measures again,
-and only a request that still does not fit is refused.
+An agent with a `summarize_at` threshold has compacted just before this check (engine/compaction), so
+only a request that still does not fit is refused.
 """
 
 from __future__ import annotations

@@ -211,6 +211,13 @@ class PreferencesMsg(SentModel):
     confirm_delete: bool
 
 
+class StatusMsg(SentModel):
+    """What the engine is doing beside the cards, for the composer's status line; null: done."""
+
+    type: Literal["status"] = "status"
+    text: str | None
+
+
 @with_config(ConfigDict(extra="allow"))
 class ResultData(TypedDict, total=False):
     """What an action made, as far as a view reads it; a command may add more."""
@@ -251,6 +258,7 @@ KernelMsg = Annotated[
     | StateMsg
     | NoticeMsg
     | PreferencesMsg
+    | StatusMsg
     | ContextMsg
     | ResultMsg,
     Field(discriminator="type"),

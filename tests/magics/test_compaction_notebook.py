@@ -1,0 +1,42 @@
+"""The compaction walkthrough runs top to bottom in a real kernel, offline, and shows each step (C6)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "compaction.ipynb"
+
+
+def test_compaction_notebook_runs(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("MEWRK_HOME", raising=False)
+    (tmp_path / "home").mkdir()
+    shutil.copy(NOTEBOOK, tmp_path / NOTEBOOK.name)
+    nb = nbformat.read(tmp_path / NOTEBOOK.name, as_version=4)
+    NotebookClient(
+        nb, timeout=60, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute(env=dict(os.environ))
+
+    def shown(cell) -> str:
+        texts = []
+        for out in cell.outputs:
+            assert out.output_type != "error", out
+            texts.append(out.get("data", {}).get("text/markdown", "") + out.get("text", ""))
+        return "\n".join(texts)
+
+    outputs = [shown(cell) for cell in nb.cells if cell.cell_type == "code"]
+    text = "\n".join(outputs)
+    assert "Compacted: 10 earlier messages · compacted into a summary · ≈" in text
+    assert "## Goal\n- Question 0: tell me more. long: 900" in text
+    assert "1 message(s) sent\nThis conversation continues from a summary of its earlier part" in text
+    assert "Undid: compacted the conversation" in text
+    assert "12 cards, 0 dividers" in text
+    assert (
+        "['11 earlier messages · compacted into a summary · ≈" in text
+    )  # the automatic one, at the 6th request
+    assert "**mewrk:**" not in text
