@@ -7,7 +7,7 @@ from __future__ import annotations
 from playwright.sync_api import expect
 
 from .notebook import ATTACH, Notebook
-from .test_browser_look import LOW_CONTRAST, keep_screenshot, switch_theme
+from .test_browser_look import keep_screenshot, low_contrast, switch_theme
 
 SETUP = ATTACH + (
     "import os, tempfile\n"
@@ -149,8 +149,7 @@ def test_settings_panel_reads_well_in_the_dark_theme(lab, page):
     expect(panel.locator("[data-testid='mw-setting-said-plan_mode']")).to_contain_text("not built yet")
     try:
         switch_theme(page, "JupyterLab Dark")
-        page.wait_for_timeout(300)  # the theme's stylesheet settles; only a bound, nothing is timed
-        low = root.evaluate(LOW_CONTRAST)
+        low = low_contrast(page, root)
         assert not low, "dark theme, under 4.5:1:\n" + "\n".join(low)
         path = lab.root / "settings-dark.png"
         panel.scroll_into_view_if_needed()
