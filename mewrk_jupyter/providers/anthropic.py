@@ -151,7 +151,15 @@ class AnthropicExchange(SDKExchange):
     """One streamed Messages call; the request goes out when its events are first read."""
 
     def _create(self) -> Any:
-        return self._client.messages.create(**self.body, stream=True)
+        # The body is already in the wire format: post() sends it as it stands, in the stream type
+        # messages.create() returns, without create()'s walk over its typed parameters.
+        return self._client.post(
+            "/v1/messages",
+            body={**self.body, "stream": True},
+            cast_to=anthropic.types.Message,
+            stream=True,
+            stream_cls=anthropic.Stream[anthropic.types.RawMessageStreamEvent],
+        )
 
     def events(self) -> Iterator[StreamEvent]:
         stream = self._open_stream()
