@@ -4,6 +4,9 @@ Run: python benchmarks/bench_engine_overhead.py
 Raw is the official SDK iterating the stream's events with one client; engine is `mw.Session.new(model=…)`
 plus `send(…)`, its first token read from the session's `text_delta` events. Both run in this process,
 interleaved, against the test suite's wire server; the table shows medians and the ratios engine / raw.
+Raw sends the very body the engine sends (its system prompt, tool list and cache marks, taken from the
+history of one engine turn), so that both pay the same for the server and the transfer and the ratio
+is the engine's own work.
 The second table gives the process CPU time of a turn (the wire server's share included, the same for
 both): on a shared machine it is steadier than the wall clock.
 """
@@ -58,10 +61,18 @@ def _timed(start: Callable[[], Any], is_text: Callable[[Any], bool]) -> tuple[fl
     return first, time.perf_counter() - t0, time.process_time() - c0
 
 
-def raw_anthropic(server: WireServer) -> Callable[[], tuple[float, float, float]]:
+def engine_body(server: WireServer, model: str, reply: Callable) -> dict[str, Any]:
+    """The body a new session's send sends, as its history recorded it (without `stream`)."""
+    session_module.forget_open_sessions()
+    s = mw.Session.new(model=model, title="bench")
+    server.enqueue(reply())
+    s.send(QUESTION, wait=True)
+    return s.history[-1].request
+
+
+def raw_anthropic(server: WireServer, body: dict[str, Any]) -> Callable[[], tuple[float, float, float]]:
     """One client, as an SDK user would keep it; returns a function timing one streamed reply."""
     client = anthropic.Anthropic(base_url=server.url, api_key="bench", max_retries=0)
-    body = {"model": "claude-bench", "max_tokens": 4096, "messages": [{"role": "user", "content": QUESTION}]}
 
     def once() -> tuple[float, float, float]:
         server.enqueue(anthropic_stream())
@@ -73,10 +84,10 @@ def raw_anthropic(server: WireServer) -> Callable[[], tuple[float, float, float]
     return once
 
 
-def raw_chat(server: WireServer) -> Callable[[], tuple[float, float, float]]:
+def raw_chat(server: WireServer, body: dict[str, Any]) -> Callable[[], tuple[float, float, float]]:
     """One OpenAI client; returns a function timing one streamed chat completion."""
     client = openai.OpenAI(base_url=server.openai_base_url, api_key="bench", max_retries=0)
-    body = {"model": "gpt-bench", "messages": [{"role": "user", "content": QUESTION}]}
+    body = {k: v for k, v in body.items() if k != "stream_options"}
 
     def once() -> tuple[float, float, float]:
         server.enqueue(chat_stream())
@@ -157,11 +168,13 @@ def main() -> None:
         os.environ["MEWRK_USER_CONFIG"] = str(Path(tmp) / "person-config")  # the trust below stays here
         configure(Path(tmp), server)
         mw.trust(tmp)  # the bench wrote these vendor files
+        claude, gpt = "anthropic/claude-bench", "compat/gpt-bench"
         rows["Anthropic Messages"] = measure(
-            raw_anthropic(server), engine(server, "anthropic/claude-bench", anthropic_stream)
+            raw_anthropic(server, engine_body(server, claude, anthropic_stream)),
+            engine(server, claude, anthropic_stream),
         )
         rows["OpenAI Chat Completions"] = measure(
-            raw_chat(server), engine(server, "compat/gpt-bench", chat_stream)
+            raw_chat(server, engine_body(server, gpt, chat_stream)), engine(server, gpt, chat_stream)
         )
     print(
         f"mewrk_jupyter engine overhead · Python {sys.version.split()[0]} · anthropic {anthropic.__version__}"
