@@ -110,8 +110,8 @@ class MewrkHandler(APIHandler):
     def reply(self, body: dict[str, Any], status: int = 200) -> None:
         """Finish with a JSON body."""
         self.set_status(status)
-        self.set_header("Content-Type", "application/json")
-        self.finish(json.dumps(body))
+        self.set_header("Content-Type", "application/json; charset=utf-8")
+        self.finish(json.dumps(body, ensure_ascii=False))
 
     def body_as(self, model: type[B]) -> B:
         """The request's JSON body, validated."""

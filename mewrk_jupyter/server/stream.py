@@ -21,7 +21,7 @@ KEEPALIVE_EVERY = 15.0  # a comment line this often, so that a dropped client is
 def sse(event: str, data: dict[str, Any], event_id: int | None = None) -> str:
     """One Server-Sent Event; the data is one line of JSON."""
     head = f"id: {event_id}\n" if event_id is not None else ""
-    return f"{head}event: {event}\ndata: {json.dumps(data)}\n\n"
+    return f"{head}event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
 
 
 def start_stream(handler: RequestHandler) -> None:

@@ -214,6 +214,7 @@ def test_a_send_while_a_turn_runs_gets_409_and_nothing_is_stored(server: Server)
         refused = client.post("/run", json={"sessionId": sid, "question": "a second window speaks"})
         assert refused.status_code == 409
         assert refused.json() == {"error": R1}
+        assert R1 in refused.text  # as written, not escaped: what curl shows
         after = cards_of(client, sid)
         assert all(c.get("text") != "a second window speaks" for c in after)
         assert [c["id"] for c in after] == [c["id"] for c in before]
