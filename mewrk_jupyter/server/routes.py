@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import json
 from collections.abc import Awaitable, Callable
@@ -29,7 +28,7 @@ from ..errors import (
     WorkspaceNotTrusted,
 )
 from .bodies import ApiError, ApprovalDecision, B, NewSession, NoFields, RunRequest, parse
-from .stream import start_stream, stream_run
+from .stream import off_loop, start_stream, stream_run
 
 COMPACT_MISSING = (
     "Summary compaction is not in this version of mewrk_jupyter: it arrives with issue 13; "
@@ -119,7 +118,7 @@ class MewrkHandler(APIHandler):
 
     async def session(self, session_id: str) -> Session:
         """Open a session of the workspace (404 when it does not exist)."""
-        return await asyncio.to_thread(functools.partial(Session.open, session_id, workspace=self.root))
+        return await off_loop(Session.open, session_id, workspace=self.root)
 
 
 class SessionsHandler(MewrkHandler):
@@ -130,7 +129,7 @@ class SessionsHandler(MewrkHandler):
     @answers
     async def get(self) -> None:
         """Each session's id, title, state, parent and model."""
-        infos = await asyncio.to_thread(list_sessions, self.root)
+        infos = await off_loop(list_sessions, self.root)
         rows = [
             {"id": i.id, "title": i.title, "state": i.state, "parent": i.parent, "model": i.model}
             for i in infos
@@ -143,9 +142,7 @@ class SessionsHandler(MewrkHandler):
     async def post(self) -> None:
         """Create a session."""
         body = self.body_as(NewSession)
-        s = await asyncio.to_thread(
-            functools.partial(Session.new, model=body.model, title=body.title, workspace=self.root)
-        )
+        s = await off_loop(Session.new, model=body.model, title=body.title, workspace=self.root)
         self.reply(session_body(s, cards=False), 201)
 
 
@@ -158,7 +155,7 @@ class SessionHandler(MewrkHandler):
     async def get(self, session_id: str) -> None:
         """The session and its timeline."""
         s = await self.session(session_id)
-        self.reply(await asyncio.to_thread(session_body, s, True))
+        self.reply(await off_loop(session_body, s, True))
 
 
 class RunsHandler(MewrkHandler):
@@ -170,7 +167,7 @@ class RunsHandler(MewrkHandler):
     async def get(self, session_id: str) -> None:
         """The session's runs, oldest first."""
         s = await self.session(session_id)
-        self.reply({"runs": [run_body(info) for info in await asyncio.to_thread(s.runs)]})
+        self.reply({"runs": [run_body(info) for info in await off_loop(s.runs)]})
 
 
 class StopHandler(MewrkHandler):
@@ -183,7 +180,7 @@ class StopHandler(MewrkHandler):
         """Stop; `stopped` is false when no turn ran."""
         self.body_as(NoFields)
         s = await self.session(session_id)
-        self.reply({"stopped": await asyncio.to_thread(s.stop)})
+        self.reply({"stopped": await off_loop(s.stop)})
 
 
 class ApprovalHandler(MewrkHandler):
@@ -196,10 +193,10 @@ class ApprovalHandler(MewrkHandler):
         """Approve or reject; the answer names the run that goes on (stream it with `POST /run {runId}`)."""
         body = self.body_as(ApprovalDecision)
         s = await self.session(session_id)
-        if await asyncio.to_thread(lambda: s.pending_approval) is None:
+        if await off_loop(lambda: s.pending_approval) is None:
             raise ApiError(409, "No approval is waiting in this session.")
         decide = s.approve if body.decision == "approve" else s.reject
-        run = await asyncio.to_thread(functools.partial(decide, body.reason, wait=False))
+        run = await off_loop(decide, body.reason, wait=False)
         self.reply({"runId": run.id, "sessionId": s.id})
 
 
@@ -217,7 +214,7 @@ class CompactHandler(MewrkHandler):
         if compact is None:
             raise ApiError(501, COMPACT_MISSING)
         try:
-            done = await asyncio.to_thread(compact)
+            done = await off_loop(compact)
         except (SessionNotFound, StoreError):
             raise
         except MewrkError as exc:  # a refusal (too short, a turn runs) is a conflict with the session's state
@@ -237,7 +234,7 @@ class RunHandler(MewrkHandler):
         if body.runId is not None:
             if body.question is not None:
                 raise ApiError(400, f"A question starts a new turn and `runId` reads an old one: {RUN_BODY}")
-            session_id = await asyncio.to_thread(session_of_run, body.runId, self.root)
+            session_id = await off_loop(session_of_run, body.runId, self.root)
             if body.sessionId is not None and body.sessionId != session_id:
                 raise ApiError(404, f"No run `{body.runId}` in session `{body.sessionId}`.")
             s = await self.session(session_id)
@@ -247,7 +244,7 @@ class RunHandler(MewrkHandler):
                 raise ApiError(400, RUN_BODY)
             s = await self.session(body.sessionId)
             # Refused (409) before anything is stored when another window's turn runs (R1, R2).
-            run = await asyncio.to_thread(functools.partial(s.send, body.question, wait=False))
+            run = await off_loop(s.send, body.question, wait=False)
             run_id, after = run.id, None
         start_stream(self)
         await stream_run(self, s, run_id, after)

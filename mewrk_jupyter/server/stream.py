@@ -5,9 +5,12 @@ every event it missed, exactly once and in order, then the live rest (R5)."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
-from typing import Any
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 from tornado.iostream import StreamClosedError
 from tornado.web import RequestHandler
@@ -16,6 +19,16 @@ from ..engine.session import Session
 
 POLL_EVERY = 0.1  # seconds between reads of a running run's new events (the run writes them every 0.25 s)
 KEEPALIVE_EVERY = 15.0  # a comment line this often, so that a dropped client is noticed
+# The session calls block (the store, a stop waiting for another process): they run on threads of their
+# own, so that a few slow stops neither hold the server's event loop nor starve its default executor.
+WORKERS = ThreadPoolExecutor(max_workers=32, thread_name_prefix="mewrk-http")
+
+T = TypeVar("T")
+
+
+async def off_loop(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Run a blocking call on the API's threads and wait for it without blocking the event loop."""
+    return await asyncio.get_running_loop().run_in_executor(WORKERS, functools.partial(fn, *args, **kwargs))
 
 
 def sse(event: str, data: dict[str, Any], event_id: int | None = None) -> str:
@@ -41,8 +54,8 @@ async def stream_run(handler: RequestHandler, session: Session, run_id: str, aft
         await handler.flush()
         while True:
             # The run's row is read before its events: once it reads ended, every event is stored.
-            info = await asyncio.to_thread(session.run_info, run_id)
-            events = await asyncio.to_thread(session.run_events, run_id, last)
+            info = await off_loop(session.run_info, run_id)
+            events = await off_loop(session.run_events, run_id, last)
             for event in events:
                 handler.write(sse(event.kind, event.data, event.seq))
                 last = event.seq
