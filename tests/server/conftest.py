@@ -63,7 +63,7 @@ class Server:
         )
 
 
-def start_server(base: Path) -> Server:
+def start_server(base: Path, **extra_env: str) -> Server:
     """Start `jupyter server` and wait until it answers; the extension is enabled only by its config entry."""
     root, home, user_config = base / "root", base / "home", base / "user-config"
     config_path = base / "jupyter-config" / "jupyter_server_config.d"
@@ -80,6 +80,7 @@ def start_server(base: Path) -> Server:
         JUPYTER_CONFIG_PATH=str(config_path.parent),
         JUPYTER_RUNTIME_DIR=str(base / "runtime"),
         JUPYTER_DATA_DIR=str(base / "data"),
+        **extra_env,
     )
     log = open(base / "server.log", "w")  # noqa: SIM115 — closed with the process
     proc = subprocess.Popen(
