@@ -225,6 +225,13 @@ class CompactHandler(MewrkHandler):
 class RunHandler(MewrkHandler):
     """`POST /run`: start a turn and stream it, or stream the rest of a run, as Server-Sent Events."""
 
+    gone = False  # the client closed the connection: the stream stops reading, the run goes on
+
+    def on_connection_close(self) -> None:
+        """The client left."""
+        self.gone = True
+        super().on_connection_close()
+
     @web.authenticated
     @authorized
     @answers
@@ -247,7 +254,7 @@ class RunHandler(MewrkHandler):
             run = await off_loop(s.send, body.question, wait=False)
             run_id, after = run.id, None
         start_stream(self)
-        await stream_run(self, s, run_id, after)
+        await stream_run(self, s, run_id, after, lambda: self.gone)
 
 
 def routes(base_url: str, root: Path) -> list[tuple[str, type[MewrkHandler], dict[str, Any]]]:

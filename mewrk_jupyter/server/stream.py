@@ -44,15 +44,17 @@ def start_stream(handler: RequestHandler) -> None:
     handler.set_header("X-Accel-Buffering", "no")
 
 
-async def stream_run(handler: RequestHandler, session: Session, run_id: str, after: int | None) -> None:
+async def stream_run(
+    handler: RequestHandler, session: Session, run_id: str, after: int | None, gone: Callable[[], bool]
+) -> None:
     """Write the run's id, its events after `after`, then `end` with how it ended; returns early, leaving
-    the run to go on, when the client goes away."""
+    the run to go on, when the client goes away (`gone()` says so)."""
     handler.write(sse("run", {"runId": run_id, "sessionId": session.id}))
     last = after or 0
     wrote_at = time.monotonic()
     try:
         await handler.flush()
-        while True:
+        while not gone():
             # The run's row is read before its events: once it reads ended, every event is stored.
             info = await off_loop(session.run_info, run_id)
             events = await off_loop(session.run_events, run_id, last)
