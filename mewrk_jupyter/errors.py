@@ -35,6 +35,13 @@ class SessionNotFound(MewrkError, KeyError):
         return str(self.args[0]) if self.args else "session not found"
 
 
+class RunNotFound(MewrkError, KeyError):
+    """No run with that id exists in the session (or the workspace)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "run not found"
+
+
 class InvalidInput(MewrkError, ValueError):
     """The caller passed something the engine cannot use; the message says what and why."""
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..store import sessions as session_rows
 from ..store.db import database
+from .turns.records import find_run
 from .turns.status import state_of
 from .views import HistoryEntry, SessionInfo, SessionInfoList
 from .workspace import Workspace
@@ -31,6 +32,12 @@ def list_sessions(workspace: str | Path | None = None) -> SessionInfoList:
             )
         )
     return out
+
+
+def session_of_run(run_id: str, workspace: str | Path | None = None) -> str:
+    """The id of the session a run belongs to (RunNotFound when the workspace has no such run)."""
+    ws = Workspace.at(workspace)
+    return find_run(database(ws.db_path).conn(), run_id).session_id
 
 
 def history_entry_of(row: dict[str, Any]) -> HistoryEntry:

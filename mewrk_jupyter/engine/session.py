@@ -38,6 +38,7 @@ from .turns.approvals import Approvals
 from .turns.control import TurnControl
 from .turns.parts import SessionParts
 from .turns.policy import policy_for
+from .turns.records import RunEvent, RunInfo, events_after, find_run, session_runs
 from .turns.run import Run
 from .turns.status import TurnStatus
 from .turns.toolbox import ToolBox
@@ -361,6 +362,22 @@ class Session:
     def stop(self) -> bool:
         """Stop the running turn, whichever window or process owns it (R3); False if none runs."""
         return self._turns.stop()
+
+    def runs(self) -> list[RunInfo]:
+        """This session's runs, oldest first, from any process: id, state, whether it still runs, times (R5)."""
+        self.recover_if_orphaned()  # a run whose process died reads as ended, not as running forever
+        return session_runs(self.stored_timeline.db.conn(), self.id)
+
+    def run_info(self, run_id: str) -> RunInfo:
+        """One run of this session by its id: whether it still runs, how it ended (RunNotFound if none)."""
+        self.recover_if_orphaned()
+        return find_run(self.stored_timeline.db.conn(), run_id, self.id)
+
+    def run_events(self, run_id: str, after: int | None = None) -> list[RunEvent]:
+        """A run's stored events in order, those after the sequence number `after` when given (R5)."""
+        conn = self.stored_timeline.db.conn()
+        find_run(conn, run_id, self.id)
+        return events_after(conn, run_id, after)
 
     @property
     def last_run(self) -> Run | None:

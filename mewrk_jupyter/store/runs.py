@@ -78,6 +78,11 @@ def end_run(conn: sqlite3.Connection, run_id: str, state: str, error: str | None
     )
 
 
+def get_run(conn: sqlite3.Connection, run_id: str) -> sqlite3.Row | None:
+    """One run by its id, or None."""
+    return conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+
+
 def list_runs(conn: sqlite3.Connection, session_id: str) -> list[sqlite3.Row]:
     """A session's runs, oldest first."""
     return conn.execute(

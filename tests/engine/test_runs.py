@@ -167,3 +167,36 @@ def test_open_unknown_session_is_a_clear_error(workspace):
 def test_open_accepts_an_unambiguous_id_prefix_and_returns_the_live_object(workspace):
     s = mw.Session.new()
     assert mw.Session.open(s.id[:6]) is s
+
+
+def test_runs_and_their_events_read_from_python(workspace):
+    s = mw.Session.new()
+    first = s.send("hello")
+    second = s.send("long: 30")
+    runs = s.runs()
+    assert [(r.id, r.state, r.running) for r in runs] == [
+        (first.id, "done", False),
+        (second.id, "done", False),
+    ]
+    assert all(r.session_id == s.id and r.started_at <= r.ended_at for r in runs)
+    events = s.run_events(second.id)
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    assert "".join(e.data["text"] for e in events if e.kind == "text") == s.cards[-1].text
+    assert s.run_events(second.id, after=events[-1].seq) == []
+    assert s.run_info(second.id) == runs[1]
+    with pytest.raises(mw.RunNotFound, match="No run `run_nope` in session"):
+        s.run_events("run_nope")
+    other = mw.Session.new()
+    with pytest.raises(mw.RunNotFound):  # a run of another session is not this session's
+        other.run_events(first.id)
+
+
+def test_a_run_whose_process_died_reads_as_ended(workspace):
+    s = mw.Session.new(model="offline/slow")
+    proc = start_slow_turn(workspace, s.id)
+    wait_for(lambda: any(r.running for r in s.runs()))
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    forget_process_state()
+    runs = mw.Session.open(s.id).runs()
+    assert [(r.state, r.running) for r in runs] == [("interrupted", False)]

@@ -1,0 +1,82 @@
+"""The JSON bodies the routes take, validated: a bad body is refused with one sentence naming the field."""
+
+from __future__ import annotations
+
+import json
+from typing import Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+
+class ApiError(Exception):
+    """A request the API refuses: an HTTP status and the one sentence the body carries."""
+
+    def __init__(self, status: int, sentence: str) -> None:
+        super().__init__(sentence)
+        self.status = status
+        self.sentence = sentence
+
+
+class Body(BaseModel):
+    """A request body: exactly the fields a route takes, with their JSON types (no coercion)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class NewSession(Body):
+    """`POST /mewrk/v2/sessions`."""
+
+    model: str | None = None
+    title: str | None = None
+
+
+class RunRequest(Body):
+    """`POST /mewrk/v2/run`: a new turn (`sessionId`, `question`) or the rest of a run (`runId`, `after`)."""
+
+    sessionId: str | None = None
+    question: str | None = None
+    runId: str | None = None
+    after: int | None = Field(default=None, ge=0)
+
+
+class ApprovalDecision(Body):
+    """`POST /mewrk/v2/sessions/{id}/approval`."""
+
+    decision: Literal["approve", "reject"]
+    reason: str | None = None
+
+
+class NoFields(Body):
+    """A route that takes no fields (stop, compact): an empty body or `{}`."""
+
+
+B = TypeVar("B", bound=Body)
+
+
+def parse(raw: bytes, model: type[B]) -> B:
+    """The body read as `model`; ApiError 400 with a sentence when it is not JSON or a field is wrong."""
+    if not raw.strip():
+        data: object = {}
+    else:
+        try:
+            data = json.loads(raw)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ApiError(400, f"The body is not valid JSON ({exc}); send a JSON object.") from None
+    if not isinstance(data, dict):
+        raise ApiError(400, f"The body must be a JSON object; got {type(data).__name__}.")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise ApiError(400, _sentence(exc, model)) from None
+
+
+def _sentence(exc: ValidationError, model: type[Body]) -> str:
+    """The first problem of a body, in one sentence."""
+    error = exc.errors()[0]
+    field = ".".join(str(part) for part in error["loc"]) or "body"
+    if error["type"] == "extra_forbidden":
+        known = ", ".join(f"`{name}`" for name in model.model_fields) or "no fields"
+        return f"Unknown field `{field}`; this route takes {known}."
+    if error["type"] == "missing":
+        return f"The field `{field}` is missing."
+    return f"The field `{field}` is invalid: {error['msg'].rstrip('.')}."

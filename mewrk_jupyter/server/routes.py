@@ -1,0 +1,267 @@
+"""The `/mewrk/v2` routes: thin handlers over the public session methods, under Jupyter's own auth
+(token or cookie, and XSRF for a cookie's POST, as Jupyter's API handlers require)."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from jupyter_server.auth.decorator import authorized
+from jupyter_server.base.handlers import APIHandler
+from jupyter_server.utils import url_path_join
+from tornado import web
+
+from ..engine.catalog import list_sessions, session_of_run
+from ..engine.compaction.summary import compacted
+from ..engine.session import Session
+from ..engine.turns.records import RunInfo
+from ..errors import (
+    ConfigError,
+    InvalidInput,
+    MewrkError,
+    RunNotFound,
+    SessionBusy,
+    SessionNotFound,
+    StoreError,
+    WorkspaceNotTrusted,
+)
+from .bodies import ApiError, ApprovalDecision, B, NewSession, NoFields, RunRequest, parse
+from .stream import off_loop, start_stream, stream_run
+
+RUN_BODY = (
+    "Send `sessionId` and `question` to start a turn (an empty question continues from the timeline), "
+    "or `runId` (and `after`) without a question for the rest of a run."
+)
+
+H = TypeVar("H", bound="MewrkHandler")
+
+
+def status_of(exc: MewrkError) -> int:
+    """The HTTP status of an engine refusal."""
+    if isinstance(exc, (SessionNotFound, RunNotFound)):
+        return 404
+    if isinstance(exc, (SessionBusy, WorkspaceNotTrusted)):
+        return 409
+    if isinstance(exc, (InvalidInput, ConfigError)):
+        return 400
+    if isinstance(exc, StoreError):
+        return 500
+    return 409
+
+
+def answers(method: Callable[..., Awaitable[None]]) -> Callable[..., Awaitable[None]]:
+    """Turn a refusal into its status and `{"error": "<one sentence>"}`, before anything was streamed."""
+
+    @functools.wraps(method)
+    async def wrapper(self: MewrkHandler, *args: Any) -> None:
+        try:
+            await method(self, *args)
+        except ApiError as exc:
+            self.reply({"error": exc.sentence}, exc.status)
+        except MewrkError as exc:
+            self.reply({"error": str(exc)}, status_of(exc))
+
+    return wrapper
+
+
+def run_body(info: RunInfo) -> dict[str, Any]:
+    """One run as the API shows it."""
+    return {
+        "id": info.id,
+        "state": info.state,
+        "running": info.running,
+        "startedAt": info.started_at,
+        "endedAt": info.ended_at,
+        "error": info.error,
+    }
+
+
+def session_body(s: Session, cards: bool) -> dict[str, Any]:
+    """A session as the API shows it, with its cards when asked."""
+    body: dict[str, Any] = {
+        "id": s.id,
+        "title": s.title,
+        "state": s.state,
+        "parent": s.parent_id,
+        "model": s.settings.model,
+    }
+    if cards:
+        body["settings"] = s.settings.model_dump(mode="json")
+        body["cards"] = [card.model_dump(mode="json") for card in s.cards]
+    return body
+
+
+class MewrkHandler(APIHandler):
+    """A route of the API: the workspace is the server's root directory."""
+
+    auth_resource = "mewrk"
+
+    def initialize(self, root: Path) -> None:
+        """Keep the workspace the routes act in."""
+        self.root = root
+
+    def reply(self, body: dict[str, Any], status: int = 200) -> None:
+        """Finish with a JSON body."""
+        self.set_status(status)
+        self.set_header("Content-Type", "application/json; charset=utf-8")
+        self.finish(json.dumps(body, ensure_ascii=False))
+
+    def body_as(self, model: type[B]) -> B:
+        """The request's JSON body, validated."""
+        return parse(self.request.body, model)
+
+    async def session(self, session_id: str) -> Session:
+        """Open a session of the workspace (404 when it does not exist)."""
+        return await off_loop(Session.open, session_id, workspace=self.root)
+
+
+class SessionsHandler(MewrkHandler):
+    """`GET /sessions`: every session; `POST /sessions` `{model?, title?}`: a new one."""
+
+    @web.authenticated
+    @authorized
+    @answers
+    async def get(self) -> None:
+        """Each session's id, title, state, parent and model."""
+        infos = await off_loop(list_sessions, self.root)
+        rows = [
+            {"id": i.id, "title": i.title, "state": i.state, "parent": i.parent, "model": i.model}
+            for i in infos
+        ]
+        self.reply({"sessions": rows})
+
+    @web.authenticated
+    @authorized
+    @answers
+    async def post(self) -> None:
+        """Create a session."""
+        body = self.body_as(NewSession)
+        s = await off_loop(Session.new, model=body.model, title=body.title, workspace=self.root)
+        self.reply(session_body(s, cards=False), 201)
+
+
+class SessionHandler(MewrkHandler):
+    """`GET /sessions/{id}`: the session with its cards."""
+
+    @web.authenticated
+    @authorized
+    @answers
+    async def get(self, session_id: str) -> None:
+        """The session and its timeline."""
+        s = await self.session(session_id)
+        self.reply(await off_loop(session_body, s, True))
+
+
+class RunsHandler(MewrkHandler):
+    """`GET /sessions/{id}/runs`: each run, whether it still runs, its start and end."""
+
+    @web.authenticated
+    @authorized
+    @answers
+    async def get(self, session_id: str) -> None:
+        """The session's runs, oldest first."""
+        s = await self.session(session_id)
+        self.reply({"runs": [run_body(info) for info in await off_loop(s.runs)]})
+
+
+class StopHandler(MewrkHandler):
+    """`POST /sessions/{id}/stop`: stop the session's turn wherever it runs."""
+
+    @web.authenticated
+    @authorized
+    @answers
+    async def post(self, session_id: str) -> None:
+        """Stop; `stopped` is false when no turn ran."""
+        self.body_as(NoFields)
+        s = await self.session(session_id)
+        self.reply({"stopped": await off_loop(s.stop)})
+
+
+class ApprovalHandler(MewrkHandler):
+    """`POST /sessions/{id}/approval` `{decision, reason?}`: decide the pending tool call; the turn goes on."""
+
+    @web.authenticated
+    @authorized
+    @answers
+    async def post(self, session_id: str) -> None:
+        """Approve or reject; the answer names the run that goes on (stream it with `POST /run {runId}`)."""
+        body = self.body_as(ApprovalDecision)
+        s = await self.session(session_id)
+        if await off_loop(lambda: s.pending_approval) is None:
+            raise ApiError(409, "No approval is waiting in this session.")
+        decide = s.approve if body.decision == "approve" else s.reject
+        run = await off_loop(decide, body.reason, wait=False)
+        self.reply({"runId": run.id, "sessionId": s.id})
+
+
+class CompactHandler(MewrkHandler):
+    """`POST /sessions/{id}/compact`: summary compaction in place, refused with the notebook's sentence."""
+
+    @web.authenticated
+    @authorized
+    @answers
+    async def post(self, session_id: str) -> None:
+        """Compact the session's older messages into a summary."""
+        self.body_as(NoFields)
+        s = await self.session(session_id)
+        try:
+            divider = await off_loop(s.compact)
+        except (SessionNotFound, StoreError):
+            raise
+        except MewrkError as exc:  # a refusal (too short, a turn runs) is a conflict with the session's state
+            raise ApiError(409, str(exc)) from None
+        self.reply({"result": compacted(divider), "card": divider.model_dump(mode="json")})
+
+
+class RunHandler(MewrkHandler):
+    """`POST /run`: start a turn and stream it, or stream the rest of a run, as Server-Sent Events."""
+
+    gone = False  # the client closed the connection: the stream stops reading, the run goes on
+
+    def on_connection_close(self) -> None:
+        """The client left."""
+        self.gone = True
+        super().on_connection_close()
+
+    @web.authenticated
+    @authorized
+    @answers
+    async def post(self) -> None:
+        """The run id first, then the run's events in order, then `end`."""
+        body = self.body_as(RunRequest)
+        if body.runId is not None:
+            if body.question is not None:
+                raise ApiError(400, f"A question starts a new turn and `runId` reads an old one: {RUN_BODY}")
+            session_id = await off_loop(session_of_run, body.runId, self.root)
+            if body.sessionId is not None and body.sessionId != session_id:
+                raise ApiError(404, f"No run `{body.runId}` in session `{body.sessionId}`.")
+            s = await self.session(session_id)
+            run_id, after = body.runId, body.after
+        else:
+            if body.sessionId is None or body.question is None or body.after is not None:
+                raise ApiError(400, RUN_BODY)
+            s = await self.session(body.sessionId)
+            # Refused (409) before anything is stored when another window's turn runs (R1, R2).
+            run = await off_loop(s.send, body.question, wait=False)
+            run_id, after = run.id, None
+        start_stream(self)
+        await stream_run(self, s, run_id, after, lambda: self.gone)
+
+
+def routes(base_url: str, root: Path) -> list[tuple[str, type[MewrkHandler], dict[str, Any]]]:
+    """The API's routes under the server's base URL."""
+    api = url_path_join(base_url, "mewrk", "v2")
+    sid = r"([^/]+)"
+    table: list[tuple[str, type[MewrkHandler]]] = [
+        ("sessions", SessionsHandler),
+        (f"sessions/{sid}", SessionHandler),
+        (f"sessions/{sid}/runs", RunsHandler),
+        (f"sessions/{sid}/stop", StopHandler),
+        (f"sessions/{sid}/approval", ApprovalHandler),
+        (f"sessions/{sid}/compact", CompactHandler),
+        ("run", RunHandler),
+    ]
+    return [(url_path_join(api, path), handler, {"root": root}) for path, handler in table]
