@@ -138,6 +138,10 @@ def test_settings_panel_reads_well_in_the_dark_theme(lab, page):
     root, panel = _open_settings(nb)
     panel.locator("[data-testid='mw-config-file'] button", has_text="agents/main.yaml").click()
     area = panel.locator("[data-testid='mw-config-text']")
+    # The file's text arrives from the kernel; a key pressed before then lands in the notebook, as it
+    # would for a person who typed before the editor appeared.
+    expect(area).to_be_focused()
+    expect(area).to_have_value("model: offline/echo\n")
     area.press("ControlOrMeta+End")
     area.press_sequentially("summarize_at: 3\n")
     area.press("ControlOrMeta+s")
