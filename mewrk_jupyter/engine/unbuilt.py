@@ -12,6 +12,14 @@ from ..config import AgentConfig, Config
 from ..errors import ConfigNotice
 from .turns.toolbox import ENGINE_TOOLS
 
+# The HTTP API is the Jupyter server's own extension: it listens where that server listens and accepts that
+# server's token, so an address or token of its own could only mislead.
+SERVER_NOTICE = (
+    "server/: host, port and token have no effect: the HTTP API is served by the Jupyter server itself, "
+    "at its address and under its own token (set those with `jupyter server --ServerApp.ip=… "
+    "--ServerApp.port=… --IdentityProvider.token=…`)."
+)
+
 
 def unbuilt_notices(config: Config, agent_name: str, agent: AgentConfig | None, model: str) -> list[str]:
     """One sentence per file or field of the folder that the session will not act on."""
@@ -22,7 +30,7 @@ def unbuilt_notices(config: Config, agent_name: str, agent: AgentConfig | None, 
             "handoff, which is not built), so this file has no effect."
         )
     if config.server is not None:
-        notices.append("server/: the HTTP API is not built yet, so the server settings have no effect.")
+        notices.append(SERVER_NOTICE)
     if agent is not None and agent.tools:
         unbuilt = [name for name in agent.tools if name in ENGINE_TOOLS]
         if unbuilt:

@@ -25,3 +25,18 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
     serverapp.log.info(
         "mewrk_jupyter: the HTTP API is at %smewrk/v2 (workspace %s)", web_app.settings["base_url"], root
     )
+    notice = server_files_notice(root)
+    if notice is not None:
+        serverapp.log.warning("mewrk_jupyter: %s", notice)
+
+
+def server_files_notice(root: Path) -> str | None:
+    """The sentence saying that the workspace's `server/` files do nothing, or None when there are none."""
+    from ..config import read_config
+    from ..engine.unbuilt import SERVER_NOTICE
+    from ..engine.workspace import Workspace
+
+    home = Workspace.at(root).home
+    if not (home / "server").is_dir():
+        return None  # the common case: nothing to read
+    return SERVER_NOTICE if read_config(home).server is not None else None

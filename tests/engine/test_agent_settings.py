@@ -127,7 +127,9 @@ def test_server_settings_engine_tools_and_native_compaction_say_they_do_nothing_
     with pytest.warns(mw.ConfigNotice) as notices:
         s = mw.Session.new()
     assert [str(n.message) for n in notices] == [
-        "server/: the HTTP API is not built yet, so the server settings have no effect.",
+        "server/: host, port and token have no effect: the HTTP API is served by the Jupyter server itself, "
+        "at its address and under its own token (set those with `jupyter server --ServerApp.ip=… "
+        "--ServerApp.port=… --IdentityProvider.token=…`).",
         "agents/main.yaml: tools: box, handoff are engine tools that are not built yet; "
         "the model is not offered them.",
         "llm/acme.yaml: models.big.native_compaction: native compaction is not built yet, "
