@@ -2,34 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-from pathlib import Path
-
-import nbformat
-from nbclient import NotebookClient
-
-NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "compaction.ipynb"
+from .notebooks import run_notebook
 
 
 def test_compaction_notebook_runs(tmp_path, monkeypatch):
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("MEWRK_HOME", raising=False)
-    (tmp_path / "home").mkdir()
-    shutil.copy(NOTEBOOK, tmp_path / NOTEBOOK.name)
-    nb = nbformat.read(tmp_path / NOTEBOOK.name, as_version=4)
-    NotebookClient(
-        nb, timeout=60, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
-    ).execute(env=dict(os.environ))
-
-    def shown(cell) -> str:
-        texts = []
-        for out in cell.outputs:
-            assert out.output_type != "error", out
-            texts.append(out.get("data", {}).get("text/markdown", "") + out.get("text", ""))
-        return "\n".join(texts)
-
-    outputs = [shown(cell) for cell in nb.cells if cell.cell_type == "code"]
+    outputs = [shown for _, shown in run_notebook("compaction.ipynb", tmp_path, monkeypatch)]
     text = "\n".join(outputs)
     assert "Compacted: 10 earlier messages · compacted into a summary · ≈" in text
     assert "## Goal\n- Question 0: tell me more. long: 900" in text

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -19,6 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+
+from tests.ports import free_port
 
 MASTER_KEY = "sk-litellm-test-4c8e2a9f71d3b605"
 REPLY = "Hello from the mocked model."
@@ -46,12 +47,6 @@ def litellm_command() -> str | None:
     return str(beside) if beside.exists() else shutil.which("litellm")
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _alive(url: str) -> bool:
     try:
         with urllib.request.urlopen(f"{url}/health/liveliness", timeout=2) as response:
@@ -70,7 +65,7 @@ def litellm_proxy(folder: Path) -> Iterator[str]:
         pytest.skip("litellm is not installed (`pip install -e '.[test]'` installs it)")
     config = folder / "litellm.yaml"
     config.write_text(CONFIG)
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     # Only what the proxy needs from the environment: no key of ours, and the cost map from the package.
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR", "SYSTEMROOT")}

@@ -7,7 +7,6 @@ import json
 import os
 import secrets
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -19,15 +18,10 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.ports import free_port
+
 REPO = Path(__file__).resolve().parents[2]
 CONFIG_ENTRY = REPO / "jupyter-config" / "jupyter_server_config.d" / "mewrk_jupyter.json"
-
-
-def free_port() -> int:
-    """A TCP port nobody listens on now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @dataclass
