@@ -98,6 +98,32 @@ def base64_part(conn: sqlite3.Connection, encoded: str) -> str | None:
     return h
 
 
+def _surely_long(value: Any) -> bool:
+    """Whether the JSON of `value` is surely longer than INLINE: a lower bound of its length (each string
+    and key with its quotes, one character for anything else) passes it within the first few pieces
+    looked at. A large node then costs a few steps, where encoding it would cost all of it; a node of
+    many small pieces is left to the encoder (False only means "try encoding it")."""
+    total, stack, looked = 0, [value], 0
+    while stack and looked < 64:
+        looked += 1
+        item = stack.pop()
+        if isinstance(item, str):
+            total += len(item) + 2
+        elif isinstance(item, dict):
+            total += 1 + len(item)
+            for key, child in item.items():
+                total += len(key) + 2 if isinstance(key, str) else 1
+                stack.append(child)
+        elif isinstance(item, list | tuple):
+            total += 1 + len(item)
+            stack.extend(item)
+        else:
+            total += 1
+        if total > INLINE:
+            return True
+    return False
+
+
 class _Packer:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
@@ -130,6 +156,8 @@ class _Packer:
         """The node's JSON in one call of the C encoder when it is stored inline as it stands: short, and
         no "$" key anywhere in it. None otherwise: it is walked piece by piece. (A key that is not a
         string is written as the string JSON makes of it, as the walk's JSON round trip would.)"""
+        if _surely_long(value):  # its JSON would be encoded only to learn that: walked at once
+            return None
         try:
             body = _dump(value)
         except (TypeError, ValueError):
