@@ -80,6 +80,9 @@ def exposure_of(config: Config) -> Exposure:
     if config.server is not None and config.server.token:
         secrets.append(f"{config.server.token} (server/, token)")
     commands = [f"`{_command_text(tool.command)}` (tools/{name}.yaml)" for name, tool in config.tools.items()]
+    commands += [
+        f"`{_command_text(hook.command)}` (hooks/{name}.yaml)" for name, hook in config.hooks.items()
+    ]
     unasked = []
     passed = []
     for level, policy in config.policies.items():

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ValidationError
 from ..errors import ConfigError
 from .agents import AgentConfig
 from .base import FILE_NAME
+from .hooks import HookConfig
 from .llm import VendorConfig
 from .policy import PolicyConfig
 from .preferences import PREFERENCES_FILE, Preferences
@@ -47,6 +48,7 @@ KINDS: dict[str, FileKind] = {
     "server": FileKind("server", ServerConfig, "server", editable=False, hot_reloadable=False),
     # S1: the settings editor also edits prompt profiles (read at each request, like the folders above).
     "prompts": FileKind("prompts", PromptProfile, "prompt profile"),
+    "hooks": FileKind("hooks", HookConfig, "hook"),
 }
 EDITABLE_KINDS: tuple[str, ...] = tuple(k for k, v in KINDS.items() if v.editable)
 

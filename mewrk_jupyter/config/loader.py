@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict
 from ..errors import ConfigError
 from .agents import AgentConfig
 from .files import KINDS, SUFFIXES, read_text, validate_text
+from .hooks import HookConfig
 from .llm import ModelConfig, VendorConfig
 from .policy import PolicyConfig
 from .problems import InvalidConfig, Problem, raise_problems
@@ -29,6 +30,7 @@ class Config(BaseModel):
     policies: dict[str, PolicyConfig] = {}
     tools: dict[str, ToolConfig] = {}
     prompts: dict[str, PromptProfile] = {}
+    hooks: dict[str, HookConfig] = {}
     server: ServerConfig | None = None
     # What is wrong with the files that were left out: each disables only what it defines.
     problems: tuple[Problem, ...] = ()
@@ -38,7 +40,7 @@ class Config(BaseModel):
     @property
     def is_empty(self) -> bool:
         """True when no file configures anything, so the session falls back to the offline provider."""
-        parts = (self.vendors, self.agents, self.policies, self.tools, self.prompts)
+        parts = (self.vendors, self.agents, self.policies, self.tools, self.prompts, self.hooks)
         return not any(parts) and self.server is None
 
     def broken(self, folder: str, name: str) -> tuple[Problem, ...]:
@@ -93,12 +95,19 @@ class Config(BaseModel):
         return found.get(key) if found else None
 
 
-_FIELDS = {"llm": "vendors", "agents": "agents", "policy": "policies", "tools": "tools", "prompts": "prompts"}
+_FIELDS = {
+    "llm": "vendors",
+    "agents": "agents",
+    "policy": "policies",
+    "tools": "tools",
+    "prompts": "prompts",
+    "hooks": "hooks",
+}
 
 
 # The folders whose files can name a server, a secret, a header or a command, or let commands run without
-# asking (hooks and language-server commands would join them); agents and prompts act only through these.
-TRUST_FOLDERS = ("llm", "tools", "server", "policy")
+# asking, or run commands by themselves (hooks); agents and prompts act only through these.
+TRUST_FOLDERS = ("llm", "tools", "server", "policy", "hooks")
 
 
 def load_config(home: Path | str) -> Config:

@@ -11,8 +11,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from ..cards.models import Approval, Card, SummaryDivider
+from ..cards.models import Approval, Card, HostMessage, SummaryDivider
 from ..cards.order import key_between
+from ..config.hooks import HOOK_EVENTS
 from ..config.policy import Tier
 from ..errors import InvalidInput, MewrkError, SessionNotFound
 from ..providers.base import ModelInfo, ToolSpec
@@ -107,7 +108,9 @@ class Session:
         cards: list[tuple[str, Card]] = []
         if start.system_prompt is not None:
             cards.append((key_between(None, None), start.system_prompt))
-        return cls._create(ws, title or "untitled", parsed, parent_id=None, cards=cards)
+        session = cls._create(ws, title or "untitled", parsed, parent_id=None, cards=cards)
+        session.run_hooks("session_start")  # what they print opens the conversation
+        return session
 
     @classmethod
     def _create(
@@ -275,6 +278,13 @@ class Session:
     def recover_if_orphaned(self) -> None:
         """After a crash mid-turn: close the dead run and mark its unfinished cards interrupted."""
         self._parts.status.recover_if_orphaned()
+
+    def run_hooks(self, event: str) -> list[HostMessage]:
+        """Run the workspace's hooks of `event` (`hooks/<name>.yaml`) now; what they print is added to the
+        timeline as host messages, which are returned. The engine runs them itself at their moments."""
+        if event not in HOOK_EVENTS:
+            raise InvalidInput(f"There is no hook event {event!r}; the events are {', '.join(HOOK_EVENTS)}.")
+        return self._parts.toolbox.hooks.run(event)
 
     def finish_unfinished_cards(self, tool_calls: bool = True) -> None:
         """Mark replies still 'being written' as interrupted and unanswered tool calls as not run."""

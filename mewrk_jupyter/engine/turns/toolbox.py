@@ -16,6 +16,7 @@ from ...tools import ToolRegistry
 from ..settings import StoredSettings
 from ..timeline.stored import StoredTimeline
 from ..workspace import Workspace
+from .hooks import Hooks
 from .policy import policy_for, tier_of
 from .secrets import SessionSecrets
 
@@ -30,6 +31,7 @@ class ToolBox:
         self.settings = settings
         self.timeline = timeline
         self.secrets = SessionSecrets(workspace, settings)
+        self.hooks = Hooks(workspace, self.secrets, timeline)
         self._lock = threading.Lock()
         self._built_from: tuple[object, bool] | None = None
         self._registry: ToolRegistry | None = None
@@ -109,4 +111,5 @@ class ToolBox:
                 entry,
                 {"result": result.text, "is_error": result.is_error, "truncated": result.truncated},
             )
+        self.hooks.run("after_tool", call, cancel)
         return call
