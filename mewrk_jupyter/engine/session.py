@@ -38,7 +38,7 @@ from .timeline.stored import StoredTimeline
 from .turns.approvals import Approvals
 from .turns.control import TurnControl
 from .turns.parts import SessionParts
-from .turns.policy import policy_for
+from .turns.policy import PLAN_OFF, PLAN_ON, policy_for
 from .turns.records import RunEvent, RunInfo, events_after, find_run, session_runs
 from .turns.run import Run
 from .turns.status import TurnStatus
@@ -49,6 +49,11 @@ from .workspace import Workspace
 
 _LIVE: weakref.WeakValueDictionary[tuple[Path, str], Session] = weakref.WeakValueDictionary()
 _LIVE_LOCK = threading.Lock()
+
+
+def plan_message(on: bool) -> HostMessage:
+    """The host message that tells the model plan mode began or ended."""
+    return HostMessage(topic="plan_mode", text=PLAN_ON if on else PLAN_OFF)
 
 
 def _kept(_timeline: Timeline, _result: None) -> None:
@@ -108,6 +113,8 @@ class Session:
         cards: list[tuple[str, Card]] = []
         if start.system_prompt is not None:
             cards.append((key_between(None, None), start.system_prompt))
+        if parsed.plan_mode:  # its guidance is a card, so a branch or fork carries it
+            cards.append((key_between(cards[-1][0] if cards else None, None), plan_message(True)))
         session = cls._create(ws, title or "untitled", parsed, parent_id=None, cards=cards)
         session.run_hooks("session_start")  # what they print opens the conversation
         return session
@@ -185,6 +192,8 @@ class Session:
         changed = changed_fields(before, after)
         if changed:
             timeline.emit(SettingsChanged(self.id, changed))
+        if "plan_mode" in changed:  # the model reads when plan mode begins and ends, where it happened
+            timeline.append(plan_message(after.plan_mode))
         return after
 
     @property

@@ -70,14 +70,13 @@ class SessionSettings(BaseModel):
             )
         return value
 
-    @field_validator("async_tools", "plan_mode")
+    @field_validator("async_tools")
     @classmethod
     def _built_switches(cls, value: bool, info: ValidationInfo) -> bool:
-        # Both act through engine parts that come with later work: refused rather than ignored.
+        # It acts through engine parts that come with later work: refused rather than ignored.
         if value:
-            needs = {"async_tools": "subagents and background work", "plan_mode": "host messages"}
             raise ValueError(
-                f"{info.field_name} is not built yet: it arrives with {needs[str(info.field_name)]}"
+                f"{info.field_name} is not built yet: it arrives with subagents and background work"
             )
         return value
 

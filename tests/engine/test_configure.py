@@ -52,7 +52,7 @@ def test_a_change_made_by_another_process_is_seen_by_an_open_session(workspace):
         ({"model": "nowhere/m"}, r"nowhere"),
         ({"safety_level": "lax"}, r"^There is no safety level `lax`"),
         ({"host_container": "box_tool_result"}, r"host_container 'box_tool_result' is not built yet"),
-        ({"plan_mode": True}, r"plan_mode is not built yet"),
+        ({"async_tools": True}, r"async_tools is not built yet"),
         ({"compaction": "native"}, r"^compaction 'native' needs a model with a compaction of its own"),
     ],
 )

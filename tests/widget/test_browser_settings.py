@@ -47,14 +47,21 @@ def test_settings_panel_switches_the_model_refuses_in_words_and_sets_a_preferenc
     )
     assert nb.print_value("s.settings.model") == "offline/thinker"
 
+    background = panel.locator("[data-testid='mw-setting-async_tools']")
+    background.focus()
+    page.keyboard.press("Space")  # keyboard only: a person tabs to the switch and presses Space
+    expect(panel.locator("[data-testid='mw-setting-said-async_tools']")).to_have_text(
+        "Invalid session settings: async_tools is not built yet: it arrives with subagents and background work"
+    )
+    expect(background).not_to_be_checked()  # nothing changed, and the switch says so
+    assert nb.print_value("s.settings.async_tools") == "False"
+
     plan = panel.locator("[data-testid='mw-setting-plan_mode']")
     plan.focus()
-    page.keyboard.press("Space")  # keyboard only: a person tabs to the switch and presses Space
-    expect(panel.locator("[data-testid='mw-setting-said-plan_mode']")).to_have_text(
-        "Invalid session settings: plan_mode is not built yet: it arrives with host messages"
-    )
-    expect(plan).not_to_be_checked()  # nothing changed, and the switch says so
-    assert nb.print_value("s.settings.plan_mode") == "False"
+    page.keyboard.press("Space")  # plan mode acts: the setting is on and the model is told so
+    expect(plan).to_be_checked()
+    assert nb.print_value("s.settings.plan_mode") == "True"
+    assert nb.print_value("s.cards[-1].text.split(':')[0]") == "Plan mode is on"
 
     threshold = panel.locator("[data-testid='mw-setting-handoff_threshold']")
     threshold.fill("2")
@@ -149,8 +156,8 @@ def test_settings_panel_reads_well_in_the_dark_theme(lab, page):
     expect(panel.locator("[data-testid='mw-config-problems']")).to_have_text(
         "Line 2: agents/main.yaml: summarize_at: input should be less than or equal to 1"
     )
-    panel.locator("[data-testid='mw-setting-plan_mode']").click()  # refused: it stays off
-    expect(panel.locator("[data-testid='mw-setting-said-plan_mode']")).to_contain_text("not built yet")
+    panel.locator("[data-testid='mw-setting-async_tools']").click()  # refused: it stays off
+    expect(panel.locator("[data-testid='mw-setting-said-async_tools']")).to_contain_text("not built yet")
     try:
         switch_theme(page, "JupyterLab Dark")
         low = low_contrast(page, root)

@@ -61,11 +61,11 @@ def test_a_model_switch_is_configured_and_the_views_get_the_new_model(session, w
 
 def test_a_refused_setting_is_the_engines_sentence_and_nothing_changes(session, widget):
     before = session.settings
-    refused = widget.do("configure", changes={"plan_mode": True})
+    refused = widget.do("configure", changes={"async_tools": True})
     assert not refused["ok"]
     assert (
         refused["message"]
-        == "Invalid session settings: plan_mode is not built yet: it arrives with host messages"
+        == "Invalid session settings: async_tools is not built yet: it arrives with subagents and background work"
     )
     refused = widget.do("configure", changes={"safety_level": "paranoid"})
     assert (

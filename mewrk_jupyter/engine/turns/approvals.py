@@ -18,7 +18,7 @@ from ...store import fence
 from ..events import Notice
 from ..settings import StoredSettings
 from ..timeline.stored import StoredTimeline
-from .policy import denial, rejection
+from .policy import denial, plan_denial, rejection
 from .toolbox import ToolBox
 
 PARALLEL_TOOLS = 4  # calls of one response that run at once
@@ -93,7 +93,9 @@ class Approvals:
                 continue
             tier = self.toolbox.tier(call.name)
             decided = decisions.get(call.id)
-            if tier == "deny":
+            if self.toolbox.withheld(call.name):  # a call from before plan mode, or one it made up
+                self._answer(call, plan_denial(call.name), "denied")
+            elif tier == "deny":
                 self._answer(call, denial(call.name, self.settings.value.safety_level), "denied")
             elif tier == "allow" or (
                 decided is not None and decided.decision in ("approved", "approved_always")

@@ -44,6 +44,24 @@ def denial(tool: str, level: str) -> str:
     )
 
 
+# Plan mode (a conversation setting): the model plans and reads, and these tools are not offered.
+PLAN_WITHHELD = ("write", "edit", "bash")
+PLAN_ON = (
+    "Plan mode is on: the person wants a plan before any change. Read and search as much as you need, "
+    "then present a plan for the person to review. `write`, `edit` and `bash` are not offered until the "
+    "person turns plan mode off; do not try to change files another way."
+)
+PLAN_OFF = "Plan mode is off: you may change files and run commands again, under the safety level."
+
+
+def plan_denial(tool: str) -> str:
+    """What the model reads when it calls a tool that plan mode withholds (a statement, not an error)."""
+    return (
+        f"Plan mode is on, so `{tool}` is not offered and this call was not run. Present your plan; the "
+        "person turns plan mode off when it is time to carry it out."
+    )
+
+
 def rejection(reason: str | None) -> str:
     """What the model reads when the person rejects a call (A2): a statement carrying the reason."""
     text = "The person reviewed this call and rejected it, so it was not run."

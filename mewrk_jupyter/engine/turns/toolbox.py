@@ -17,7 +17,7 @@ from ..settings import StoredSettings
 from ..timeline.stored import StoredTimeline
 from ..workspace import Workspace
 from .hooks import Hooks
-from .policy import policy_for, tier_of
+from .policy import PLAN_WITHHELD, policy_for, tier_of
 from .secrets import SessionSecrets
 
 ENGINE_TOOLS = ("box", "handoff", "agent_spawn", "task_wait")
@@ -74,8 +74,16 @@ class ToolBox:
         policy_for(config, self.settings.value.safety_level)
 
     def specs(self) -> list[ToolSpec]:
-        """What the model is told about the tools, in every request."""
-        return self.registry.specs()
+        """What the model is told about the tools, in every request (in plan mode, no tool that changes
+        files or runs commands)."""
+        specs = self.registry.specs()
+        if self.settings.value.plan_mode:
+            return [spec for spec in specs if spec.name not in PLAN_WITHHELD]
+        return specs
+
+    def withheld(self, name: str) -> bool:
+        """Whether plan mode withholds the tool `name` from the model now."""
+        return self.settings.value.plan_mode and name in PLAN_WITHHELD
 
     def tier(self, name: str) -> Tier:
         """allow, ask or deny for `name` at the session's safety level (A4)."""

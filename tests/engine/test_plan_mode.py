@@ -1,0 +1,77 @@
+"""Plan mode: the model plans without `write`, `edit` and `bash`; the guidance is a host message on the
+timeline (so branch and fork carry it), a call to a withheld tool is answered without running, and
+turning it off gives the tools back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import mewrk_jupyter as mw
+from mewrk_jupyter.engine.turns.policy import PLAN_OFF, PLAN_ON
+from tests.providers.conftest import wire_server  # noqa: F401  (the fixture)
+from tests.providers.wire import WireServer, anthropic_reply, anthropic_tool_use
+
+
+@pytest.fixture
+def vendor(workspace: Path, wire_server: WireServer) -> WireServer:  # noqa: F811
+    llm = workspace / ".mewrk" / "llm"
+    llm.mkdir(parents=True, exist_ok=True)
+    (llm / "a.yaml").write_text(
+        f"protocol: anthropic-messages\nbase_url: {wire_server.url}\napi_key: ${{PLAN_KEY}}\n"
+        "models:\n  m: {context_window: 100000}\n"
+    )
+    mw.trust(workspace)
+    return wire_server
+
+
+@pytest.fixture(autouse=True)
+def key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PLAN_KEY", "plan-key-0123456789")
+
+
+def offered(request) -> list[str]:
+    return [t["name"] for t in request.json.get("tools", [])]
+
+
+def test_plan_mode_withholds_the_changing_tools_and_tells_the_model(workspace, vendor):
+    s = mw.Session.new(model="a/m")
+    vendor.enqueue(anthropic_reply("Before."))
+    s.send("hello")
+    assert {"write", "edit", "bash"} <= set(offered(vendor.requests[0]))
+
+    s.configure(plan_mode=True)
+    assert s.cards[-1].kind == "host_message" and s.cards[-1].text == PLAN_ON
+    vendor.enqueue(anthropic_reply("1. Read the notes. 2. Rewrite them."))
+    s.send("tidy the notes folder")
+    tools = offered(vendor.requests[1])
+    assert "read" in tools and not {"write", "edit", "bash"} & set(tools)
+    assert "Plan mode is on" in vendor.requests[1].raw_body.decode()
+
+    s.configure(plan_mode=False)
+    assert s.cards[-1].text == PLAN_OFF
+    vendor.enqueue(anthropic_reply("Done."))
+    s.send("go ahead")
+    assert {"write", "edit", "bash"} <= set(offered(vendor.requests[2]))
+
+
+def test_a_call_to_a_withheld_tool_is_answered_and_not_run(workspace, vendor):
+    s = mw.Session.new(model="a/m", plan_mode=True)
+    vendor.enqueue(anthropic_reply(anthropic_tool_use("write", {"path": "x.txt", "content": "no"})))
+    vendor.enqueue(anthropic_reply("Here is the plan instead."))
+    run = s.send("write x.txt")
+    assert run.state == "done", run.error  # no approval asked: the call is answered at once
+    call = next(c for c in s.cards if c.kind == "tool_call")
+    assert call.status == "denied" and call.result.startswith("Plan mode is on, so `write` is not offered")
+    assert not (workspace / "x.txt").exists()
+    assert s.cards[-1].text == "Here is the plan instead."
+
+
+def test_a_session_made_in_plan_mode_starts_with_the_guidance_and_a_branch_carries_it(workspace):
+    s = mw.Session.new(plan_mode=True)
+    assert [(c.kind, c.text) for c in s.cards] == [("host_message", PLAN_ON)]
+    s.send("plan it")
+    b = s.branch(at=s.cards[-1])
+    assert b.settings.plan_mode and b.cards[0].text == PLAN_ON
+    assert "write" not in [t.name for t in b.tool_specs()]
