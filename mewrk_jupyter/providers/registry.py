@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TypedDict
 
 from ..config import Config, ModelConfig, VendorConfig, read_config, trust_state
+from ..config.files import KINDS
 from ..errors import ConfigError, WorkspaceNotTrusted
 from .anthropic import AnthropicProvider
 from .base import Exchange, ModelInfo, ModelRequest, Provider
@@ -19,7 +20,7 @@ from .openai_chat import OpenAIChatProvider
 from .openai_responses import OpenAIResponsesProvider
 
 DEFAULT_MODEL = "offline/echo"
-CONFIG_FOLDERS = ("llm", "agents", "policy", "tools", "server", "prompts")
+CONFIG_FOLDERS = tuple(KINDS)  # every subfolder of the configuration folder, hooks/ included
 # Protocols that take a PDF as a document; compatible Chat Completions servers mostly do not.
 PDF_PROTOCOLS = ("anthropic-messages", "openai-responses", "azure-openai")
 

@@ -150,3 +150,13 @@ def test_run_hooks_runs_an_event_now_and_refuses_an_unknown_one(workspace):
         mw.InvalidInput, match="There is no hook event 'on_save'; the events are session_start,"
     ):
         s.run_hooks("on_save")
+
+
+def test_a_hook_written_after_the_session_was_made_runs_at_the_next_request(workspace):
+    s = mw.Session.new()
+    s.send("first")
+    assert hosts(s) == []
+    hook(workspace, "late", "event: before_request\ncommand: echo late hook\n")
+    mw.trust(workspace)
+    s.send("second")
+    assert hosts(s) == ["Hook `late` (before_request):\nlate hook\n"]
