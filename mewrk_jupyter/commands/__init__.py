@@ -10,7 +10,7 @@ live view in a notebook, a notice, an offer or a panel in the widget) is each su
 from __future__ import annotations
 
 from ..engine.session import Session
-from . import preferences, sessions, settings, timeline, tools
+from . import preferences, sessions, settings, skills, timeline, tools
 from .base import (
     COMPOSER,
     NOTEBOOK,
@@ -162,6 +162,13 @@ COMMANDS: dict[str, Command] = {
             "run an ls / grep / find / read / lsp call again with its edited parameters",
             tools.rerun,
             surfaces=ONLY_NOTEBOOK,
+        ),
+        Command(
+            "skill",
+            "[NAME]",
+            "the workspace's skills, or give the model one now (its instructions arrive as a host message)",
+            skills.skill,
+            needs="use_skill",
         ),
         Command(
             "set",

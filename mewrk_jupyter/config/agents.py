@@ -20,6 +20,8 @@ class AgentConfig(ConfigModel):
     tools: list[str] | None = None
     safety_level: str | None = None
     system_prompt: str | None = None
+    # Skills (`skills/<name>/SKILL.md`) whose instructions the agent's sessions start with.
+    skills: list[str] | None = None
 
     @field_validator("model")
     @classmethod
@@ -33,6 +35,11 @@ class AgentConfig(ConfigModel):
     @classmethod
     def _tools(cls, value: list[str] | None) -> list[str] | None:
         return None if value is None else check_tool_list(value, "tools")
+
+    @field_validator("skills")
+    @classmethod
+    def _skills(cls, value: list[str] | None) -> list[str] | None:
+        return None if value is None else check_tool_list(value, "skills")
 
 
 def check_tool_list(names: list[str], field: str) -> list[str]:

@@ -45,6 +45,8 @@ def agent_start(config: Config, model: str | None, settings: dict[str, Any]) -> 
         except ConfigError as exc:
             raise ConfigError(f"agents/{name}.yaml: safety_level: {exc}") from None
         values["safety_level"] = agent.safety_level
+    if agent is not None and agent.skills and "skills" not in values:
+        values["skills"] = list(agent.skills)
     card = None
     if agent is not None and agent.system_prompt and agent.system_prompt.strip():
         # The timeline is the context (T1): the agent's prompt is a card a person can read, edit or delete,

@@ -15,6 +15,7 @@ from ..cards.models import Approval, Card, HostMessage, SummaryDivider
 from ..cards.order import key_between
 from ..config.hooks import HOOK_EVENTS
 from ..config.policy import Tier
+from ..config.skills import read_skill
 from ..errors import InvalidInput, MewrkError, SessionNotFound
 from ..providers.base import ModelInfo, ToolSpec
 from ..providers.registry import config_for, prices_of, resolve
@@ -25,6 +26,7 @@ from ..store.db import Database, database
 from .admission import admit
 from .agent import agent_of, agent_start
 from .assembly.context import ContextInfo, measure, session_spending
+from .assembly.prefix import skill_text
 from .catalog import history_entry_of
 from .compaction import AutoSummary, compact_in_place
 from .configure import changed_fields, changed_settings
@@ -108,6 +110,8 @@ class Session:
         parsed = parse_settings(start.settings)
         resolve(parsed.model, ws.home)  # an unknown model is a clear error now, not at the first send
         policy_for(config, parsed.safety_level)  # so is an unknown safety level
+        for name in parsed.skills:
+            read_skill(ws.home, name)  # and a skill that does not exist or cannot be read
         notices += unbuilt_notices(config, parsed.agent, agent_of(config, parsed.agent), parsed.model)
         warn_unbuilt(notices)
         cards: list[tuple[str, Card]] = []
@@ -287,6 +291,18 @@ class Session:
     def recover_if_orphaned(self) -> None:
         """After a crash mid-turn: close the dead run and mark its unfinished cards interrupted."""
         self._parts.status.recover_if_orphaned()
+
+    def use_skill(self, name: str) -> HostMessage:
+        """Give the model the skill `name` (`skills/<name>/SKILL.md`) now: its instructions arrive as a host
+        message at the end of the timeline, read from the next request on. Refused while a turn runs."""
+        self._parts.status.check_idle()
+        skill = read_skill(self.workspace.home, name)
+        text = "The person chose a skill for what follows.\n\n" + skill_text(
+            skill.name, skill.description, skill.instructions
+        )
+        message = HostMessage(topic="skill", text=text)
+        self.stored_timeline.append(message)
+        return message
 
     def run_hooks(self, event: str) -> list[HostMessage]:
         """Run the workspace's hooks of `event` (`hooks/<name>.yaml`) now; what they print is added to the

@@ -40,6 +40,8 @@ class SessionSettings(BaseModel):
     # How a full context shrinks: a summary handed to a new session, or the vendor's own compaction.
     compaction: Literal["handoff", "native"] = "handoff"
     plan_mode: bool = False
+    # Skills whose instructions are part of the hidden prefix from the start (`skills/<name>/SKILL.md`).
+    skills: list[str] = Field(default_factory=list)
     # Tools the person chose "approve always" for (A1); a branch or fork starts without them.
     approved_always: list[str] = Field(default_factory=list)
 

@@ -149,7 +149,7 @@ def test_a_file_without_content_is_refused_naming_the_fields_it_needs(workspace)
             editor.save("agents/main.yaml", text, version)
         assert str(err.value) == (
             "agents/main.yaml: the file holds no YAML content (empty or only comments); agent 'main' lacks "
-            "'model' (optional: summarize_at, tools, safety_level, system_prompt)"
+            "'model' (optional: summarize_at, tools, safety_level, system_prompt, skills)"
         )
     assert snapshot(path) == before
 

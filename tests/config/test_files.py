@@ -18,7 +18,7 @@ EMPTY = "the file holds no YAML content (empty or only comments)"
         (
             "agents",
             "main",
-            "agent 'main' lacks 'model' (optional: summarize_at, tools, safety_level, system_prompt)",
+            "agent 'main' lacks 'model' (optional: summarize_at, tools, safety_level, system_prompt, skills)",
         ),
         (
             "policy",

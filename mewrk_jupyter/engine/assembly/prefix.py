@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import BaseModel
 
+from ...config.skills import SkillProblem, read_skill
 from ..workspace import Workspace
 
 ENGINE_SECTION = """You are an agent working inside mewrk_jupyter, a workbench in a Jupyter notebook.
@@ -43,8 +45,9 @@ def _read(path: Path) -> str | None:
     return text.strip() or None
 
 
-def hidden_prefix(workspace: Workspace, memory: list[str]) -> list[PrefixSection]:
-    """The engine's section, the project instructions and the enabled memory indexes, in that order."""
+def hidden_prefix(workspace: Workspace, memory: list[str], skills: Sequence[str] = ()) -> list[PrefixSection]:
+    """The engine's section, the project instructions, the enabled memory indexes and the session's
+    skills, in that order (a skill that cannot be read now is left out: `%mewrk skill` says why)."""
     sections = [PrefixSection(source="mewrk", text=ENGINE_SECTION)]
     for name in PROJECT_FILES:
         text = _read(workspace.root / name)
@@ -55,4 +58,19 @@ def hidden_prefix(workspace: Workspace, memory: list[str]) -> list[PrefixSection
         text = _read(path)
         if text:
             sections.append(PrefixSection(source=str(path), text=f"# Memory ({level} level)\n\n{text}"))
+    for name in skills:
+        try:
+            skill = read_skill(workspace.home, name)
+        except SkillProblem:
+            continue
+        sections.append(
+            PrefixSection(
+                source=f"skills/{name}", text=skill_text(skill.name, skill.description, skill.instructions)
+            )
+        )
     return sections
+
+
+def skill_text(name: str, description: str, instructions: str) -> str:
+    """A skill as the model reads it, in the prefix or in a host message."""
+    return f"# Skill: {name} — {description}\n\n{instructions}"

@@ -44,7 +44,7 @@ class SessionParts:
         return assembly(
             cards,
             model,
-            hidden_prefix(self.workspace, settings.memory),
+            hidden_prefix(self.workspace, settings.memory, settings.skills),
             tools=self.toolbox.specs(),
             reasoning=settings.reasoning,
         )
