@@ -16,6 +16,7 @@ from ...tools import ToolRegistry
 from ..settings import StoredSettings
 from ..timeline.stored import StoredTimeline
 from ..workspace import Workspace
+from .filewatch import FileWatch
 from .hooks import Hooks
 from .policy import PLAN_WITHHELD, policy_for, tier_of
 from .secrets import SessionSecrets
@@ -32,6 +33,7 @@ class ToolBox:
         self.timeline = timeline
         self.secrets = SessionSecrets(workspace, settings)
         self.hooks = Hooks(workspace, self.secrets, timeline)
+        self.files = FileWatch(workspace, timeline, self.secrets)
         self._lock = threading.Lock()
         self._built_from: tuple[object, bool] | None = None
         self._registry: ToolRegistry | None = None
@@ -119,5 +121,6 @@ class ToolBox:
                 entry,
                 {"result": result.text, "is_error": result.is_error, "truncated": result.truncated},
             )
+        self.files.saw(call)
         self.hooks.run("after_tool", call, cancel)
         return call
