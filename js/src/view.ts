@@ -5,6 +5,7 @@
 import { LABELS, cardBody, cardFooter, h, iconButton } from "./card";
 import { CardActions } from "./cardactions";
 import { CardMenu } from "./cardmenu";
+import { CompactionMenu } from "./compaction";
 import { Composer, type Outgoing } from "./composer";
 import { Connection, LOST, type WidgetModel } from "./connection";
 import { Dashboard } from "./dashboard";
@@ -86,6 +87,7 @@ export class TimelineView {
       loadEntry: (id, done) =>
         act({ action: "history_entry", entry_id: id }, (r) => done(r.ok ? (r.data.entry ?? null) : null, r.message)),
       settings: new SettingsPanel({ act }),
+      compaction: new CompactionMenu({ act, open: (id) => this.navigate({ action: "open_session", session_id: id }) }),
     });
     this.empty = h("div", { class: "mw-empty" }, "Loading the timeline…");
     this.lostBanner = h("div", { class: "mw-lost", role: "alert", "data-testid": "mw-lost", hidden: "" }, LOST);
@@ -236,6 +238,7 @@ export class TimelineView {
     this.ready = true;
     this.menu.kinds = msg.kinds ?? this.menu.kinds;
     this.editing.editable = msg.editable ?? {};
+    this.editing.readOnly = msg.read_only ?? {};
     this.actions.confirmDelete = !!msg.confirm_delete;
     this.sessionState = msg.state;
     this.expireNotices();
