@@ -212,7 +212,8 @@ export class TimelineView {
         return;
       case "preferences":
         this.actions.confirmDelete = !!msg.confirm_delete;
-        if (this.panels.current === "settings") this.panels.refresh(); // changed elsewhere: the panel follows
+        // Changed elsewhere: the settings panel and the ring's compaction section follow.
+        if (this.panels.current === "settings" || this.panels.current === "context") this.panels.refresh();
         return;
       case "status":
         this.composer.setStatus(msg.text);
@@ -252,7 +253,7 @@ export class TimelineView {
     this.header.setSession(msg.session, msg.came_from);
     this.trustLine.show(msg.trust);
     // Another session, or this one's settings changed (a snapshot follows each change): panels read again.
-    if (switched || this.panels.current === "settings") this.panels.refresh();
+    if (switched || this.panels.current === "settings" || this.panels.current === "context") this.panels.refresh();
     for (const id of this.list.ids()) {
       if (!this.state.get(id) && !isDraft(id)) this.forget(id);
       else this.list.dirty(id);
