@@ -87,6 +87,14 @@ export class CompactionMenu {
     });
   }
 
+  /** Another session shows in this view: what was said about the one before goes. */
+  forget(): void {
+    for (const said of [...this.said.values(), this.nowSaid]) {
+      said.replaceChildren();
+      delete said.dataset.level;
+    }
+  }
+
   private idOf(name: string): string {
     return `mw-compaction-${name}-${this.uid}`;
   }

@@ -51,6 +51,7 @@ export class TimelineView {
   readonly root: HTMLElement;
   private readonly header: Header;
   private readonly panels: Panels;
+  private readonly compaction: CompactionMenu;
   private readonly empty: HTMLElement;
   private readonly lostBanner: HTMLElement;
   private readonly trustLine: TrustLine;
@@ -81,13 +82,14 @@ export class TimelineView {
       () => this.panels.toggle("history"),
       () => this.navigate({ action: "back" }),
     );
+    this.compaction = new CompactionMenu({ act, open: (id) => this.navigate({ action: "open_session", session_id: id }) });
     this.panels = new Panels({
       loadHistory: (done) =>
         act({ action: "history" }, (r) => done(r.ok ? (r.data.entries ?? []) : null, r.message)),
       loadEntry: (id, done) =>
         act({ action: "history_entry", entry_id: id }, (r) => done(r.ok ? (r.data.entry ?? null) : null, r.message)),
       settings: new SettingsPanel({ act }),
-      compaction: new CompactionMenu({ act, open: (id) => this.navigate({ action: "open_session", session_id: id }) }),
+      compaction: this.compaction,
     });
     this.empty = h("div", { class: "mw-empty" }, "Loading the timeline…");
     this.lostBanner = h("div", { class: "mw-lost", role: "alert", "data-testid": "mw-lost", hidden: "" }, LOST);
@@ -234,6 +236,7 @@ export class TimelineView {
       this.selected.set([]);
       this.list.stick = true;
       this.notice.clear();
+      this.compaction.forget();
     }
     this.state.reset(msg.cards);
     this.ready = true;

@@ -52,7 +52,7 @@ log = logging.getLogger("mewrk_jupyter")
 REEXECUTABLE = ("ls", "grep", "find", "read", "lsp")
 
 # Actions after which the dashboard's figures may have moved.
-CHANGES_TIMELINE = ("edit", "insert", "delete", "undo", "redo", "command", "tool_call")
+CHANGES_TIMELINE = ("edit", "insert", "delete", "undo", "redo", "command", "tool_call", "compact_now")
 # Actions after which the views get the dashboard again: the ring marks the auto-compaction threshold.
 CHANGES_FIGURE = (*CHANGES_TIMELINE, "set_preferences")
 
