@@ -170,3 +170,4 @@ def test_handoff_and_native_compaction_cards(lab, page):
         "A native-compaction card carries the provider's encrypted item and cannot be edited."
     )
     expect(native.locator("textarea")).to_have_count(0)
+    assert not low_contrast(page, root)  # the cards' lines, kept messages and the reason read well
