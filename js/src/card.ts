@@ -113,6 +113,14 @@ export function cardBody(card: CardPayload, opts: BodyOptions): HTMLElement {
       // A rule across the timeline with the line in its middle; the summary itself is never shown.
       return h("div", { class: "mw-divider-line", role: "separator", "data-testid": "mw-divider" }, h("span", {}, parts.join(" · ")));
     }
+    case "handoff": {
+      // The documents the new session starts from, read as the model wrote them.
+      const body = h("div", { class: "mw-markdown", "data-testid": "mw-handoff" });
+      renderMarkdownInto(body, text);
+      return body;
+    }
+    case "native_compaction":
+      return nativeCompaction(card, opts);
     case "approval":
       return approvalBody(card, opts.reason ?? "");
     case "user_input": {
@@ -130,6 +138,21 @@ export function cardBody(card: CardPayload, opts: BodyOptions): HTMLElement {
     default:
       return h("div", { class: "mw-plain" }, text);
   }
+}
+
+/** A native compaction: its one line (which model, tokens before → after; never sent), and the person's
+ * kept messages, newest first, behind a disclosure. The encrypted item itself is the provider's. */
+function nativeCompaction(card: CardPayload, opts: BodyOptions): HTMLElement {
+  const kept = card.kept ?? [];
+  const box = h("div", { class: "mw-native" }, h("div", { class: "mw-native-line", "data-testid": "mw-native-line" }, card.text || "Compacted by the provider"));
+  if (!kept.length) {
+    box.append(h("div", { class: "mw-muted" }, "No message of yours was kept beside the compacted item."));
+    return box;
+  }
+  const list = h("ol", { class: "mw-native-kept", "data-testid": "mw-native-kept" }, ...kept.map((message) => h("li", { class: "mw-plain" }, message)));
+  const summary = `${kept.length} message${kept.length === 1 ? "" : "s"} of yours kept, newest first`;
+  box.append(disclosure(summary, list, opts.open, opts.onToggle));
+  return box;
 }
 
 /** The muted footer: model, tokens, time and what happened to the card. */

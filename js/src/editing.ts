@@ -19,6 +19,8 @@ export class Editing {
   readonly drafts = new Drafts();
   /** The fields each kind of card may have edited, as the session says. */
   editable: Record<string, string[]> = {};
+  /** Why a kind cannot be edited at all, as the session says (shown on an edit attempt). */
+  readOnly: Record<string, string> = {};
   private readonly errors = new Map<string, string>();
 
   constructor(
@@ -59,7 +61,7 @@ export class Editing {
     if (!card) return;
     const blocked = this.host.blocked();
     if (blocked) return this.showError(id, blocked);
-    if (!this.canEdit(card)) return this.showError(id, "This card cannot be edited.");
+    if (!this.canEdit(card)) return this.showError(id, this.readOnly[card.kind] ?? "This card cannot be edited.");
     this.editors.set(id, this.editorFor(id, card));
     this.errors.delete(id);
     this.list.dirty(id);

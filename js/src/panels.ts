@@ -1,5 +1,5 @@
-// The panels above the timeline: History (T17), the context breakdown behind the ring (T16, D6), the
-// slash-command list and the settings (settings.ts). One shows at a time; each is a view of what the kernel answers, nothing more.
+// The panels above the timeline: History (T17), the context breakdown behind the ring (T16, D6) with the
+// auto-compaction section under it (compaction.ts), the slash-command list and the settings (settings.ts). One shows at a time; each is a view of what the kernel answers, nothing more.
 import { LABELS, formatTokens, h } from "./card";
 import { type LoadEntry, historyRow } from "./history";
 import type { CommandInfo, ContextMsg, HistoryRow } from "./protocol";
@@ -12,6 +12,8 @@ export interface PanelHost {
   loadEntry: LoadEntry;
   /** The settings panel (settings.ts): shown here, and read again each time it opens. */
   settings: { el: HTMLElement; load(): void };
+  /** The ring's auto-compaction section, under the breakdown: kept while the figures change. */
+  compaction: { el: HTMLElement; load(): void };
 }
 
 export class Panels {
@@ -41,7 +43,10 @@ export class Panels {
     this.el.hidden = false;
     this.el.dataset.panel = name;
     if (name === "history") this.showHistory();
-    else if (name === "context") this.showContext();
+    else if (name === "context") {
+      this.showContext();
+      this.host.compaction.load();
+    }
     else if (name === "settings") this.showSettings();
     else this.showHelp();
   }
@@ -63,6 +68,7 @@ export class Panels {
   refresh(): void {
     if (this.current === "history") this.showHistory();
     else if (this.current === "settings") this.host.settings.load(); // the file being edited keeps its text
+    else if (this.current === "context") this.host.compaction.load();
   }
 
   private showSettings(): void {
@@ -86,7 +92,11 @@ export class Panels {
   private showContext(): void {
     const ctx = this.context;
     this.title.textContent = "Context";
-    if (!ctx) return this.body.replaceChildren(h("div", { class: "mw-muted" }, "No figures yet."));
+    // The figures are drawn again; the compaction section below them stays, with its focus and text.
+    const figures = h("div", { class: "mw-panel-body", "data-testid": "mw-context-figures" });
+    if (this.body.lastChild !== this.host.compaction.el) this.body.replaceChildren(figures, this.host.compaction.el);
+    else this.body.firstChild!.replaceWith(figures);
+    if (!ctx) return figures.replaceChildren(h("div", { class: "mw-muted" }, "No figures yet."));
     const total = Object.values(ctx.by_kind).reduce((a, b) => a + b, 0) || 1;
     const rows = Object.entries(ctx.by_kind)
       .filter(([, n]) => n > 0)
@@ -102,7 +112,7 @@ export class Panels {
       );
     // The kernel says what each size counts; the next request's is an estimate, the last one's exact.
     const [next, last] = ctx.sizes ?? [`Next request: ${ctx.used_text ?? formatTokens(ctx.used)}`, ""];
-    this.body.replaceChildren(
+    figures.replaceChildren(
       h("div", { "data-testid": "mw-context-figure" }, next),
       h("div", { "data-testid": "mw-context-last" }, last),
       h("div", { class: "mw-muted" }, "The timeline now, by card kind (estimates):"),
@@ -148,7 +158,11 @@ export function ring(): { el: HTMLButtonElement; update: (ctx: ContextMsg) => vo
   arc.setAttribute("transform", "rotate(-90 10 10)");
   const length = 2 * Math.PI * 8;
   arc.setAttribute("stroke-dasharray", `0 ${length}`);
-  svg.append(track, arc);
+  // Where auto-compaction acts: a tick across the ring at the threshold.
+  const mark = document.createElementNS(ns, "line");
+  mark.setAttribute("class", "mw-ring-mark");
+  for (const [k, v] of [["x1", "10"], ["y1", "0.5"], ["x2", "10"], ["y2", "5.5"]]) mark.setAttribute(k, v);
+  svg.append(track, arc, mark);
   const el = h("button", { class: "mw-ring", type: "button", "data-testid": "mw-ring", title: "Context: breakdown by card kind" });
   el.append(svg);
   const update = (ctx: ContextMsg) => {
@@ -159,7 +173,12 @@ export function ring(): { el: HTMLButtonElement; update: (ctx: ContextMsg) => vo
     const figure = ctx.window_text ? `${used} of ${ctx.window_text} (${Math.round(ctx.percent ?? 0)} %)` : `${used} tokens`;
     // The figure is the last request's size once there is one; the next request's estimate stands beside it.
     const said = ctx.last_text != null ? `last request ${figure}, next ${ctx.next_text ?? ""}` : figure;
-    const says = `Context: ${said} — show the breakdown by card kind`;
+    const at = ctx.compact_at;
+    mark.style.display = at == null ? "none" : "";
+    if (at != null) mark.setAttribute("transform", `rotate(${360 * at} 10 10)`);
+    el.dataset.compactAt = at == null ? "" : String(Math.round(at * 100));
+    const auto = at == null ? "" : `; auto-compaction at ${Math.round(at * 100)} %`;
+    const says = `Context: ${said}${auto} — show the breakdown by card kind and the auto-compaction settings`;
     el.setAttribute("aria-label", says);
     el.title = says;
   };

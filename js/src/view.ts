@@ -5,6 +5,7 @@
 import { LABELS, cardBody, cardFooter, h, iconButton } from "./card";
 import { CardActions } from "./cardactions";
 import { CardMenu } from "./cardmenu";
+import { CompactionMenu } from "./compaction";
 import { Composer, type Outgoing } from "./composer";
 import { Connection, LOST, type WidgetModel } from "./connection";
 import { Dashboard } from "./dashboard";
@@ -50,6 +51,7 @@ export class TimelineView {
   readonly root: HTMLElement;
   private readonly header: Header;
   private readonly panels: Panels;
+  private readonly compaction: CompactionMenu;
   private readonly empty: HTMLElement;
   private readonly lostBanner: HTMLElement;
   private readonly trustLine: TrustLine;
@@ -80,12 +82,14 @@ export class TimelineView {
       () => this.panels.toggle("history"),
       () => this.navigate({ action: "back" }),
     );
+    this.compaction = new CompactionMenu({ act, open: (id) => this.navigate({ action: "open_session", session_id: id }) });
     this.panels = new Panels({
       loadHistory: (done) =>
         act({ action: "history" }, (r) => done(r.ok ? (r.data.entries ?? []) : null, r.message)),
       loadEntry: (id, done) =>
         act({ action: "history_entry", entry_id: id }, (r) => done(r.ok ? (r.data.entry ?? null) : null, r.message)),
       settings: new SettingsPanel({ act }),
+      compaction: this.compaction,
     });
     this.empty = h("div", { class: "mw-empty" }, "Loading the timeline…");
     this.lostBanner = h("div", { class: "mw-lost", role: "alert", "data-testid": "mw-lost", hidden: "" }, LOST);
@@ -210,7 +214,8 @@ export class TimelineView {
         return;
       case "preferences":
         this.actions.confirmDelete = !!msg.confirm_delete;
-        if (this.panels.current === "settings") this.panels.refresh(); // changed elsewhere: the panel follows
+        // Changed elsewhere: the settings panel and the ring's compaction section follow.
+        if (this.panels.current === "settings" || this.panels.current === "context") this.panels.refresh();
         return;
       case "status":
         this.composer.setStatus(msg.text);
@@ -231,11 +236,13 @@ export class TimelineView {
       this.selected.set([]);
       this.list.stick = true;
       this.notice.clear();
+      this.compaction.forget();
     }
     this.state.reset(msg.cards);
     this.ready = true;
     this.menu.kinds = msg.kinds ?? this.menu.kinds;
     this.editing.editable = msg.editable ?? {};
+    this.editing.readOnly = msg.read_only ?? {};
     this.actions.confirmDelete = !!msg.confirm_delete;
     this.sessionState = msg.state;
     this.expireNotices();
@@ -249,7 +256,7 @@ export class TimelineView {
     this.header.setSession(msg.session, msg.came_from);
     this.trustLine.show(msg.trust);
     // Another session, or this one's settings changed (a snapshot follows each change): panels read again.
-    if (switched || this.panels.current === "settings") this.panels.refresh();
+    if (switched || this.panels.current === "settings" || this.panels.current === "context") this.panels.refresh();
     for (const id of this.list.ids()) {
       if (!this.state.get(id) && !isDraft(id)) this.forget(id);
       else this.list.dirty(id);

@@ -22,7 +22,8 @@ EDITABLE_FIELDS: dict[str, tuple[str, ...]] = {
     "handoff": ("text",),
 }
 
-_READ_ONLY_REASON = {
+# Kinds no one may edit, with the reason a person is told (the widget shows it on an edit attempt).
+READ_ONLY_REASON: dict[str, str] = {
     "preview": "Preview cards are read-only.",
     "subagent": "Subagent cards are read-only; they show what a subagent did.",
     "approval": "An approval is decided with approve() or reject(), not edited.",
@@ -47,8 +48,8 @@ def check_edit(card: Card, fields: dict[str, Any]) -> None:
     """Refuse an edit that T6 forbids, with the reason in plain words."""
     if not fields:
         raise InvalidInput("Nothing to change: pass the fields to edit, e.g. edit(card_id, text='…').")
-    if card.kind in _READ_ONLY_REASON:
-        raise NotEditable(_READ_ONLY_REASON[card.kind])
+    if card.kind in READ_ONLY_REASON:
+        raise NotEditable(READ_ONLY_REASON[card.kind])
     if isinstance(card, ModelReply) and not card.complete:
         raise NotEditable("This reply is still being written; it can be edited once it is complete.")
     if isinstance(card, Thinking) and card.encrypted is not None:

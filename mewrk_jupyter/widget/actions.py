@@ -24,6 +24,7 @@ from .protocol import (
     BackAction,
     BranchAction,
     CommandAction,
+    CompactNowAction,
     DeleteAction,
     EditAction,
     ForkAction,
@@ -51,7 +52,9 @@ log = logging.getLogger("mewrk_jupyter")
 REEXECUTABLE = ("ls", "grep", "find", "read", "lsp")
 
 # Actions after which the dashboard's figures may have moved.
-CHANGES_TIMELINE = ("edit", "insert", "delete", "undo", "redo", "command", "tool_call")
+CHANGES_TIMELINE = ("edit", "insert", "delete", "undo", "redo", "command", "tool_call", "compact_now")
+# Actions after which the views get the dashboard again: the ring marks the auto-compaction threshold.
+CHANGES_FIGURE = (*CHANGES_TIMELINE, "set_preferences")
 
 
 def _place(request: InsertAction | ToolCallAction) -> dict[str, Any]:
@@ -96,7 +99,7 @@ class Actions(SettingsActions):
         except Exception as exc:  # a fault must reach the person as a sentence, not kill the comm
             log.exception("widget action %s failed", name)
             answer = refused.model_copy(update={"message": f"That did not work: {type(exc).__name__}: {exc}"})
-        figure = [context_payload(self.session)] if name in CHANGES_TIMELINE else []
+        figure = [context_payload(self.session)] if name in CHANGES_FIGURE else []
         self.tell_views(answer, *figure)  # type: ignore[attr-defined]
         return answer
 
@@ -167,6 +170,12 @@ class Actions(SettingsActions):
 
     def _do_fork(self, request: ForkAction) -> tuple[str, dict[str, Any]]:
         new, said = copy_session(self.session, "fork", request.card_id)
+        return commands.answer(Result(said, opened=new))
+
+    def _do_compact_now(self, _request: CompactNowAction) -> tuple[str, dict[str, Any]]:
+        """Compact into a new session now; the answer offers to open it here."""
+        new = self.session.compact_now()
+        said = f"Compacted into a new session, {new.title}."
         return commands.answer(Result(said, opened=new))
 
     def _do_open_session(self, request: OpenSessionAction) -> tuple[str, dict[str, Any]]:

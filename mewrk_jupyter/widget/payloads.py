@@ -7,6 +7,7 @@ from typing import Any, cast
 from ..cards.models import Card
 from ..engine.assembly.context import format_tokens
 from ..engine.history_summary import summarise_history
+from ..engine.preferences import preferences_at
 from .protocol import CardPayload, ContextMsg, HistoryEntryData, HistoryRow
 
 
@@ -44,6 +45,16 @@ def _cost(info: Any) -> tuple[float | None, str]:
     return (float(cost) if isinstance(cost, int | float) else None), text or ""
 
 
+def compact_at(session: Any, window: int | None) -> float | None:
+    """Where auto-compaction acts, as a share of the window: the threshold of the conversation's mode;
+    None when it is off or the window is not known (then nothing compacts by itself)."""
+    found, _ = preferences_at(session.workspace.home)
+    if not found.auto_compaction or not window:
+        return None
+    native = session.settings.compaction == "native"
+    return found.native_threshold if native else found.handoff_threshold
+
+
 def context_payload(session: Any) -> ContextMsg:
     """The dashboard line (D1–D4), the two sizes, the ring's breakdown by card kind (T16) and the cost (D6)."""
     info = session.context
@@ -66,6 +77,7 @@ def context_payload(session: Any) -> ContextMsg:
         sizes=info.sizes(),
         cost=cost,
         cost_line=cost_line,
+        compact_at=compact_at(session, info.window),
     )
 
 

@@ -10,7 +10,7 @@ from typing import Any, get_args
 
 from ..config.preferences import RANGES, allowed_values
 from ..config.problems import InvalidConfig
-from ..engine.configure import describe_change
+from ..engine.configure import changed_settings, describe_change
 from ..engine.editor import SettingsEditor
 from ..engine.preferences import preferences_at, set_preferences
 from ..engine.settings import Reasoning, SessionSettings
@@ -48,6 +48,19 @@ def _with(current: str, offered: list[str]) -> list[str]:
     return offered if current in offered else [current, *offered]
 
 
+def _refused_modes(session: Any) -> dict[str, str]:
+    """The compaction modes the session would refuse now, each with the engine's own sentence."""
+    refused = {}
+    for mode in _literals("compaction"):
+        if mode == session.settings.compaction:
+            continue
+        try:
+            changed_settings(session.settings, {"compaction": mode}, session.workspace.home)
+        except MewrkError as exc:
+            refused[mode] = str(exc)
+    return refused
+
+
 def conversation_info(session: Any) -> ConversationSettingsInfo:
     """The session's conversation settings and what each picker offers."""
     now = session.settings
@@ -69,6 +82,7 @@ def conversation_info(session: Any) -> ConversationSettingsInfo:
             "host_container": _literals("host_container"),
             "compaction": _literals("compaction"),
         },
+        unavailable={"compaction": _refused_modes(session)},
     )
 
 

@@ -11,7 +11,7 @@ from typing import Any, cast
 import anywidget
 import traitlets
 
-from ..cards.rules import EDITABLE_FIELDS, INSERTABLE
+from ..cards.rules import EDITABLE_FIELDS, INSERTABLE, READ_ONLY_REASON
 from ..engine.events import (
     CardAdded,
     CardChanged,
@@ -165,6 +165,7 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                 context=context_payload(self.session),
                 kinds=list(MENU_KINDS),
                 editable={kind: list(names) for kind, names in EDITABLE_FIELDS.items()},
+                read_only=dict(READ_ONLY_REASON),
                 # A preference of the folder, read at each snapshot; the watch tells views of a change.
                 confirm_delete=self._read_confirm_delete(),
                 commands=[protocol.CommandInfo.model_validate(c) for c in commands.offered(self.session)],

@@ -54,6 +54,7 @@ KERNEL_EXAMPLES: list[protocol.SentModel] = [
         context=CONTEXT,
         kinds=["user_input"],
         editable={"user_input": ["text"]},
+        read_only={"preview": "Preview cards are read-only."},
         confirm_delete=False,
         commands=[protocol.CommandInfo(name="undo", synopsis="/undo", summary="Undo the last change.")],
         tools=[
@@ -124,6 +125,7 @@ ACTION_EXAMPLES: list[dict[str, Any]] = [
     {"action": "stop"},
     {"action": "branch", "card_id": "c1"},
     {"action": "fork", "card_id": "c1"},
+    {"action": "compact_now"},
     {"action": "open_session", "session_id": "s2"},
     {"action": "back"},
     {"action": "trust"},

@@ -130,6 +130,8 @@ class ContextMsg(SentModel):
     sizes: list[str]  # each size in a sentence that says what it counts: the next request's, then the last's
     cost: float | None
     cost_line: str
+    # Where auto-compaction acts, as a share of the window (the ring marks it); null when it is off.
+    compact_at: float | None = None
 
 
 class SnapshotMsg(SentModel):
@@ -146,6 +148,7 @@ class SnapshotMsg(SentModel):
     context: ContextMsg
     kinds: list[str]  # kinds the insert menu offers as a text card
     editable: dict[str, list[str]]  # the fields a person may edit, by card kind
+    read_only: dict[str, str]  # why a kind cannot be edited at all, in a sentence, by card kind
     confirm_delete: bool
     commands: list[CommandInfo]
     tools: list[ToolInfo]

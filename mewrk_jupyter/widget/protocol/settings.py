@@ -26,6 +26,9 @@ class ConversationSettingsInfo(SentModel):
     # For each setting chosen from a list (model, safety_level, reasoning, host_container, compaction):
     # the values the panel offers; the session refuses, in a sentence, one it cannot act on.
     choices: dict[str, list[str]]
+    # The values of a picker the session refuses now, each with the engine's sentence why (the ring's
+    # compaction modes: native needs a model with a compaction of its own).
+    unavailable: dict[str, dict[str, str]]
 
 
 class PreferenceInfo(SentModel):

@@ -187,6 +187,12 @@ class OpenSessionAction(ActionBase):
     session_id: Id
 
 
+class CompactNowAction(ActionBase):
+    """Compact the conversation into a new session now (Session.compact_now), whatever the threshold."""
+
+    action: Literal["compact_now"]
+
+
 class BackAction(ActionBase):
     """Show again the session this widget showed before the last `open_session`."""
 
@@ -216,6 +222,7 @@ Action = Annotated[
     | StopAction
     | BranchAction
     | ForkAction
+    | CompactNowAction
     | OpenSessionAction
     | BackAction
     | TrustAction
