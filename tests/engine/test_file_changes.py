@@ -87,3 +87,20 @@ def test_a_long_change_is_cut_with_a_note(workspace, vendor):
     [told] = changes(s)
     assert told.endswith("(the diff is cut here: read the file again to see all of it)")
     assert len(told) < 7_000
+
+
+def test_after_the_model_edits_a_python_file_the_language_servers_findings_reach_it(workspace, vendor):
+    vendor.enqueue(
+        anthropic_reply(anthropic_tool_use("write", {"path": "bad.py", "content": "def f(:\n    pass\n"}))
+    )
+    vendor.enqueue(anthropic_reply(anthropic_tool_use("write", {"path": "good.py", "content": "x = 1\n"})))
+    vendor.enqueue(anthropic_reply("Written."))
+    s = mw.Session.new(model="a/m")
+    run = s.send("write two files")
+    while s.state == "awaiting_approval":  # each write asks first
+        run = s.approve()
+    assert run.state == "done", run.error
+    [told] = changes(s)  # the good file brings nothing
+    assert told.startswith("The language server reports, after your `write` of `bad.py`:\nbad.py:1:")
+    assert "error" in told
+    assert "The language server reports" in vendor.requests[-1].raw_body.decode()

@@ -76,17 +76,21 @@ def test_the_language_server_gets_the_filtered_environment(ws, keys):
 
 
 def server_environment() -> dict[str, str]:
-    """The environment of the language server this process started, read from /proc."""
+    """The environment of the language server this process started last, read from /proc (an earlier
+    test's session may keep its own server running)."""
+    found: list[tuple[int, bytes]] = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
             command = (entry / "cmdline").read_bytes()
-            if parent != os.getpid() or b"jedi-language-server" not in command:
+            if int(fields[1]) != os.getpid() or b"jedi-language-server" not in command:
                 continue
-            raw = (entry / "environ").read_bytes()
+            found.append((int(fields[19]), (entry / "environ").read_bytes()))  # its start time, in ticks
         except (OSError, ValueError, IndexError):
             continue
-        return dict(item.split("=", 1) for item in raw.decode().split("\0") if "=" in item)
-    raise AssertionError("no language server process was found")
+    if not found:
+        raise AssertionError("no language server process was found")
+    raw = max(found)[1]
+    return dict(item.split("=", 1) for item in raw.decode().split("\0") if "=" in item)

@@ -6,7 +6,7 @@ import threading
 import time
 from pathlib import Path
 
-from ...cards.models import ToolCall
+from ...cards.models import HostMessage, ToolCall
 from ...config import Config, trust_state
 from ...config.policy import Tier
 from ...providers.base import ToolSpec
@@ -122,5 +122,25 @@ class ToolBox:
                 {"result": result.text, "is_error": result.is_error, "truncated": result.truncated},
             )
         self.files.saw(call)
+        self._diagnose(call, cancel)
         self.hooks.run("after_tool", call, cancel)
         return call
+
+    def _diagnose(self, call: ToolCall, cancel: threading.Event | None) -> None:
+        """After the model wrote or edited a Python file, what the `lsp` tool's language server finds in
+        it reaches the model as a host message (when `lsp` is one of its tools and a server is installed)."""
+        path = call.params.get("path")
+        if call.name not in ("write", "edit") or call.is_error or not isinstance(path, str):
+            return
+        if not path.endswith(".py") or self.registry.get("lsp") is None:
+            return
+        found = self.registry.run("lsp", {"action": "diagnostics", "path": path}, cancel)
+        if found.is_error or found.text.startswith("No problems reported"):
+            return  # no server installed, or one too slow to answer: nothing to tell
+        text = self.secrets.redact(found.text)
+        self.timeline.append(
+            HostMessage(
+                topic="diagnostics",
+                text=f"The language server reports, after your `{call.name}` of `{path}`:\n{text}",
+            )
+        )
