@@ -247,10 +247,10 @@ class Provider(ABC):
 
     def compaction(self, request: ModelRequest) -> Compaction:
         """Prepare a native compaction of the request the engine was about to send (C4); refused by the
-        protocols that have none."""
+        protocols that have none and for models that do not declare one."""
         raise ProviderError(
-            f"`{request.model}` speaks {self.protocol}, which has no compaction of its own: "
-            "use the handoff instead."
+            f"`{request.model}` has no compaction of its own ({self.protocol} offers none, or the model "
+            "does not declare native_compaction), so nothing was compacted: use the handoff instead."
         )
 
 

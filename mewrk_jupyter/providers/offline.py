@@ -44,7 +44,7 @@ from .base import (
     ToolResultPart,
     UsageEvent,
 )
-from .offline_native import OfflineCompaction, check_items
+from .offline_native import OfflineCompaction, check_items, folded
 from .offline_summary import asks_for_summary, is_summary, write_summary
 
 MODELS: dict[str, dict[str, Any]] = {
@@ -223,8 +223,8 @@ def _script(request: ModelRequest, info: ModelInfo) -> Iterator[StreamEvent]:
         yield ThinkingDone(index, signature=signature)
         output.append(thinking)
         index += 1
-    if summary:
-        reply = write_summary(request.messages)
+    if summary:  # a native compaction's item in the conversation is read as the summary it carries
+        reply = write_summary(folded(request.messages))
     else:
         reply = _reply_text(request.messages, user_text, results, calls, long_n)
     yield from (TextDelta(index, w) for w in _words(reply))

@@ -68,7 +68,7 @@ def check_items(messages: list[Message]) -> list[str]:
     ]
 
 
-def _folded(messages: list[Message]) -> list[Message]:
+def folded(messages: list[Message]) -> list[Message]:
     """The messages with each earlier item read as the summary it carries, so a new summary keeps it."""
     out: list[Message] = []
     for message in messages:
@@ -89,7 +89,7 @@ class OfflineCompaction(Compaction):
         self._before = tokens_before
 
     def run(self) -> Compacted:
-        summary = write_summary(_folded(self._request.messages))
+        summary = write_summary(folded(self._request.messages))
         item = json.dumps({"type": "compaction", "encrypted_content": seal(summary)})
         after = (len(item) + 3) // 4  # as the offline models count what they read
         usage = Usage(input_tokens=self._before, output_tokens=(len(summary) + 3) // 4)

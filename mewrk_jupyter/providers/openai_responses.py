@@ -330,6 +330,8 @@ class OpenAIResponsesProvider(SDKProvider):
 
     def compaction(self, request: ModelRequest) -> Compaction:
         info = self.model_info(request.model)
+        if not info.native_compaction:
+            return super().compaction(request)
         return ResponsesCompaction(
             compact_body(request, info, self._wire_model(info)), self._client(), info.name
         )

@@ -10,9 +10,11 @@ import pytest
 
 import mewrk_jupyter as mw
 from mewrk_jupyter.engine.assembly.compacted import envelope
+from mewrk_jupyter.engine.assembly.context import request_size
 from mewrk_jupyter.engine.compaction.native import CUT_MARK, keep_messages, native_compaction, system_prompts
 from mewrk_jupyter.engine.history_summary import summarise
-from mewrk_jupyter.providers.offline import estimate_tokens
+from mewrk_jupyter.providers.base import ModelRequest
+from mewrk_jupyter.providers.offline import OfflineProvider, estimate_tokens
 from mewrk_jupyter.providers.offline_native import ALTERED, unseal
 
 from ..native_parts import parts_of
@@ -158,3 +160,30 @@ def test_system_prompts_placed_mid_conversation_are_seeded_and_sent_and_the_hist
         new.stored_timeline.append(seed)
     new.send("Next?")
     assert new.history[-1].request["system"][-2:] == ["Answer briefly.", "From now on, answer in French."]
+
+
+def test_a_summary_in_place_after_a_native_compaction_keeps_what_the_item_carried(workspace):
+    s = mw.Session.new("offline/echo")
+    chat(s, 3)
+    new = seeded(native_compaction(parts_of(s), keep_user_tokens=0))
+    chat(new, 3, words=900)
+    divider = new.compact()
+    assert "Message 0:" in divider.summary  # from the item, though no kept message says it
+
+
+def test_fifty_messages_offline_the_first_request_after_is_a_fraction_of_the_last_before(workspace):
+    s = mw.Session.new("offline/echo")
+    for i in range(25):
+        s.send(f"Message {i}: the train across the alps, hotels, times and prices for each stop.\nlong: 300")
+    assert sum(c.kind in ("user_input", "model_reply") for c in s.cards) == 50
+    before = request_size(s.history[-1].response["usage"])
+    card = native_compaction(parts_of(s))  # the default budget keeps every one of these short messages
+    new = seeded(card)
+    new.send("Where were we?")
+    after = request_size(new.history[-1].response["usage"])
+    assert len(card.kept) == 25 and after < before / 5
+
+
+def test_a_provider_refuses_a_compaction_its_model_does_not_declare():
+    with pytest.raises(mw.ProviderError, match=r"^`offline/tiny` has no compaction of its own"):
+        OfflineProvider().compaction(ModelRequest(model="offline/tiny"))
