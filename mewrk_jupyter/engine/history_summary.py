@@ -20,6 +20,9 @@ from ..providers.offline import estimate_tokens
 from .assembly.context import format_tokens
 from .sent import SentItem, SentRequest, read_request
 
+# How the title of a request that compacted the conversation says which kind it was.
+COMPACTION_TITLES = {"summary": " · compaction summary", "native": " · native compaction"}
+
 
 class HistoryEntry(Protocol):
     """What a summary reads of a history entry (views.HistoryEntry is one)."""
@@ -224,9 +227,9 @@ def summarise(entry: HistoryEntry, previous: HistoryEntry | None, compare: bool 
     return RequestSummary(
         number=entry.number,
         entry_id=entry.id,
-        # A request that asked for a summary to compact the conversation (C6) says so.
+        # A request that compacted the conversation, by a summary (C6) or natively (C4), says so.
         title=f"Request {entry.number}"
-        + (" · compaction summary" if (entry.response or {}).get("compaction") else ""),
+        + COMPACTION_TITLES.get(str((entry.response or {}).get("compaction")), ""),
         meta=_meta(entry),
         sizes=" · ".join(sizes),
         changes=changes,

@@ -40,14 +40,6 @@ def unbuilt_notices(config: Config, agent_name: str, agent: AgentConfig | None, 
                 f"agents/{agent_name}.yaml: tools: {names} {verb} not built yet; the model is not offered "
                 f"{'it' if len(unbuilt) == 1 else 'them'}."
             )
-    vendor_name, _, model_name = model.partition("/")
-    vendor = config.vendors.get(vendor_name)
-    spec = vendor.models.get(model_name) if vendor is not None else None
-    if spec is not None and spec.native_compaction:
-        notices.append(
-            f"llm/{vendor_name}.yaml: models.{model_name}.native_compaction: native compaction is not "
-            "built yet, so the engine never asks this model to compact."
-        )
     return notices
 
 

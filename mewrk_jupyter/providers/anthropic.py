@@ -9,8 +9,12 @@ from typing import Any
 import anthropic
 
 from ..cards.models import Usage
+from ..errors import ProviderError
 from .base import (
     AttachmentPart,
+    Compacted,
+    Compaction,
+    CompactionPart,
     Exchange,
     Message,
     ModelInfo,
@@ -38,6 +42,10 @@ THINKING_BUDGETS = {"low": 2048, "medium": 8192, "high": 16384}
 CACHE_BREAKPOINTS = 4
 CONTINUE_TEXT = "<system-reminder>\nContinue from where the conversation stands.\n</system-reminder>"
 EPHEMERAL = {"type": "ephemeral"}
+# Server-side compaction (C4): its beta, its edit, and the lowest trigger the API accepts, in input tokens.
+COMPACTION_BETA = "compact-2026-01-12"
+COMPACT_EDIT = "compact_20260112"
+MIN_TRIGGER = 50_000
 
 
 def _user_block(part: Any) -> dict[str, Any] | None:
@@ -70,6 +78,8 @@ def _assistant_block(part: Any) -> dict[str, Any] | None:
         return {"type": "text", "text": part.text} if part.text else None
     if isinstance(part, ToolUsePart):
         return {"type": "tool_use", "id": part.id, "name": part.name, "input": part.input}
+    if isinstance(part, CompactionPart):  # the compaction block goes back verbatim, or not at all
+        return json.loads(part.encrypted) if part.protocol == PROTOCOL else None
     if isinstance(part, ThinkingPart):
         if part.protocol == PROTOCOL and part.encrypted is not None:
             return {"type": "redacted_thinking", "data": part.encrypted}
@@ -147,6 +157,25 @@ def request_body(request: ModelRequest, info: ModelInfo) -> dict[str, Any]:
     return body
 
 
+def carries_compaction(body: dict[str, Any]) -> bool:
+    """Whether a body sends a compaction block back, which the API reads only under the beta."""
+    return any(
+        block.get("type") == "compaction"
+        for message in body.get("messages", [])
+        if message["role"] == "assistant"
+        for block in message["content"]
+    )
+
+
+def beta_headers(body: dict[str, Any]) -> dict[str, str]:
+    """The beta a body needs: server-side compaction's, when it asks for one or sends a block back."""
+    return (
+        {"anthropic-beta": COMPACTION_BETA}
+        if "context_management" in body or carries_compaction(body)
+        else {}
+    )
+
+
 class AnthropicExchange(SDKExchange):
     """One streamed Messages call; the request goes out when its events are first read."""
 
@@ -157,6 +186,7 @@ class AnthropicExchange(SDKExchange):
             "/v1/messages",
             body={**self.body, "stream": True},
             cast_to=anthropic.types.Message,
+            options={"headers": beta_headers(self.body)},
             stream=True,
             stream_cls=anthropic.Stream[anthropic.types.RawMessageStreamEvent],
         )
@@ -260,6 +290,45 @@ def _usage(raw: Any, before: Usage) -> Usage:
     )
 
 
+def compact_body(request: ModelRequest, info: ModelInfo) -> dict[str, Any]:
+    """The request the engine was about to send, with the compaction edit: compact at the lowest trigger
+    the API accepts, and pause after it, so that the reply is the compaction block alone."""
+    body = request_body(request, info)
+    edit = {"type": COMPACT_EDIT, "trigger": {"type": "input_tokens", "value": MIN_TRIGGER}}
+    body["context_management"] = {"edits": [{**edit, "pause_after_compaction": True}]}
+    return body
+
+
+class AnthropicCompaction(Compaction):
+    """One Messages call with server-side compaction, unstreamed: its reply is one compaction block."""
+
+    def __init__(self, body: dict[str, Any], client: anthropic.Anthropic, model: str):
+        self.body = body
+        self._client = client
+        self._model = model
+
+    def run(self) -> Compacted:
+        reply = self._client.post(
+            "/v1/messages",
+            body=self.body,
+            cast_to=anthropic.types.beta.BetaMessage,
+            options={"headers": beta_headers(self.body)},
+        )
+        block = next((b for b in reply.content if b.type == "compaction" and b.encrypted_content), None)
+        if block is None:
+            raise ProviderError(
+                f"`{self._model}` did not compact the conversation (its server compacts a context of "
+                f"{MIN_TRIGGER:,} tokens or more), so nothing was compacted: use the handoff instead."
+            )
+        usage = _usage(reply.usage, Usage())
+        before = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
+        # The compaction's own iteration wrote the summary: its output is the block's size.
+        iterations = getattr(reply.usage, "iterations", None) or []
+        after = sum(i.output_tokens for i in iterations if getattr(i, "type", None) == "compaction")
+        item = block.to_dict(exclude_none=True)
+        return Compacted(json.dumps(item), usage, before, after or usage.output_tokens)
+
+
 class AnthropicProvider(SDKProvider):
     """A vendor speaking Anthropic Messages, reached through the official SDK."""
 
@@ -268,5 +337,13 @@ class AnthropicProvider(SDKProvider):
     def open(self, request: ModelRequest) -> Exchange:
         info = self.model_info(request.model)
         body = request_body(request, info)
-        client = self._sdk_client(anthropic.Anthropic, anthropic.DefaultHttpxClient, base_url=self._base_url)
-        return AnthropicExchange(body, client, info.name)
+        return AnthropicExchange(body, self._client(), info.name)
+
+    def compaction(self, request: ModelRequest) -> Compaction:
+        info = self.model_info(request.model)
+        if not info.native_compaction:
+            return super().compaction(request)
+        return AnthropicCompaction(compact_body(request, info), self._client(), info.name)
+
+    def _client(self) -> anthropic.Anthropic:
+        return self._sdk_client(anthropic.Anthropic, anthropic.DefaultHttpxClient, base_url=self._base_url)

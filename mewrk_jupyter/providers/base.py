@@ -12,6 +12,7 @@ from typing import Any, Literal, TypeVar, cast
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..cards.models import Usage
+from ..errors import ProviderError
 
 
 class _Part(BaseModel):
@@ -75,7 +76,17 @@ def data_url(part: AttachmentPart) -> str:
     return f"data:{part.media_type};base64,{part.data}"
 
 
-Part = TextPart | ThinkingPart | ToolUsePart | ToolResultPart | AttachmentPart
+class CompactionPart(_Part):
+    """A provider's compaction item (C4), sent back verbatim to the protocol that made it: `encrypted` is
+    its JSON as the provider gave it (Anthropic's `compaction` block, the Responses `compaction` item),
+    opaque to the engine (secrets are not redacted inside it: it would no longer be the provider's)."""
+
+    type: Literal["compaction"] = "compaction"
+    encrypted: str
+    protocol: str
+
+
+Part = TextPart | ThinkingPart | ToolUsePart | ToolResultPart | AttachmentPart | CompactionPart
 
 
 class Message(BaseModel):
@@ -199,6 +210,28 @@ class Exchange(ABC):
         """Stop reading the response (Stop was pressed); safe to call from another thread."""
 
 
+@dataclass(frozen=True)
+class Compacted:
+    """What a native compaction gave back: the provider's item (its JSON, sent back verbatim later), the
+    usage of the compaction call, and the context's size before and the item's size after, in tokens
+    (the vendor's count where it gives one, else the engine's estimate)."""
+
+    item: str
+    usage: Usage
+    tokens_before: int
+    tokens_after: int
+
+
+class Compaction(ABC):
+    """One native compaction in flight: the exact body it sends, and a way to send it."""
+
+    body: dict[str, Any]
+
+    @abstractmethod
+    def run(self) -> Compacted:
+        """Send the compaction request and return the provider's item; ProviderError when it fails."""
+
+
 class Provider(ABC):
     """One adapter per wire protocol."""
 
@@ -211,6 +244,14 @@ class Provider(ABC):
     @abstractmethod
     def open(self, request: ModelRequest) -> Exchange:
         """Prepare the exchange for a request: its body is final, and reading its events sends it."""
+
+    def compaction(self, request: ModelRequest) -> Compaction:
+        """Prepare a native compaction of the request the engine was about to send (C4); refused by the
+        protocols that have none and for models that do not declare one."""
+        raise ProviderError(
+            f"`{request.model}` has no compaction of its own ({self.protocol} offers none, or the model "
+            "does not declare native_compaction), so nothing was compacted: use the handoff instead."
+        )
 
 
 class SDKExchange(Exchange):

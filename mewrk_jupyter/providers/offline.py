@@ -8,7 +8,8 @@ reply. A line in the newest user message can ask for more than an echo:
     think: <text>                      a thinking block before the reply (offline/thinker always thinks)
 
 Asked for a summary of the conversation (the engine's compaction), the model writes a structured one
-(offline_summary.py).
+(offline_summary.py). The models that declare a native compaction (all but `offline/tiny` and
+`offline/slow`) compact a request into an opaque item of their own and read it back (offline_native.py).
 
 Models: `offline/echo` (the default), `offline/thinker` (signed thinking, like Anthropic's),
 `offline/slow` (streams slowly, for Stop and crash tests), `offline/tiny` (a 2k context window),
@@ -25,8 +26,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..cards.models import Usage
-from ..errors import ConfigError
+from ..errors import ConfigError, ProviderError
 from .base import (
+    Compaction,
     Exchange,
     Message,
     ModelInfo,
@@ -42,14 +44,15 @@ from .base import (
     ToolResultPart,
     UsageEvent,
 )
+from .offline_native import OfflineCompaction, check_items, folded
 from .offline_summary import asks_for_summary, is_summary, write_summary
 
 MODELS: dict[str, dict[str, Any]] = {
-    "echo": {"context_window": 32_000, "thinking": "none", "delay": 0.0},
-    "thinker": {"context_window": 32_000, "thinking": "signed", "delay": 0.0},
-    "slow": {"context_window": 32_000, "thinking": "none", "delay": 0.05},
-    "tiny": {"context_window": 2_000, "thinking": "none", "delay": 0.0},
-    "big": {"context_window": 1_000_000, "thinking": "none", "delay": 0.0},
+    "echo": {"context_window": 32_000, "thinking": "none", "delay": 0.0, "native_compaction": True},
+    "thinker": {"context_window": 32_000, "thinking": "signed", "delay": 0.0, "native_compaction": True},
+    "slow": {"context_window": 32_000, "thinking": "none", "delay": 0.05, "native_compaction": False},
+    "tiny": {"context_window": 2_000, "thinking": "none", "delay": 0.0, "native_compaction": False},
+    "big": {"context_window": 1_000_000, "thinking": "none", "delay": 0.0, "native_compaction": True},
 }
 
 # What a file without text costs in a request, as a vendor counts a large image (Anthropic: about 1,600).
@@ -78,13 +81,22 @@ def offline_signature(text: str) -> str:
 class OfflineExchange(Exchange):
     """A scripted response, streamed word by word."""
 
-    def __init__(self, body: dict[str, Any], events: list[StreamEvent], delay: float):
+    def __init__(
+        self,
+        body: dict[str, Any],
+        events: list[StreamEvent],
+        delay: float,
+        refusal: ProviderError | None = None,
+    ):
         self.body = body
         self._events = events
         self._delay = delay
+        self._refusal = refusal  # what the model answers instead, as a vendor answers a request it refuses
         self._closed = threading.Event()
 
     def events(self) -> Iterator[StreamEvent]:
+        if self._refusal is not None:
+            raise self._refusal
         for event in self._events:
             if self._closed.is_set():
                 return
@@ -115,13 +127,24 @@ class OfflineProvider(Provider):
             context_window=spec["context_window"],
             thinking=spec["thinking"],
             max_tokens=4096,
+            native_compaction=spec["native_compaction"],
         )
 
     def open(self, request: ModelRequest) -> Exchange:
         info = self.model_info(request.model)
         body = request.model_dump(mode="json")
-        events = list(_script(request, info))
-        return OfflineExchange(body, events, MODELS[info.name.split("/", 1)[1]]["delay"])
+        delay = MODELS[info.name.split("/", 1)[1]]["delay"]
+        try:
+            check_items(request.messages)  # an altered item, or another's, is refused as a vendor would
+        except ProviderError as refusal:
+            return OfflineExchange(body, [], delay, refusal)
+        return OfflineExchange(body, list(_script(request, info)), delay)
+
+    def compaction(self, request: ModelRequest) -> Compaction:
+        info = self.model_info(request.model)
+        if not info.native_compaction:
+            return super().compaction(request)
+        return OfflineCompaction(request, request_tokens(request))
 
 
 def _last_user_text(messages: list[Message]) -> str | None:
@@ -149,8 +172,9 @@ def _words(text: str) -> list[str]:
     return re.findall(r"\S+\s*|\s+", text)
 
 
-def _script(request: ModelRequest, info: ModelInfo) -> Iterator[StreamEvent]:
-    """The whole response, decided from the request alone."""
+def _serialized(request: ModelRequest) -> tuple[str, int]:
+    """The request as the offline model counts it (system and messages, files without their bytes),
+    and how many files it carries."""
     messages = [m.model_dump(mode="json") for m in request.messages]
     files = 0
     for message in messages:
@@ -160,8 +184,19 @@ def _script(request: ModelRequest, info: ModelInfo) -> Iterator[StreamEvent]:
                 # a text or PDF is counted by the text beside it.
                 part["data"] = ""
                 files += 1
-    serialized = json.dumps(request.model_dump(mode="json")["system"]) + json.dumps(messages)
-    input_tokens = estimate_tokens(serialized) + FILE_TOKENS * files
+    return json.dumps(request.model_dump(mode="json")["system"]) + json.dumps(messages), files
+
+
+def request_tokens(request: ModelRequest) -> int:
+    """A request's size as the offline models count it."""
+    serialized, files = _serialized(request)
+    return estimate_tokens(serialized) + FILE_TOKENS * files
+
+
+def _script(request: ModelRequest, info: ModelInfo) -> Iterator[StreamEvent]:
+    """The whole response, decided from the request alone."""
+    serialized, _ = _serialized(request)
+    input_tokens = request_tokens(request)
     results = _tool_results(request.messages)
     user_text = _last_user_text(request.messages)
     index = 0
@@ -188,8 +223,8 @@ def _script(request: ModelRequest, info: ModelInfo) -> Iterator[StreamEvent]:
         yield ThinkingDone(index, signature=signature)
         output.append(thinking)
         index += 1
-    if summary:
-        reply = write_summary(request.messages)
+    if summary:  # a native compaction's item in the conversation is read as the summary it carries
+        reply = write_summary(folded(request.messages))
     else:
         reply = _reply_text(request.messages, user_text, results, calls, long_n)
     yield from (TextDelta(index, w) for w in _words(reply))

@@ -12,6 +12,9 @@ from ..cards.models import Usage
 from ..errors import ProviderError
 from .base import (
     AttachmentPart,
+    Compacted,
+    Compaction,
+    CompactionPart,
     Exchange,
     Message,
     ModelInfo,
@@ -83,6 +86,8 @@ def _assistant_items(message: Message, protocol: str) -> list[dict[str, Any]]:
             items.append({"type": "function_call", "call_id": part.id, "name": part.name, "arguments": args})
         elif isinstance(part, ThinkingPart) and (item := _reasoning_item(part, protocol)):
             items.append(item)
+        elif isinstance(part, CompactionPart) and part.protocol == protocol:
+            items.append(json.loads(part.encrypted))  # the compaction item, verbatim (C4)
     return [
         item
         for i, item in enumerate(items)
@@ -90,7 +95,8 @@ def _assistant_items(message: Message, protocol: str) -> list[dict[str, Any]]:
     ]
 
 
-def _input(messages: list[Message], protocol: str) -> list[dict[str, Any]]:
+def _input(messages: list[Message], protocol: str, go_on: bool = True) -> list[dict[str, Any]]:
+    """The input items; with `go_on`, a request ending with the model's turn asks it to continue."""
     out: list[dict[str, Any]] = []
     for message in messages:
         if message.role == "assistant":
@@ -107,7 +113,11 @@ def _input(messages: list[Message], protocol: str) -> list[dict[str, Any]]:
                 content.append(block)
         if content:
             out.append({"role": role, "content": content})
-    if out and (out[-1].get("role") == "assistant" or out[-1].get("type") == "reasoning"):
+    if (
+        go_on
+        and out
+        and (out[-1].get("role") == "assistant" or out[-1].get("type") in ("reasoning", "compaction"))
+    ):
         # The Responses API has no prefill: ask the model to go on from its last reply (T12).
         out.append({"role": "user", "content": [{"type": "input_text", "text": CONTINUE_TEXT}]})
     return out
@@ -132,6 +142,44 @@ def request_body(request: ModelRequest, info: ModelInfo, model: str) -> dict[str
     if request.reasoning in EFFORTS and info.thinking != "none":
         body["reasoning"] = {"effort": request.reasoning, "summary": "auto"}
     return body
+
+
+def compact_body(request: ModelRequest, info: ModelInfo, model: str) -> dict[str, Any]:
+    """The body of `POST /responses/compact` for the request the engine was about to send: the same
+    instructions and the whole input (the endpoint takes no tools: the item covers the conversation)."""
+    body = request_body(request, info, model)
+    body["input"] = _input(request.messages, info.protocol, go_on=False)  # the history as it stands
+    return {key: body[key] for key in ("model", "input", "instructions") if key in body}
+
+
+def compaction_item(output: list[Any]) -> dict[str, Any] | None:
+    """The `{type: "compaction", encrypted_content}` item of a compacted response's output, or None."""
+    for item in output:
+        content = getattr(item, "encrypted_content", None)
+        if getattr(item, "type", None) == "compaction" and content:
+            return {"type": "compaction", "encrypted_content": content}
+    return None
+
+
+class ResponsesCompaction(Compaction):
+    """One call to the compaction endpoint through the SDK's `responses.compact`."""
+
+    def __init__(self, body: dict[str, Any], client: openai.OpenAI, model: str):
+        self.body = body
+        self._client = client
+        self._model = model
+
+    def run(self) -> Compacted:
+        compacted = self._client.responses.compact(**self.body)  # an SDK error is the engine's to word
+        item = compaction_item(list(compacted.output or []))
+        if item is None:
+            raise ProviderError(
+                f"`{self._model}` answered the compaction without a compaction item, so nothing was "
+                "compacted: try again, or use the handoff."
+            )
+        usage = _usage(compacted.usage)
+        before = usage.input_tokens + usage.cache_read_tokens
+        return Compacted(json.dumps(item), usage, before, usage.output_tokens)
 
 
 def _usage(raw: Any) -> Usage:
@@ -277,7 +325,18 @@ class OpenAIResponsesProvider(SDKProvider):
 
     def open(self, request: ModelRequest) -> Exchange:
         info = self.model_info(request.model)
-        name = info.name.split("/", 1)[1]
-        wire_model = self._deployments.get(name, name) if self.protocol == "azure-openai" else name
-        body = request_body(request, info, wire_model)
+        body = request_body(request, info, self._wire_model(info))
         return ResponsesExchange(body, self._client(), info.name, PROTOCOL_NAMES[self.protocol])
+
+    def compaction(self, request: ModelRequest) -> Compaction:
+        info = self.model_info(request.model)
+        if not info.native_compaction:
+            return super().compaction(request)
+        return ResponsesCompaction(
+            compact_body(request, info, self._wire_model(info)), self._client(), info.name
+        )
+
+    def _wire_model(self, info: ModelInfo) -> str:
+        """The model's name on the wire: Azure's deployment name where one is configured."""
+        name = info.name.split("/", 1)[1]
+        return self._deployments.get(name, name) if self.protocol == "azure-openai" else name

@@ -53,7 +53,10 @@ def test_a_change_made_by_another_process_is_seen_by_an_open_session(workspace):
         ({"safety_level": "lax"}, r"^There is no safety level `lax`"),
         ({"host_container": "box_tool_result"}, r"host_container 'box_tool_result' is not built yet"),
         ({"async_tools": True}, r"async_tools is not built yet"),
-        ({"compaction": "native"}, r"^compaction 'native' needs a model with a compaction of its own"),
+        (  # offline/tiny is an offline model without a native compaction (offline/echo has one)
+            {"model": "offline/tiny", "compaction": "native"},
+            r"^compaction 'native' needs a model with a compaction of its own",
+        ),
     ],
 )
 def test_a_value_that_cannot_act_is_refused_with_a_sentence_and_nothing_changes(workspace, changes, sentence):

@@ -1,6 +1,8 @@
 """Request assembly (T1, T2): project the timeline, top to bottom, into a neutral request.
 
-Above a summary divider the request carries its summary instead of the cards (C6, cut.py).
+Above a summary divider the request carries its summary instead of the cards (C6, cut.py). A
+native-compaction card carries the person's kept messages, then the provider's item where the model
+can take it (C4, compacted.py).
 
 Cards go out as they stand; the `edited` flag and every other person-only field stay behind, so the
 model cannot tell an edited card from one it wrote (T6). Cards of one model response (same
@@ -20,6 +22,7 @@ from ...cards.models import (
     Handoff,
     HostMessage,
     ModelReply,
+    NativeCompaction,
     SummaryDivider,
     SystemPrompt,
     Thinking,
@@ -39,12 +42,13 @@ from ...providers.base import (
     ToolUsePart,
 )
 from .attachments import attachment_part
+from .compacted import item_part, kept_parts
 from .cut import read_cards, summary_message
 from .prefix import PrefixSection
 
 # Kinds the person sees but the model does not read (they carry no context of their own). A summary
-# divider is read: its summary stands in for the cards above it (cut.py).
-NOT_SENT = ("approval", "preview", "subagent", "native_compaction")
+# divider is read: its summary stands in for the cards above it (cut.py); so is a native compaction.
+NOT_SENT = ("approval", "preview", "subagent")
 
 NO_RESULT = "(no result was recorded for this call)"
 
@@ -212,6 +216,11 @@ def assembly(
             builder.add("user", [TextPart(text=host_text(card))])
         elif isinstance(card, Handoff):
             builder.add("user", [TextPart(text=card.text)])
+        elif isinstance(card, NativeCompaction):
+            if kept := kept_parts(card):
+                builder.add("user", list(kept))
+            if item := item_part(card, model):  # the item stands where the compacted conversation stood
+                builder.add_assistant(card, [item])
         elif isinstance(card, Thinking):
             builder.add_assistant(card, [])
             part = thinking_part(card)

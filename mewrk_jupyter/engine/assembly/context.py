@@ -17,11 +17,12 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, Field
 
-from ...cards.models import Card, SummaryDivider, ToolCall
+from ...cards.models import Card, NativeCompaction, SummaryDivider, ToolCall
 from ...cards.words import format_tokens, label
 from ...providers.offline import estimate_tokens
 from ...store.history import USAGE_FIELDS, last_answered, request_body, usage_by_model
 from .assemble import NOT_SENT
+from .compacted import card_tokens
 from .cut import read_cards, summary_message
 
 # Which configured price (per million tokens) each usage figure is charged at.
@@ -186,6 +187,9 @@ def tokens_by_kind(cards: list[Card]) -> dict[str, int]:
     totals: dict[str, int] = {}
     for card in read_cards(cards):
         if card.kind in NOT_SENT:
+            continue
+        if isinstance(card, NativeCompaction):  # its line is not sent: the kept messages and item are
+            totals[card.kind] = totals.get(card.kind, 0) + max(1, card_tokens(card))
             continue
         text = getattr(card, "text", "") or ""
         if isinstance(card, SummaryDivider):

@@ -16,8 +16,9 @@ SUMMARY_OPENING = (
     "compacted: the messages it covers are no longer in your context. Go on from where it left off."
 )
 
-# Kinds that are not messages of the conversation: what a summary covers is counted without them.
-NOT_MESSAGES = ("system_prompt", "summary_divider", "approval", "preview", "subagent", "native_compaction")
+# Kinds that are not messages of the conversation: what a summary covers is counted without them. A
+# native-compaction card is one: it carries the person's kept messages and the compacted conversation.
+NOT_MESSAGES = ("system_prompt", "summary_divider", "approval", "preview", "subagent")
 
 
 def summary_message(divider: SummaryDivider) -> str:

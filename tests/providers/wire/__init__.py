@@ -14,6 +14,8 @@ Typical use::
 """
 
 from .anthropic import (
+    anthropic_compaction,
+    anthropic_compaction_reply,
     anthropic_count_tokens_reply,
     anthropic_error,
     anthropic_redacted_thinking,
@@ -41,6 +43,8 @@ __all__ = [
     "RecordedRequest",
     "Reply",
     "anthropic_reply",
+    "anthropic_compaction",
+    "anthropic_compaction_reply",
     "anthropic_text",
     "anthropic_thinking",
     "anthropic_redacted_thinking",

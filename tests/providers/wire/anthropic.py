@@ -1,4 +1,5 @@
-"""Anthropic Messages, scripted: ``POST /v1/messages`` (SSE or JSON) and ``/v1/messages/count_tokens``."""
+"""Anthropic Messages, scripted: ``POST /v1/messages`` (SSE or JSON) and ``/v1/messages/count_tokens``;
+server-side compaction (beta ``compact-2026-01-12``) with `anthropic_compaction_reply`."""
 
 from __future__ import annotations
 
@@ -78,6 +79,19 @@ def anthropic_redacted_thinking(data: str = "redacted-test-data") -> dict[str, A
     return {"type": "redacted_thinking", "data": data}
 
 
+def anthropic_compaction(
+    content: str | None = "Summary of the earlier conversation.",
+    encrypted_content: str = "enc-test-compaction",
+    *,
+    signature: str | None = None,
+) -> dict[str, Any]:
+    """A compaction block: ``content_block_start`` carries it empty, one ``compaction_delta`` fills it."""
+    block: dict[str, Any] = {"type": "compaction", "content": content, "encrypted_content": encrypted_content}
+    if signature is not None:
+        block["signature"] = signature
+    return block
+
+
 def anthropic_tool_use(
     name: str, input: dict[str, Any], *, id: str | None = None, chunks: int | Sequence[str] = 3
 ) -> dict[str, Any]:
@@ -135,6 +149,8 @@ class _AnthropicMessageReply(Reply):
                 start = {"type": "thinking", "thinking": "", "signature": ""}
             elif kind == "tool_use":
                 start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
+            elif kind == "compaction":
+                start = {"type": "compaction", "content": None, "encrypted_content": None}
             else:  # redacted_thinking and anything else: whole in content_block_start
                 start = public_fields(block)
             events.append(
@@ -157,6 +173,14 @@ class _AnthropicMessageReply(Reply):
                 )
             if kind == "thinking":
                 delta = {"type": "signature_delta", "signature": block["signature"]}
+                events.append(
+                    ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
+                )
+            if kind == "compaction":  # the whole block in one delta, as the API streams it
+                delta = {
+                    "type": "compaction_delta",
+                    **{k: block[k] for k in ("content", "encrypted_content")},
+                }
                 events.append(
                     ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
                 )
@@ -224,6 +248,81 @@ def anthropic_reply(
         error_after=error_after,
         error_type=error_type,
         error_message=error_message,
+        **fault_options(faults),
+    )
+
+
+COMPACTION_BETA = "compact-2026-01-12"
+COMPACT_EDIT = "compact_20260112"
+DEFAULT_TRIGGER = 150_000  # the API's trigger when the edit names none
+
+
+def compaction_edit(request: RecordedRequest) -> dict[str, Any] | None:
+    """The request's ``compact_20260112`` edit, or None."""
+    body = request.json if isinstance(request.json, dict) else {}
+    edits = (body.get("context_management") or {}).get("edits") or []
+    return next((e for e in edits if isinstance(e, dict) and e.get("type") == COMPACT_EDIT), None)
+
+
+@dataclass
+class _AnthropicCompactionReply(Reply):
+    """Server-side compaction as the API does it: under the beta header, a request whose context
+    reaches the edit's trigger is compacted; with ``pause_after_compaction`` the reply is the compaction
+    block alone (stop_reason ``compaction``), else the block and then the answer. Below the trigger
+    the answer comes without a block. Without the beta header, or the edit, it is a 400."""
+
+    context_tokens: int = 0
+    block: dict[str, Any] = field(default_factory=anthropic_compaction)
+    answer: str = "Going on from the compacted conversation."
+    compaction_output_tokens: int = 40
+    model: str = "claude-test"
+
+    def render(self, request: RecordedRequest) -> Rendered:
+        edit = compaction_edit(request)
+        if COMPACTION_BETA not in (request.header("anthropic-beta") or "") or edit is None:
+            error = {"type": "invalid_request_error", "message": "context_management needs the beta header"}
+            headers = {"content-type": "application/json", "x-should-retry": "false"}
+            return Rendered(400, headers, body={"type": "error", "error": error})
+        trigger = (edit.get("trigger") or {}).get("value", DEFAULT_TRIGGER)
+        compacts = self.context_tokens >= trigger
+        paused = compacts and bool(edit.get("pause_after_compaction"))
+        blocks = ([self.block] if compacts else []) + ([] if paused else [anthropic_text(self.answer)])
+        usage = anthropic_usage(self.context_tokens, 0 if paused else 10)
+        if compacts:
+            iteration = {
+                "type": "compaction",
+                "input_tokens": self.context_tokens,
+                "output_tokens": self.compaction_output_tokens,
+                "cache_creation_input_tokens": 0,
+                "cache_read_input_tokens": 0,
+            }
+            usage = {**usage, "iterations": [iteration]}  # type: ignore[dict-item]
+        reply = _AnthropicMessageReply(
+            blocks=blocks,
+            stop_reason="compaction" if paused else "end_turn",
+            usage=usage,
+            model=self.model,
+            id=new_id("msg"),
+        )
+        return reply.render(request)
+
+
+def anthropic_compaction_reply(
+    context_tokens: int,
+    *,
+    block: dict[str, Any] | None = None,
+    answer: str = "Going on from the compacted conversation.",
+    compaction_output_tokens: int = 40,
+    **faults: Any,
+) -> Reply:
+    """A reply for ``POST /v1/messages`` that honours the request's compaction edit, the context being
+    ``context_tokens`` by the server's count (see `_AnthropicCompactionReply`)."""
+    return _AnthropicCompactionReply(
+        kind=ANTHROPIC_MESSAGES,
+        context_tokens=context_tokens,
+        block=block or anthropic_compaction(),
+        answer=answer,
+        compaction_output_tokens=compaction_output_tokens,
         **fault_options(faults),
     )
 
