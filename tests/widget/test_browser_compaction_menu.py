@@ -17,12 +17,12 @@ from .test_browser_look import keep_screenshot, low_contrast, switch_theme
 SETUP = ATTACH + (
     "import os, tempfile\n"
     "os.chdir(tempfile.mkdtemp(dir='.'))  # a workspace of its own: its .mewrk is this test's alone\n"
-    "s = mw.Session.new()\n"
+    "s = mw.Session.new(model='offline/tiny')  # an offline model without a compaction of its own\n"
     "s.send('hello', wait=True)\n"
     "s.widget()"
 )
 NATIVE_REFUSED = (
-    "compaction 'native' needs a model with a compaction of its own, and `offline/echo` has none; "
+    "compaction 'native' needs a model with a compaction of its own, and `offline/tiny` has none; "
     "keep 'handoff' (a summary handed to a new session) or choose such a model."
 )
 # A vendor whose model compacts by itself, trusted as the person who wrote it would.
@@ -66,7 +66,7 @@ def test_the_rings_section_switches_auto_compaction_chooses_the_mode_and_sets_th
     page.keyboard.press("Space")
     expect(ring).to_have_attribute("data-compact-at", "80")
 
-    # Native cannot be chosen on the offline echo model: the button says so, in the engine's words.
+    # Native cannot be chosen on the offline tiny model: the button says so, in the engine's words.
     handoff = section.locator("[data-testid='mw-compaction-mode-handoff']")
     native = section.locator("[data-testid='mw-compaction-mode-native']")
     expect(handoff).to_have_attribute("aria-pressed", "true")
@@ -136,7 +136,7 @@ def test_the_rings_section_switches_auto_compaction_chooses_the_mode_and_sets_th
 
 CARDS = ATTACH + (
     "from mewrk_jupyter.cards.models import Handoff, NativeCompaction\n"
-    "s = mw.Session.new()\n"
+    "s = mw.Session.new(model='offline/tiny')  # an offline model without a compaction of its own\n"
     "s.send('hello', wait=True)\n"
     "s.stored_timeline.append(Handoff(text='# Goal\\n\\nFinish the **report**.'))\n"
     "s.stored_timeline.append(NativeCompaction(text='acme/big compacted the conversation · 91k → 12k tokens',"

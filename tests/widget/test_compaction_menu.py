@@ -14,7 +14,7 @@ from mewrk_jupyter.widget.protocol import CompactNowAction, SnapshotMsg, read_ac
 from tests.providers.vendors import write_vendor
 
 NATIVE_REFUSED = (
-    "compaction 'native' needs a model with a compaction of its own, and `offline/echo` has none; "
+    "compaction 'native' needs a model with a compaction of its own, and `offline/tiny` has none; "
     "keep 'handoff' (a summary handed to a new session) or choose such a model."
 )
 
@@ -33,6 +33,7 @@ def test_compact_now_is_an_action_that_takes_nothing_more():
 
 
 def test_native_is_unavailable_on_a_model_without_its_own_compaction_in_the_engines_words(session, widget):
+    session.configure(model="offline/tiny")  # offline/echo has a compaction of its own; tiny has none
     shown = _settings(widget.do("settings"))
     assert shown["compaction"] == "handoff"
     assert shown["unavailable"] == {"compaction": {"native": NATIVE_REFUSED}}
