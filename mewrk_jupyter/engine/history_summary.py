@@ -203,6 +203,9 @@ def _tool_run(entry: HistoryEntry) -> RequestSummary:
     )
 
 
+COMPACTION_TITLES = {"summary": " · compaction summary", "handoff": " · handoff documents"}
+
+
 def summarise(entry: HistoryEntry, previous: HistoryEntry | None, compare: bool = True) -> RequestSummary:
     """A history entry in a few lines; `previous` is the session's model request before it (None: it is
     the first), and `compare=False` leaves out what changed, for an entry shown without its history."""
@@ -224,9 +227,9 @@ def summarise(entry: HistoryEntry, previous: HistoryEntry | None, compare: bool 
     return RequestSummary(
         number=entry.number,
         entry_id=entry.id,
-        # A request that asked for a summary to compact the conversation (C6) says so.
+        # A request that asked for a summary (C6) or handoff documents (C5) to compact the conversation says so.
         title=f"Request {entry.number}"
-        + (" · compaction summary" if (entry.response or {}).get("compaction") else ""),
+        + COMPACTION_TITLES.get(str((entry.response or {}).get("compaction")), ""),
         meta=_meta(entry),
         sizes=" · ".join(sizes),
         changes=changes,
