@@ -1,5 +1,6 @@
 // The header line: which session this is (title, id, model) and what it is doing, beside the History button;
-// after a branch or fork was opened in place, the way back to the session it came from.
+// after a branch or fork was opened in place, the way back to the session it came from; for a session
+// continued after a compaction, links to its original and to its handovers.
 import { h } from "./card";
 import type { SnapshotMsg } from "./protocol";
 
@@ -15,8 +16,12 @@ export class Header {
   private readonly title: HTMLElement;
   private readonly badge: HTMLElement;
   private readonly back: HTMLButtonElement;
+  private readonly links: HTMLElement;
+  private readonly onOpen: (sessionId: string) => void;
 
-  constructor(onHistory: () => void, onBack: () => void) {
+  constructor(onHistory: () => void, onBack: () => void, onOpen: (sessionId: string) => void) {
+    this.onOpen = onOpen;
+    this.links = h("span", { class: "mw-session-links", "data-testid": "mw-session-links" });
     this.title = h("span", { class: "mw-title" }, "Loading the timeline…");
     this.back = h("button", { class: "mw-link mw-back", type: "button", "data-testid": "mw-back" });
     this.back.hidden = true;
@@ -24,7 +29,7 @@ export class Header {
     this.badge = h("span", { class: "mw-state", "data-state": "idle", "data-testid": "mw-state" });
     const history = h("button", { class: "mw-link", type: "button", "data-testid": "mw-history-button" }, "History");
     history.addEventListener("click", () => onHistory());
-    const where = h("span", { class: "mw-where" }, this.back, this.title);
+    const where = h("span", { class: "mw-where" }, this.back, this.title, this.links);
     this.el = h("div", { class: "mw-header" }, where, h("span", { class: "mw-header-tools" }, history, this.badge));
   }
 
@@ -33,6 +38,18 @@ export class Header {
     this.back.hidden = !cameFrom;
     this.back.textContent = cameFrom ? `← back to “${cameFrom.title}”` : "";
     this.back.title = cameFrom ? `Show ${cameFrom.title} (${cameFrom.id}) in this view again` : "";
+    const links: HTMLElement[] = [];
+    if (session.handover_of) links.push(this.link("continues", session.handover_of, "mw-handover-of"));
+    for (const next of session.handovers ?? []) links.push(this.link("continued in", next, "mw-handover"));
+    this.links.replaceChildren(...links);
+  }
+
+  /** "continues “demo”" or "continued in “demo-handover-1”": opens that session in this view. */
+  private link(words: string, target: { id: string; title: string }, testid: string): HTMLElement {
+    const open = h("button", { class: "mw-link", type: "button", "data-testid": testid }, `“${target.title}”`);
+    open.title = `Show ${target.title} (${target.id}) in this view`;
+    open.addEventListener("click", () => this.onOpen(target.id));
+    return h("span", { class: "mw-session-link" }, `${words} `, open);
   }
 
   /** The session's state in words: idle, running (with a spinner), waiting for approval. */

@@ -81,6 +81,7 @@ export class TimelineView {
     this.header = new Header(
       () => this.panels.toggle("history"),
       () => this.navigate({ action: "back" }),
+      (id) => this.navigate({ action: "open_session", session_id: id }),
     );
     this.compaction = new CompactionMenu({ act, open: (id) => this.navigate({ action: "open_session", session_id: id }) });
     this.panels = new Panels({

@@ -123,8 +123,9 @@ COMMANDS: dict[str, Command] = {
         Command("context", "", "how full the context window is, by card kind", timeline.context),
         Command(
             "compact",
-            "",
-            "summarise the conversation so far: later requests carry the summary instead of the cards above",
+            "[now]",
+            "summarise the conversation so far: later requests carry the summary instead of the cards above "
+            "(`compact now`: continue in a new session from handoff documents the model writes)",
             timeline.compact,
             needs="compact",
         ),

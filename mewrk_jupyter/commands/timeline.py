@@ -11,7 +11,7 @@ from ..engine.history_summary import full_markdown, previous_request, summarise
 from ..engine.navigation import copy_session
 from ..engine.session import Session
 from ..errors import InvalidInput
-from .base import NOTEBOOK, Call, Result, sentence
+from .base import NOTEBOOK, Call, Result, refuse, sentence
 
 STOPPING = "Stopping the turn."
 NOTHING_RUNS = "Nothing is running."
@@ -121,8 +121,16 @@ def context(_call: Call) -> Result:
 
 
 def compact(call: Call) -> Result:
-    """`compact`: the conversation so far summarised in place, behind a divider."""
-    return Result(compacted(call.current.compact()))
+    """`compact`: the conversation so far summarised in place, behind a divider; `compact now`: it
+    continues in a new session, which becomes the one commands act on."""
+    if call.args and call.args != ["now"]:
+        refuse(f"`{call.args[0]}` is not an option of compact (only `now`)")
+    session = call.current
+    if not call.args:
+        return Result(compacted(session.compact()))
+    handover = session.compact_now()
+    said = f"Handed over to the new session “{handover.title}” (`{handover.id}`); it waits for your next message."
+    return Result(said, opened=handover, left=session, show="view")
 
 
 def help_(_call: Call) -> Result:

@@ -23,9 +23,10 @@ RANGES: dict[str, tuple[float, float, bool, str]] = {
 class Preferences(ConfigModel):
     """Global preferences of a configuration folder; they apply to running sessions too.
 
-    `confirm_delete`: the timeline asks before deleting a card. The compaction preferences
-    (`auto_compaction`, `handoff_threshold`, `native_threshold`, `keep_user_tokens`) are stored and
-    validated; compaction itself is not built yet, so nothing acts on them today.
+    `confirm_delete`: the timeline asks before deleting a card. `auto_compaction` and the thresholds
+    (shares of the model's window) govern compaction into a new session: at `handoff_threshold` the
+    model is asked to hand off, at `native_threshold` the provider compacts; `keep_user_tokens` is the
+    budget of the person's messages a native compaction keeps.
     """
 
     confirm_delete: bool = False

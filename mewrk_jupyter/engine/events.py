@@ -116,6 +116,15 @@ class StatusChanged:
     text: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class SessionLinked:
+    """A new session continues this one after a compaction (`handover_id`): views show the link."""
+
+    kind: ClassVar[Literal["session_linked"]] = "session_linked"
+    session_id: str
+    handover_id: str
+
+
 SessionEvent = (
     CardAdded
     | CardChanged
@@ -126,6 +135,7 @@ SessionEvent = (
     | Reloaded
     | SettingsChanged
     | StatusChanged
+    | SessionLinked
 )
 
 Listener = Callable[[SessionEvent], None]

@@ -21,7 +21,11 @@ from .assembly.context import format_tokens
 from .sent import SentItem, SentRequest, read_request
 
 # How the title of a request that compacted the conversation says which kind it was.
-COMPACTION_TITLES = {"summary": " · compaction summary", "native": " · native compaction"}
+COMPACTION_TITLES = {
+    "summary": " · compaction summary",
+    "handoff": " · handoff documents",
+    "native": " · native compaction",
+}
 
 
 class HistoryEntry(Protocol):
@@ -227,7 +231,8 @@ def summarise(entry: HistoryEntry, previous: HistoryEntry | None, compare: bool 
     return RequestSummary(
         number=entry.number,
         entry_id=entry.id,
-        # A request that compacted the conversation, by a summary (C6) or natively (C4), says so.
+        # A request that compacted the conversation — a summary (C6), handoff documents (C5) or natively
+        # (C4) — says so.
         title=f"Request {entry.number}"
         + COMPACTION_TITLES.get(str((entry.response or {}).get("compaction")), ""),
         meta=_meta(entry),

@@ -28,7 +28,7 @@ from .agent import agent_of, agent_start
 from .assembly.context import ContextInfo, measure, session_spending
 from .assembly.prefix import skill_text
 from .catalog import history_entry_of
-from .compaction import AutoSummary, compact_in_place
+from .compaction import AutoCompaction, HandoffTool, compact_in_place, compact_now
 from .configure import changed_fields, changed_settings
 from .display import make_view, view_bundle
 from .events import Listener, SessionState, SettingsChanged
@@ -76,6 +76,8 @@ class Session:
         self.id: str = row["id"]
         self._title: str = row["title"]
         self.parent_id: str | None = row["parent_id"]
+        # The session this one continues after a handoff or a native compaction, if it is a handover.
+        self.handover_of: str | None = row["handover_of"]
         self.created_at: float = row["created_at"]
         settings = SessionSettings.model_validate_json(row["settings"])
         self._settings = StoredSettings(db, self.id, settings)
@@ -88,7 +90,12 @@ class Session:
             workspace, self._settings, self.stored_timeline, status, toolbox, approvals
         )
         self._edits = TimelineEdits(self.stored_timeline, status.check_idle, approvals)
-        self._turns = TurnControl(self._parts, session=self, before_request=AutoSummary(self._parts))
+        self._turns = TurnControl(
+            self._parts,
+            session=self,
+            before_request=AutoCompaction(self._parts, self),
+            take_calls=HandoffTool(self._parts, self),
+        )
 
     # ---- opening -------------------------------------------------------------------------------
 
@@ -177,6 +184,13 @@ class Session:
         with self.stored_timeline.db.tx() as conn:
             session_rows.set_title(conn, self.id, value.strip())
         self._title = value.strip()
+
+    @property
+    def handovers(self) -> list[str]:
+        """The ids of the sessions that continue this one after a handoff or a native compaction, oldest
+        first (their titles are `<title>-handover-<n>`); `handover_of` is the way back."""
+        rows = session_rows.handovers_of(self.stored_timeline.db.conn(), self.id)
+        return [row["id"] for row in rows]
 
     @property
     def settings(self) -> SessionSettings:
@@ -344,6 +358,16 @@ class Session:
         messages or about 4k tokens), while a turn runs or an approval waits; undo takes it back."""
         self._settings.refresh()  # the summary is written by the model as stored, whoever changed it last
         return compact_in_place(self._parts)
+
+    def compact_now(self) -> Session:
+        """Continue the conversation in a new session now, whatever the threshold and the auto-compaction
+        toggle (C5): one call to the model writes handoff documents, the original stops at its handoff
+        card, and the new session `<title>-handover-<n>` is returned opened, waiting for the next message.
+        Refused, changing and sending nothing, while a turn runs, while an approval waits, when the model
+        has not replied since the last compaction (or at all), and while background work runs."""
+        self._settings.refresh()  # the documents are written by the model as stored, whoever changed it last
+        handover: Session = compact_now(self._parts, self)
+        return handover
 
     def branch(self, at: str | Card) -> Session:
         """A new session whose timeline is this one up to and including the card `at` (T11)."""

@@ -10,6 +10,7 @@ import warnings
 
 from ..config import AgentConfig, Config
 from ..errors import ConfigNotice
+from .turns.handoff_tool import HANDOFF
 from .turns.toolbox import ENGINE_TOOLS
 
 # The HTTP API is the Jupyter server's own extension: it listens where that server listens and accepts that
@@ -19,20 +20,27 @@ SERVER_NOTICE = (
     "at its address and under its own token (set those with `jupyter server --ServerApp.ip=… "
     "--ServerApp.port=… --IdentityProvider.token=…`)."
 )
+DEFAULT_PROFILE = "default"  # the prompt profile the engine reads (Config.prompt's default)
 
 
 def unbuilt_notices(config: Config, agent_name: str, agent: AgentConfig | None, model: str) -> list[str]:
     """One sentence per file or field of the folder that the session will not act on."""
     notices = []
     for profile in config.prompts:
-        notices.append(
-            f"prompts/{profile}.yaml: the engine does not read prompt profiles yet (their keys word the "
-            "handoff, which is not built), so this file has no effect."
-        )
+        if profile != DEFAULT_PROFILE:  # nothing chooses another profile yet
+            notices.append(
+                f"prompts/{profile}.yaml: the engine reads only the `{DEFAULT_PROFILE}` profile "
+                f"(prompts/{DEFAULT_PROFILE}.yaml), so this file has no effect."
+            )
     if config.server is not None:
         notices.append(SERVER_NOTICE)
     if agent is not None and agent.tools:
-        unbuilt = [name for name in agent.tools if name in ENGINE_TOOLS]
+        if HANDOFF in agent.tools:
+            notices.append(
+                f"agents/{agent_name}.yaml: tools: handoff is offered by the engine itself when "
+                "auto-compaction asks the model to hand off, so listing it has no effect."
+            )
+        unbuilt = [name for name in agent.tools if name in ENGINE_TOOLS and name != HANDOFF]
         if unbuilt:
             names = ", ".join(unbuilt)
             verb = "is an engine tool that is" if len(unbuilt) == 1 else "are engine tools that are"

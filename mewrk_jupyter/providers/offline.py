@@ -8,8 +8,10 @@ reply. A line in the newest user message can ask for more than an echo:
     think: <text>                      a thinking block before the reply (offline/thinker always thinks)
 
 Asked for a summary of the conversation (the engine's compaction), the model writes a structured one
-(offline_summary.py). The models that declare a native compaction (all but `offline/tiny` and
-`offline/slow`) compact a request into an opaque item of their own and read it back (offline_native.py).
+(offline_summary.py); offered the engine's `handoff` tool, or asked for handoff documents, it writes
+those and hands off (offline_handoff.py). The models that declare a native compaction (all but
+`offline/tiny` and `offline/slow`) compact a request into an opaque item of their own and read it
+back (offline_native.py).
 
 Models: `offline/echo` (the default), `offline/thinker` (signed thinking, like Anthropic's),
 `offline/slow` (streams slowly, for Stop and crash tests), `offline/tiny` (a 2k context window),
@@ -44,6 +46,7 @@ from .base import (
     ToolResultPart,
     UsageEvent,
 )
+from .offline_handoff import HANDOFF_TOOL, asks_for_handoff, is_handoff, should_hand_off, write_handoff
 from .offline_native import OfflineCompaction, check_items, folded
 from .offline_summary import asks_for_summary, is_summary, write_summary
 
@@ -152,7 +155,11 @@ def _last_user_text(messages: list[Message]) -> str | None:
     summary of the earlier conversation it begins with is the engine's, not the person's words."""
     if not messages or messages[-1].role != "user":
         return None
-    return "\n".join(p.text for p in messages[-1].parts if isinstance(p, TextPart) and not is_summary(p.text))
+    return "\n".join(
+        p.text
+        for p in messages[-1].parts
+        if isinstance(p, TextPart) and not is_summary(p.text) and not is_handoff(p.text)
+    )
 
 
 def _tool_results(messages: list[Message]) -> list[ToolResultPart]:
@@ -204,7 +211,9 @@ def _script(request: ModelRequest, info: ModelInfo) -> Iterator[StreamEvent]:
     calls: list[tuple[str, dict[str, Any]]] = []
     long_n = 0
     summary = asks_for_summary(request.messages)
-    if user_text is not None and not results and not summary:
+    handoff = asks_for_handoff(request.messages)
+    hand_off = not summary and not handoff and should_hand_off(request)
+    if user_text is not None and not results and not summary and not handoff and not hand_off:
         for line in user_text.splitlines():
             if m := _CALL.match(line):
                 calls.append((m.group(1), _params(m.group(2))))
@@ -225,6 +234,11 @@ def _script(request: ModelRequest, info: ModelInfo) -> Iterator[StreamEvent]:
         index += 1
     if summary:  # a native compaction's item in the conversation is read as the summary it carries
         reply = write_summary(folded(request.messages))
+    elif handoff:
+        reply = write_handoff(folded(request.messages))
+    elif hand_off:  # the engine armed the handoff: the documents go in the call
+        calls = [(HANDOFF_TOOL, {"documents": write_handoff(folded(request.messages))})]
+        reply = "The context is nearly full, so I hand the work over to a new session."
     else:
         reply = _reply_text(request.messages, user_text, results, calls, long_n)
     yield from (TextDelta(index, w) for w in _words(reply))

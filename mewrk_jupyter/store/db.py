@@ -14,7 +14,7 @@ from . import fence
 from .faults import BUSY_SECONDS, damaged, store_connection
 
 APPLICATION_ID = 0x4D57524B  # "MWRK": tells our database from any other SQLite file
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 SCHEMA = """
 CREATE TABLE sessions (
@@ -89,6 +89,12 @@ CREATE TABLE blobs (
     data BLOB NOT NULL
 );
 ALTER TABLE history ADD COLUMN packed INTEGER NOT NULL DEFAULT 0;
+""",
+    # A session handed over from another (C3–C5) names it; a subagent's session never auto-compacts.
+    4: """
+ALTER TABLE sessions ADD COLUMN handover_of TEXT;
+ALTER TABLE sessions ADD COLUMN subagent INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX sessions_handover_of ON sessions (handover_of) WHERE handover_of IS NOT NULL;
 """,
 }
 

@@ -9,13 +9,31 @@ from typing import Any
 
 
 def create_session(
-    conn: sqlite3.Connection, session_id: str, title: str, settings: dict[str, Any], parent_id: str | None
+    conn: sqlite3.Connection,
+    session_id: str,
+    title: str,
+    settings: dict[str, Any],
+    parent_id: str | None,
+    handover_of: str | None = None,
 ) -> None:
-    """Add a session row."""
+    """Add a session row; `handover_of` names the session it continues after a compaction."""
     conn.execute(
-        "INSERT INTO sessions (id, title, parent_id, created_at, settings, rev) VALUES (?, ?, ?, ?, ?, 0)",
-        (session_id, title, parent_id, time.time(), json.dumps(settings)),
+        "INSERT INTO sessions (id, title, parent_id, created_at, settings, rev, handover_of) "
+        "VALUES (?, ?, ?, ?, ?, 0, ?)",
+        (session_id, title, parent_id, time.time(), json.dumps(settings), handover_of),
     )
+
+
+def handovers_of(conn: sqlite3.Connection, session_id: str) -> list[sqlite3.Row]:
+    """The sessions that continue `session_id` after a compaction (id and title), oldest first."""
+    return conn.execute(
+        "SELECT id, title FROM sessions WHERE handover_of = ? ORDER BY created_at, rowid", (session_id,)
+    ).fetchall()
+
+
+def set_subagent(conn: sqlite3.Connection, session_id: str, subagent: bool = True) -> None:
+    """Mark a session as a subagent's own (it never compacts into a new session by itself)."""
+    conn.execute("UPDATE sessions SET subagent = ? WHERE id = ?", (int(subagent), session_id))
 
 
 def get_session(conn: sqlite3.Connection, session_id: str) -> sqlite3.Row | None:

@@ -12,6 +12,7 @@ import anywidget
 import traitlets
 
 from ..cards.rules import EDITABLE_FIELDS, INSERTABLE, READ_ONLY_REASON
+from ..engine.compaction import session_links
 from ..engine.events import (
     CardAdded,
     CardChanged,
@@ -19,6 +20,7 @@ from ..engine.events import (
     Notice,
     Reloaded,
     SessionEvent,
+    SessionLinked,
     SettingsChanged,
     StateChanged,
     StatusChanged,
@@ -154,10 +156,15 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                 cards.append(protocol.CardRow(card=payload, order_key=key))
             self._state = self.session.state
             back = self._trail[-1] if self._trail else None  # the header's way back
+            original, handovers = session_links(self.session)
             message = protocol.SnapshotMsg(
                 for_=view,
                 session=protocol.SessionInfo(
-                    id=self.session.id, title=self.session.title, model=self.session.settings.model
+                    id=self.session.id,
+                    title=self.session.title,
+                    model=self.session.settings.model,
+                    handover_of=protocol.SessionLink(id=original[0], title=original[1]) if original else None,
+                    handovers=[protocol.SessionLink(id=i, title=t) for i, t in handovers],
                 ),
                 came_from=protocol.CameFrom(id=back.id, title=back.title) if back else None,
                 cards=cards,
@@ -187,7 +194,8 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
         if isinstance(event, TextDelta):
             self._queue_delta(event)
             return
-        if isinstance(event, SettingsChanged):  # the header's model, the commands and the figure follow
+        # The header's model, the commands and the figure follow; after a handover, its link.
+        if isinstance(event, SettingsChanged | SessionLinked):
             if event.session_id == self.session.id:
                 self.snapshot()
             return

@@ -104,13 +104,15 @@ def test_an_unknown_reasoning_level_is_refused(workspace):
     assert new_quietly(reasoning="high").settings.reasoning == "high"
 
 
-def test_a_prompt_profile_says_the_engine_does_not_read_it(workspace):
+def test_the_default_prompt_profile_is_read_and_another_says_it_has_no_effect(workspace):
+    # The default profile words the handoff (C3): no notice. Nothing chooses another profile yet.
     write(workspace, "prompts/default.yaml", "handoff:\n  armed_notice: Hand off now.\n")
+    write(workspace, "prompts/terse.yaml", "handoff:\n  armed_notice: Go.\n")
     with pytest.warns(mw.ConfigNotice) as notices:
         mw.Session.new()
     assert [str(n.message) for n in notices] == [
-        "prompts/default.yaml: the engine does not read prompt profiles yet (their keys word the handoff, "
-        "which is not built), so this file has no effect."
+        "prompts/terse.yaml: the engine reads only the `default` profile (prompts/default.yaml), "
+        "so this file has no effect."
     ]
     assert notices[0].filename == __file__  # it points at the line that made the session
 
@@ -130,8 +132,9 @@ def test_server_settings_and_engine_tools_say_they_do_nothing_yet_native_compact
         "server/: host, port and token have no effect: the HTTP API is served by the Jupyter server itself, "
         "at its address and under its own token (set those with `jupyter server --ServerApp.ip=… "
         "--ServerApp.port=… --IdentityProvider.token=…`).",
-        "agents/main.yaml: tools: box, handoff are engine tools that are not built yet; "
-        "the model is not offered them.",
+        "agents/main.yaml: tools: handoff is offered by the engine itself when auto-compaction asks the "
+        "model to hand off, so listing it has no effect.",
+        "agents/main.yaml: tools: box is an engine tool that is not built yet; the model is not offered it.",
     ]  # native compaction is built: the model's declaration is acted on, without a notice
     assert [t.name for t in s.tool_specs()] == ["read"]
 

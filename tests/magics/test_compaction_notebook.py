@@ -1,6 +1,9 @@
-"""The compaction walkthrough runs top to bottom in a real kernel, offline, and shows each step (C6)."""
+"""The compaction walkthrough runs top to bottom in a real kernel, offline, and shows each step (C6, C3,
+C5)."""
 
 from __future__ import annotations
+
+import re
 
 from .notebooks import run_notebook
 
@@ -17,3 +20,22 @@ def test_compaction_notebook_runs(tmp_path, monkeypatch):
         "['11 earlier messages · compacted into a summary · ≈" in text
     )  # the automatic one, at the 6th request
     assert "**mewrk:**" not in text
+    # Handoff (C3, C5): the 50-message session hands over at the 80 % threshold; compact now opens one.
+    assert "True 0.8" in text and "50 messages, " in text
+    assert "['user_input', 'host_message', 'model_reply', 'tool_call', 'handoff']" in text
+    assert "long-handover-1 continues True" in text
+    assert "['handoff', 'user_input', 'model_reply']" in text and "1 message(s) sent" in text
+    sizes = re.search(
+        r"last request before the handoff: (\d+) tokens; first request of the handover: (\d+)", text
+    )
+    assert sizes is not None and int(sizes[2]) * 10 < int(sizes[1])
+    assert "Handed over to the new session “compaction-handover-1”" in text
+    assert "compaction-handover-1 ['handoff'] 0 requests so far" in text
+    assert "The model has not replied since the last compaction" in text
+    # Native (C4): compact now in native mode opens the handover from the offline model's own item.
+    assert "native-handover-1 ['native_compaction']" in text
+    assert "`offline/echo` compacted the conversation natively" in text
+    sizes = re.search(
+        r"last request before the native compaction: (\d+) tokens; first request after: (\d+)", text
+    )
+    assert sizes is not None and int(sizes[2]) * 3 < int(sizes[1])

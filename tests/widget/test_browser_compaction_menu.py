@@ -171,3 +171,29 @@ def test_handoff_and_native_compaction_cards(lab, page):
     )
     expect(native.locator("textarea")).to_have_count(0)
     assert not low_contrast(page, root)  # the cards' lines, kept messages and the reason read well
+
+
+def test_compact_now_from_the_rings_section_offers_the_new_session_and_opens_it(lab, page):
+    nb = Notebook.open(page, lab)
+    _, root = widget_cell(nb, SETUP)
+    _, section = _open_section(root)
+    now = section.locator("[data-testid='mw-compact-now']")
+    said = section.locator("[data-testid='mw-compact-now-said']")
+    now.focus()
+    page.keyboard.press("Enter")  # from the keyboard
+    expect(said).to_have_attribute("data-level", "info")
+    expect(said).to_have_text(
+        re.compile(r"^Compacted into a new session, untitled-handover-1\. Open it here$")
+    )
+    section.locator("[data-testid='mw-compact-now-open']").click()
+    expect(root.locator(".mw-title")).to_contain_text("untitled-handover-1")
+    expect(section).to_be_visible()
+    expect(said).to_have_text("")  # what was said about the original goes with it
+    # The new session's model has not replied since the compaction: refused, in the engine's sentence.
+    now.click()
+    expect(said).to_have_attribute("data-level", "error")
+    expect(said).to_have_text(
+        "The model has not replied since the last compaction, so there is nothing new to compact: send a "
+        "message first."
+    )
+    assert nb.print_value("len(mw.list_sessions())") == "2"

@@ -22,13 +22,32 @@ def test_snapshot_carries_the_whole_timeline_for_the_view_that_asked(session, wi
         (c.id, c.kind) for c in session.cards
     ]
     assert snap["cards"][1]["card"]["text"] == session.cards[1].text
-    assert snap["session"] == {"id": session.id, "title": "widget test", "model": "offline/echo"}
+    assert snap["session"] == {
+        "id": session.id,
+        "title": "widget test",
+        "model": "offline/echo",
+        "handover_of": None,  # the header's links after a compaction into a new session (C3, C5)
+        "handovers": [],
+    }
     assert snap["state"] == "idle"
     assert snap["context"]["line"] == session.context.line()
     assert snap["context"]["level"] == "ok"
     assert set(snap["kinds"]) == {"system_prompt", "user_input", "thinking", "model_reply"}
     assert snap["editable"]["model_reply"] == ["text"]
     assert Client("v2").apply_all([snap]).ready is False  # another view ignores it
+
+
+def test_a_handover_made_while_a_view_is_open_sends_it_the_link_both_ways(session, widget):
+    widget.hello("v1")
+    handover = session.compact_now()
+    snap = widget.of("snapshot")[-1]  # the original's view is told at once
+    assert snap["session"]["handovers"] == [{"id": handover.id, "title": "widget test-handover-1"}]
+    other = RecordingWidget(handover)
+    try:
+        link = other.hello("v2")["session"]["handover_of"]
+        assert link == {"id": session.id, "title": "widget test"}
+    finally:
+        other.close()
 
 
 def test_edit_from_the_widget_changes_the_session_and_patches_every_view(session, widget):

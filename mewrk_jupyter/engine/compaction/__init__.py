@@ -1,18 +1,27 @@
-"""Shrinking a conversation's context. Built so far: the summary in place (C6), by hand and at the
-agent's `summarize_at` threshold, and the native compaction's card (C4, native.py); the handoff into a
-new session belongs here too."""
+"""Shrinking a conversation's context: the summary in place (C6), by hand and at the agent's
+`summarize_at` threshold; handoff (C3) and native compaction (C4) into a new session, automatic (C1–C2)
+or by hand (C5)."""
 
 from .auto import AutoSummary, summary_due
+from .handoff import HandoffTool
+from .handover import open_handover, session_links
 from .native import native_compaction
+from .now import compact_now
+from .policy import AutoCompaction
 from .summary import COMPACTING, Summary, compact_in_place, compacted, too_little
 
 __all__ = [
     "COMPACTING",
+    "AutoCompaction",
     "AutoSummary",
+    "HandoffTool",
     "Summary",
     "compact_in_place",
+    "compact_now",
     "compacted",
     "native_compaction",
+    "open_handover",
+    "session_links",
     "summary_due",
     "too_little",
 ]

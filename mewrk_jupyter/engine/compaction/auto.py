@@ -34,6 +34,9 @@ class TurnInProgress(Protocol):
     def cancelled(self) -> bool:
         """Whether the turn was asked to stop."""
 
+    def cancel(self) -> None:
+        """Stop the turn before its next request."""
+
 
 def summarize_at(parts: SessionParts) -> float:
     """The session's agent's threshold: a share of the window, 0 for never (and for an agent not found)."""
@@ -63,10 +66,15 @@ class AutoSummary:
         self.parts = parts
 
     def __call__(self, run: TurnInProgress, info: ModelInfo) -> None:
+        self.act(run, info)
+
+    def act(self, run: TurnInProgress, info: ModelInfo) -> bool:
+        """Compact in place if the threshold is reached; False when it was not, or there was too little."""
         parts = self.parts
         if not summary_due(parts, info):
-            return
+            return False
         cards = parts.timeline.current().cards
         if too_little(cards, measure(parts.timeline.db.conn(), parts.session_id, cards).next_request):
-            return
+            return False
         Summary(parts, run_id=run.id).compact(run.watch, lambda: run.cancelled)
+        return True

@@ -21,7 +21,7 @@ from ...cards.models import Card, ModelReply, SummaryDivider
 from ...cards.undo import UNDO, CardChange, CardState, UndoStep
 from ...cards.words import count, divider_text, format_tokens
 from ...errors import MewrkError, NothingToCompact, ProviderError, SessionBusy
-from ...providers.base import Exchange, ModelInfo, Provider
+from ...providers.base import Exchange, ModelInfo, ModelRequest, Provider
 from ...providers.faults import describe_failure
 from ...providers.offline import estimate_tokens
 from ...providers.registry import check_trusted, resolve
@@ -56,6 +56,65 @@ STARTED = (
 )
 NO_SUMMARY = "The model answered without writing a summary, so nothing was compacted: compact again."
 CUT_OFF = "The summary was cut off at the model's output limit, so nothing was compacted."
+
+
+@dataclass(frozen=True)
+class Call:
+    """A compaction's call to the model: how its response is marked, and what its failures say."""
+
+    kind: str  # the response's `compaction` mark: the context figures pass over the call
+    failed: str  # before the provider's error
+    empty: str
+    cut_off: str
+
+
+SUMMARY_CALL = Call(
+    "summary", "The summary could not be written, so nothing was compacted", NO_SUMMARY, CUT_OFF
+)
+
+
+def ask_model(
+    parts: SessionParts,
+    run_id: str | None,
+    provider: Provider,
+    info: ModelInfo,
+    request: ModelRequest,
+    watch: Callable[[Exchange], None] | None,
+    call: Call,
+) -> Written:
+    """Send a compaction's request (a question at the end of the conversation), recorded in the history
+    like every request, and return the text the model answered."""
+    sid = parts.session_id
+    request = parts.secrets.redact_request(request)
+    exchange = provider.open(request)  # nothing is sent before events() is read
+    if watch is not None:
+        watch(exchange)
+    with parts.timeline.db.tx() as conn:
+        entry = history_rows.record_request(conn, sid, run_id, info.name, info.protocol, exchange.body)
+    state = ResponseState(request=request, model=info.name, protocol=info.protocol)
+    failure: Exception | None = None
+    try:
+        for event in exchange.events():
+            state = accumulate(state, event)
+    except Exception as exc:
+        failure = exc
+    state = finish(state, interrupted=failure is not None)
+    response = {**record(state), "compaction": call.kind}
+    error = None
+    if failure is not None:
+        error = parts.secrets.redact(describe_failure(failure, info.name))
+    with parts.timeline.db.tx() as conn:
+        history_rows.record_response(conn, entry, parts.secrets.redact_data(response), error=error)
+    if failure is not None:
+        if isinstance(failure, MewrkError):
+            raise failure
+        raise ProviderError(f"{call.failed}: {error}")
+    text = "\n\n".join(c.text for c in state.blocks.values() if isinstance(c, ModelReply) and c.text)
+    if state.stop == "max_tokens":
+        raise ProviderError(call.cut_off)
+    if not text.strip():
+        raise ProviderError(call.empty)
+    return Written(parts.secrets.redact(text.strip()), response["usage"], exchange.body)
 
 
 def too_little(cards: list[Card], size: int) -> str | None:
@@ -129,39 +188,8 @@ class Summary:
         watch: Callable[[Exchange], None] | None = None,
     ) -> Written:
         """One call to the model, recorded in the history: the conversation as it stands, and the question."""
-        parts, sid = self.parts, self.parts.session_id
-        request = parts.secrets.redact_request(summary_request(parts.assemble(cards, info).request))
-        exchange = provider.open(request)  # nothing is sent before events() is read
-        if watch is not None:
-            watch(exchange)
-        with parts.timeline.db.tx() as conn:
-            entry = history_rows.record_request(
-                conn, sid, self.run_id, info.name, info.protocol, exchange.body
-            )
-        state = ResponseState(request=request, model=info.name, protocol=info.protocol)
-        failure: Exception | None = None
-        try:
-            for event in exchange.events():
-                state = accumulate(state, event)
-        except Exception as exc:
-            failure = exc
-        state = finish(state, interrupted=failure is not None)
-        response = {**record(state), "compaction": "summary"}  # the context figures pass over this call
-        error = None
-        if failure is not None:
-            error = parts.secrets.redact(describe_failure(failure, info.name))
-        with parts.timeline.db.tx() as conn:
-            history_rows.record_response(conn, entry, parts.secrets.redact_data(response), error=error)
-        if failure is not None:
-            if isinstance(failure, MewrkError):
-                raise failure
-            raise ProviderError(f"The summary could not be written, so nothing was compacted: {error}")
-        text = "\n\n".join(c.text for c in state.blocks.values() if isinstance(c, ModelReply) and c.text)
-        if state.stop == "max_tokens":
-            raise ProviderError(CUT_OFF)
-        if not text.strip():
-            raise ProviderError(NO_SUMMARY)
-        return Written(parts.secrets.redact(text.strip()), response["usage"], exchange.body)
+        request = summary_request(self.parts.assemble(cards, info).request)
+        return ask_model(self.parts, self.run_id, provider, info, request, watch, SUMMARY_CALL)
 
     def divider(self, cards: list[Card], written: Written) -> SummaryDivider:
         """The divider for a summary: the messages it covers and, when the call was counted, the saving."""

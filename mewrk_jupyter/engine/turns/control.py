@@ -19,7 +19,7 @@ from . import run as turn_run
 from .approvals import Decision
 from .handtools import HandTools
 from .parts import SessionParts
-from .run import Run
+from .run import Run, TakeCalls
 
 # How long Stop waits for another process to end its turn itself before taking the session over: one
 # heartbeat for the owner to read the request (run.HEARTBEAT_EVERY), and this much to close its cards.
@@ -34,10 +34,12 @@ class TurnControl:
         parts: SessionParts,
         session: Any = None,
         before_request: Callable[[Run, ModelInfo], None] | None = None,
+        take_calls: TakeCalls | None = None,
     ) -> None:
         self.parts = parts
         self.session = session  # the object a surface shows as a run's session
         self.before_request = before_request  # what each run does before each request
+        self.take_calls = take_calls  # what answers the engine's own tool calls
         self.last_run: Run | None = None  # the run this process started most recently
         self.hand_tools = HandTools(parts, self.resume)
 
@@ -48,7 +50,14 @@ class TurnControl:
         on_finish: Callable[[Run], None] | None = None,
     ) -> Run:
         """Claim the session's turn (or raise SessionBusy) and start a run on its own thread."""
-        run = Run(self.parts, user, resume=resume, session=self.session, before_request=self.before_request)
+        run = Run(
+            self.parts,
+            user,
+            resume=resume,
+            session=self.session,
+            before_request=self.before_request,
+            take_calls=self.take_calls,
+        )
         if on_finish is not None:
             run.on_finish.append(on_finish)
         run.start()

@@ -12,6 +12,7 @@ from ..settings import StoredSettings
 from ..timeline.stored import StoredTimeline
 from ..workspace import Workspace
 from .approvals import Approvals
+from .handoff_tool import HANDOFF_SPEC, handoff_armed
 from .secrets import SessionSecrets
 from .status import TurnStatus
 from .toolbox import ToolBox
@@ -39,12 +40,16 @@ class SessionParts:
         return self.toolbox.secrets
 
     def assemble(self, cards: list[Card], model: ModelInfo) -> Assembly:
-        """The request these cards make for `model`, under the hidden prefix, tools and reasoning of now."""
+        """The request these cards make for `model`, under the hidden prefix, tools and reasoning of now
+        (with the `handoff` tool once auto-compaction armed it)."""
         settings = self.settings.value
+        tools = self.toolbox.specs()
+        if handoff_armed(cards):  # appended mid-conversation: the agent's tools keep their place
+            tools = [*tools, HANDOFF_SPEC]
         return assembly(
             cards,
             model,
             hidden_prefix(self.workspace, settings.memory, settings.skills),
-            tools=self.toolbox.specs(),
+            tools=tools,
             reasoning=settings.reasoning,
         )

@@ -61,6 +61,10 @@ HEARTBEAT = Heartbeat(lambda: HEARTBEAT_EVERY)
 TURN_THREADS = Workers()
 
 
+# Takes the engine's own calls out of a response: returns the calls left, and whether the turn ends there.
+TakeCalls = Callable[["Run", list[ToolCall]], tuple[list[ToolCall], bool]]
+
+
 class Stopped(Exception):
     """The person stopped the turn."""
 
@@ -76,6 +80,7 @@ class Run:
         *,
         session: Any = None,
         before_request: Callable[[Run, ModelInfo], None] | None = None,
+        take_calls: TakeCalls | None = None,
     ):
         self.id = "run_" + uuid.uuid4().hex[:12]
         self.parts = parts
@@ -83,6 +88,8 @@ class Run:
         self.session = session  # the session object a surface shows this run with
         # Called before each request with the model (the agent's automatic summary, C6).
         self.before_request = before_request
+        # Answers the engine's own tool calls of a response (`handoff`) before the registry runs the rest.
+        self.take_calls = take_calls
         self._user = user
         # Where a turn paused for an approval goes on from (A3), or a tool call run by hand (T5).
         self._resume = resume
@@ -311,6 +318,13 @@ class Run:
             continues = 0
             if not calls:
                 return
+            if self.take_calls is not None:
+                left, ended = self.take_calls(self, calls)
+                if ended:  # handed over: the conversation goes on in another session
+                    return
+                if not left:  # the engine answered every call (a refusal): the model reads it
+                    continue
+                calls = left
             if not self._settle([c.id for c in calls], steps):
                 return
         timeline.append(

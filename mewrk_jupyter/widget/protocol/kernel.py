@@ -29,12 +29,21 @@ def _for() -> Any:
 # ---- parts of messages ------------------------------------------------------------------------------
 
 
+class SessionLink(SentModel):
+    """Another session the header links to: the original of a handover, or one of its handovers."""
+
+    id: str
+    title: str
+
+
 class SessionInfo(SentModel):
-    """The session a view shows."""
+    """The session a view shows, with the sessions it continues or that continue it after a compaction."""
 
     id: str
     title: str
     model: str
+    handover_of: SessionLink | None = None
+    handovers: list[SessionLink] = []
 
 
 class CameFrom(SentModel):

@@ -1,0 +1,144 @@
+"""Compact now (C5): the conversation continues in a new session at once, whatever the threshold and
+the auto-compaction toggle say. The new session opens but does not run; it waits for the next message.
+
+In native mode (on a model that compacts by itself) the provider compacts, and the new session begins
+with the native-compaction card (native_handover.py). In handoff mode it costs one call to the session's model, like a summary's: the request the next turn
+would send, with a question for the handoff documents at its end. The documents become a `handoff`
+card, placed at the end of the original (where it stops) and seeding the handover session.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...cards.models import Card, Handoff, NativeCompaction, SummaryDivider
+from ...errors import NothingToCompact, SessionBusy
+from ...providers.base import Message, ModelRequest, TextPart
+from ...providers.offline_handoff import HANDOFF_REQUEST
+from ...providers.registry import check_trusted, resolve
+from ...store import cards as card_rows
+from ...store import sessions as session_rows
+from ..background import running_background_work, still_running
+from ..events import CardAdded, StatusChanged
+from ..turns.parts import SessionParts
+from ..turns.status import state_of
+from .handover import Handed, open_handover
+from .native_handover import native_handover
+from .summary import Call, ask_model
+
+HANDING_OVER = "Writing the handoff documents…"
+INSTRUCTION = (
+    f"{HANDOFF_REQUEST}\n"
+    "This conversation will continue in a new session that starts from handoff documents alone, with the "
+    "same system prompt and tools. Write those documents now, for the agent that takes over: the goal and "
+    "the person's own words where they matter, what was decided and found, the files and code touched, "
+    "errors and how they were fixed, what is still pending and the next step. Answer with the documents "
+    "only, in Markdown, and do not call any tool."
+)
+HANDOFF_CALL = Call(
+    "handoff",
+    "The handoff documents could not be written, so nothing was compacted",
+    "The model answered without writing handoff documents, so nothing was compacted: compact again.",
+    "The handoff documents were cut off at the model's output limit, so nothing was compacted.",
+)
+
+TURN_RUNS = (
+    "A turn is running, and the new session would miss what it is still writing: stop it or let it end, "
+    "then compact."
+)
+APPROVAL_WAITS = (
+    "An approval is waiting, and the new session would leave its tool call behind: approve or reject it "
+    "first, then compact."
+)
+NO_REPLY_YET = "The model has not replied yet, so there is nothing to compact: send a message first."
+NO_REPLY_SINCE = (
+    "The model has not replied since the last compaction, so there is nothing new to compact: send a "
+    "message first."
+)
+CHANGED = (
+    "The timeline changed while the handoff documents were being written, so nothing was compacted: "
+    "compact again."
+)
+STARTED = (
+    "A turn started while the handoff documents were being written, so nothing was compacted: compact "
+    "again once it ends."
+)
+COMPACTIONS = (SummaryDivider, Handoff, NativeCompaction)
+
+
+def not_replied(cards: list[Card]) -> str | None:
+    """Why there is nothing to compact: no card of the model's since the last compaction (or at all)."""
+    since = 0
+    for index in range(len(cards) - 1, -1, -1):
+        if isinstance(cards[index], COMPACTIONS):
+            since = index + 1
+            break
+    if any(card.origin == "model" for card in cards[since:]):
+        return None
+    return NO_REPLY_SINCE if since else NO_REPLY_YET
+
+
+def handoff_request(request: ModelRequest) -> ModelRequest:
+    """The same request with the question for handoff documents at its end (joined to a last user message)."""
+    messages = [message.model_copy(deep=True) for message in request.messages]
+    question = TextPart(text=INSTRUCTION)
+    if messages and messages[-1].role == "user":
+        messages[-1].parts.append(question)
+    else:
+        messages.append(Message(role="user", parts=[question]))
+    return request.model_copy(update={"messages": messages})
+
+
+def compact_now(parts: SessionParts, session: Handed) -> Any:
+    """Hand the conversation over to a new session now; returns it, opened but not run.
+
+    Refused, changing nothing and sending nothing, while a turn runs, while an approval waits, when the
+    model has not replied since the last compaction (or at all), and while background work runs.
+    """
+    state = parts.status.state()
+    if state == "running":
+        raise SessionBusy(TURN_RUNS)
+    if state == "awaiting_approval":
+        raise SessionBusy(APPROVAL_WAITS)
+    timeline, sid = parts.timeline, parts.session_id
+    conn = timeline.db.conn()
+    rev = session_rows.get_rev(conn, sid)  # read first: a change after it is seen
+    cards = timeline.current().cards
+    why = not_replied(cards)
+    if why is not None:
+        raise NothingToCompact(why)
+    work = running_background_work(sid)
+    if work:
+        raise SessionBusy(still_running(work, "then compact"))
+    model, home = parts.settings.value.model, parts.workspace.home
+    check_trusted(model, home)
+    parts.toolbox.check()  # the call carries the tools: a broken tool is said before anything is sent
+    provider, info = resolve(model, home)
+    if parts.settings.value.compaction == "native" and info.native_compaction:
+        return native_handover(parts, session)  # the provider compacts; the original stays as it is
+    timeline.emit(StatusChanged(sid, HANDING_OVER))
+    try:
+        request = handoff_request(parts.assemble(cards, info).request)
+        written = ask_model(parts, None, provider, info, request, None, HANDOFF_CALL)
+    finally:
+        timeline.emit(StatusChanged(sid, None))
+    card = Handoff(origin="model", text=written.text)
+    place(parts, card, rev)
+    return open_handover(session, [card], run=False)
+
+
+def place(parts: SessionParts, card: Handoff, rev: int) -> None:
+    """Put the handoff card at the end of the original, only if the timeline has not changed meanwhile."""
+    timeline, sid = parts.timeline, parts.session_id
+
+    def write(conn: Any) -> str:
+        if state_of(conn, sid) == "running":  # another window's turn, say
+            raise SessionBusy(STARTED)
+        if session_rows.get_rev(conn, sid) != rev:
+            raise SessionBusy(CHANGED)
+        key = card_rows.key_for_insert(conn, sid, before=None, after=None)
+        card_rows.put_card(conn, sid, card, key)
+        return key
+
+    key = timeline.commit(write, lambda t, key: t.put(card, key))
+    timeline.emit(CardAdded(sid, card, key))
