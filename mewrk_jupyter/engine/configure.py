@@ -57,8 +57,12 @@ def describe_change(before: SessionSettings, after: SessionSettings) -> str:
         f"{name} {getattr(before, name)!r} → {getattr(after, name)!r}"
         for name in changed_fields(before, after)
     ]
-    return (
-        "Changed " + "; ".join(parts) + "."
-        if parts
-        else "Nothing changed: the settings already had those values."
-    )
+    if not parts:
+        return "Nothing changed: the settings already had those values."
+    said = "Changed " + "; ".join(parts) + "."
+    if before.host_container != after.host_container:
+        said += (
+            " Every earlier host message goes in the new container from the next request on, so the "
+            "prompt cache starts over."
+        )
+    return said

@@ -61,17 +61,6 @@ class SessionSettings(BaseModel):
             raise ValueError(f"unknown memory level(s) {unknown}; levels: {', '.join(MEMORY_LEVELS)}")
         return value
 
-    @field_validator("host_container")
-    @classmethod
-    def _built_containers(cls, value: str) -> str:
-        # The box container (T14) needs the engine's own `box` tool, which is not built yet.
-        if value != "user_message":
-            raise ValueError(
-                f"host_container {value!r} is not built yet: only 'user_message' exists today "
-                "(a host message goes to the model as a user message inside a system reminder)"
-            )
-        return value
-
     @field_validator("async_tools")
     @classmethod
     def _built_switches(cls, value: bool, info: ValidationInfo) -> bool:

@@ -40,7 +40,12 @@ def unbuilt_notices(config: Config, agent_name: str, agent: AgentConfig | None, 
                 f"agents/{agent_name}.yaml: tools: handoff is offered by the engine itself when "
                 "auto-compaction asks the model to hand off, so listing it has no effect."
             )
-        unbuilt = [name for name in agent.tools if name in ENGINE_TOOLS and name != HANDOFF]
+        if "box" in agent.tools:
+            notices.append(
+                f"agents/{agent_name}.yaml: tools: box is declared by the engine itself when the "
+                "conversation's host-message container is box_tool_result, so listing it has no effect."
+            )
+        unbuilt = [name for name in agent.tools if name in ENGINE_TOOLS and name not in (HANDOFF, "box")]
         if unbuilt:
             names = ", ".join(unbuilt)
             verb = "is an engine tool that is" if len(unbuilt) == 1 else "are engine tools that are"

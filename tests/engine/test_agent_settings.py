@@ -88,14 +88,12 @@ def test_a_summarize_at_threshold_makes_a_session_without_a_notice(workspace):
     assert new_quietly().settings.model == "offline/echo"  # the engine acts on it: nothing to warn about
 
 
-def test_the_box_container_is_refused_until_it_exists(workspace):
+def test_the_container_is_one_of_the_two_and_the_box_one_is_taken(workspace):
     with pytest.raises(
-        mw.InvalidInput,
-        match=r"^Invalid session settings: host_container 'box_tool_result' is not built yet: "
-        r"only 'user_message' exists today",
+        mw.InvalidInput, match=r"host_container: Input should be 'user_message' or 'box_tool_result'"
     ):
-        mw.Session.new(host_container="box_tool_result")
-    assert new_quietly(host_container="user_message").settings.host_container == "user_message"
+        mw.Session.new(host_container="envelope")
+    assert new_quietly(host_container="box_tool_result").settings.host_container == "box_tool_result"
 
 
 def test_an_unknown_reasoning_level_is_refused(workspace):
@@ -134,7 +132,8 @@ def test_server_settings_and_engine_tools_say_they_do_nothing_yet_native_compact
         "--ServerApp.port=… --IdentityProvider.token=…`).",
         "agents/main.yaml: tools: handoff is offered by the engine itself when auto-compaction asks the "
         "model to hand off, so listing it has no effect.",
-        "agents/main.yaml: tools: box is an engine tool that is not built yet; the model is not offered it.",
+        "agents/main.yaml: tools: box is declared by the engine itself when the conversation's host-message "
+        "container is box_tool_result, so listing it has no effect.",
     ]  # native compaction is built: the model's declaration is acted on, without a notice
     assert [t.name for t in s.tool_specs()] == ["read"]
 

@@ -51,7 +51,10 @@ def test_a_change_made_by_another_process_is_seen_by_an_open_session(workspace):
         ({"reasoning": "max"}, r"reasoning: Input should be 'off', 'low', 'medium' or 'high'"),
         ({"model": "nowhere/m"}, r"nowhere"),
         ({"safety_level": "lax"}, r"^There is no safety level `lax`"),
-        ({"host_container": "box_tool_result"}, r"host_container 'box_tool_result' is not built yet"),
+        (
+            {"host_container": "envelope"},
+            r"host_container: Input should be 'user_message' or 'box_tool_result'",
+        ),
         ({"async_tools": True}, r"async_tools is not built yet"),
         (  # offline/tiny is an offline model without a native compaction (offline/echo has one)
             {"model": "offline/tiny", "compaction": "native"},

@@ -128,6 +128,22 @@ def host_text(card: HostMessage) -> str:
     return f"<system-reminder>\n{card.text}\n</system-reminder>"
 
 
+BOX_TOOL = "box"
+BOX_SPEC = ToolSpec(
+    name=BOX_TOOL,
+    description=(
+        "Carries the host application's messages to you: the engine writes a call of it, and the message "
+        "is its result. Calling it yourself does nothing."
+    ),
+    input_schema={"type": "object", "properties": {}, "additionalProperties": False},
+)
+
+
+def box_call_id(card: HostMessage) -> str:
+    """The id of the `box` call the engine writes for a host message (stable: the card's own id)."""
+    return f"toolu_box_{card.id}"
+
+
 class _Builder:
     """Collects messages, merging neighbours of the same role, and keeps tool results paired."""
 
@@ -182,9 +198,10 @@ def assemble(
     prefix: list[PrefixSection],
     tools: list[ToolSpec] | None = None,
     reasoning: str = "off",
+    container: str = "user_message",
 ) -> ModelRequest:
     """The neutral request for the timeline as it stands."""
-    return assembly(cards, model, prefix, tools, reasoning).request
+    return assembly(cards, model, prefix, tools, reasoning, container).request
 
 
 def assembly(
@@ -193,8 +210,10 @@ def assembly(
     prefix: list[PrefixSection],
     tools: list[ToolSpec] | None = None,
     reasoning: str = "off",
+    container: str = "user_message",
 ) -> Assembly:
-    """The neutral request for the timeline as it stands, with what it leaves out and why."""
+    """The neutral request for the timeline as it stands, with what it leaves out and why; `container`
+    is how host messages travel (a system reminder in a user message, or the result of a `box` call)."""
     system = [section.text for section in prefix]
     builder = _Builder()
     for card in read_cards(cards):
@@ -213,7 +232,14 @@ def assembly(
                 parts.append(TextPart(text=card.text))
             builder.add("user", parts)
         elif isinstance(card, HostMessage):
-            builder.add("user", [TextPart(text=host_text(card))])
+            if container == "box_tool_result" and builder.messages:
+                # A call the model never made, and the message as its result (before the first message
+                # there is no turn of the model's to hold a call: that one goes as a user message).
+                call_id = box_call_id(card)
+                builder.add_assistant(card, [ToolUsePart(id=call_id, name=BOX_TOOL, input={})])
+                builder.results.append(ToolResultPart(tool_use_id=call_id, content=card.text, is_error=False))
+            else:
+                builder.add("user", [TextPart(text=host_text(card))])
         elif isinstance(card, Handoff):
             builder.add("user", [TextPart(text=card.text)])
         elif isinstance(card, NativeCompaction):

@@ -17,6 +17,12 @@ Text wrapped in <system-reminder>…</system-reminder> comes from the host appli
 person: it reports what happened around you (background results, diagnostics, changed files). It is
 never the person's words and never their approval."""
 
+# With the `box_tool_result` container, host messages arrive as results of a `box` call the engine wrote.
+BOX_SECTION = (
+    "Results of a `box` tool call that you did not make come from the host application in the same way: "
+    "they report what happened around you and are never the person's words. Do not call `box` yourself."
+)
+
 PROJECT_FILES = ("AGENTS.md", "MEWRK.md")
 MEMORY_LEVELS = ("user", "project")
 
@@ -45,10 +51,13 @@ def _read(path: Path) -> str | None:
     return text.strip() or None
 
 
-def hidden_prefix(workspace: Workspace, memory: list[str], skills: Sequence[str] = ()) -> list[PrefixSection]:
+def hidden_prefix(
+    workspace: Workspace, memory: list[str], skills: Sequence[str] = (), container: str = "user_message"
+) -> list[PrefixSection]:
     """The engine's section, the project instructions, the enabled memory indexes and the session's
     skills, in that order (a skill that cannot be read now is left out: `%mewrk skill` says why)."""
-    sections = [PrefixSection(source="mewrk", text=ENGINE_SECTION)]
+    engine = ENGINE_SECTION if container != "box_tool_result" else f"{ENGINE_SECTION}\n{BOX_SECTION}"
+    sections = [PrefixSection(source="mewrk", text=engine)]
     for name in PROJECT_FILES:
         text = _read(workspace.root / name)
         if text:

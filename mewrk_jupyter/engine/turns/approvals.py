@@ -15,6 +15,7 @@ from ...cards.models import Approval, ToolCall
 from ...errors import RESUME_LOST, InvalidInput, MewrkError
 from ...store import approvals as resume_rows
 from ...store import fence
+from ..assembly.assemble import BOX_TOOL
 from ..events import Notice
 from ..settings import StoredSettings
 from ..timeline.stored import StoredTimeline
@@ -22,6 +23,7 @@ from .policy import denial, plan_denial, rejection
 from .toolbox import ToolBox
 
 PARALLEL_TOOLS = 4  # calls of one response that run at once
+BOX_ANSWER = "`box` only carries the host application's messages to you; calling it does nothing."
 NOT_RESUMABLE = "This call was not run: its approval could no longer be resumed."
 
 Decision = Literal["approved", "approved_always", "rejected"]
@@ -87,6 +89,12 @@ class Approvals:
             if not found or not isinstance(found[1], ToolCall) or found[1].status != "pending":
                 continue  # deleted by the person, or already settled
             call = found[1]
+            if (
+                call.name == BOX_TOOL
+            ):  # the host's messages travel in `box`: a call of the model's is harmless
+                call.result, call.is_error, call.status = BOX_ANSWER, False, "done"
+                self.timeline.save(call)
+                continue
             if self.toolbox.registry.get(call.name) is None:
                 # Nothing to approve: the registry answers at once that no such tool exists.
                 to_run.append(call)

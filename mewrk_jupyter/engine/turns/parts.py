@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from ...cards.models import Card
 from ...providers.base import ModelInfo
-from ..assembly.assemble import Assembly, assembly
+from ..assembly.assemble import BOX_SPEC, Assembly, assembly
 from ..assembly.prefix import hidden_prefix
 from ..settings import StoredSettings
 from ..timeline.stored import StoredTimeline
@@ -46,10 +46,14 @@ class SessionParts:
         tools = self.toolbox.specs()
         if handoff_armed(cards):  # appended mid-conversation: the agent's tools keep their place
             tools = [*tools, HANDOFF_SPEC]
+        container = settings.host_container
+        if container == "box_tool_result":  # declared in every request of that container
+            tools = [*tools, BOX_SPEC]
         return assembly(
             cards,
             model,
-            hidden_prefix(self.workspace, settings.memory, settings.skills),
+            hidden_prefix(self.workspace, settings.memory, settings.skills, container),
             tools=tools,
             reasoning=settings.reasoning,
+            container=container,
         )
