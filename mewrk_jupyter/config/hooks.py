@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from .base import ConfigModel
-from .problems import invalid
+from .tools import check_command
 
 HookEvent = Literal["session_start", "before_request", "after_tool"]
 HOOK_EVENTS: tuple[str, ...] = ("session_start", "before_request", "after_tool")
@@ -29,11 +29,7 @@ class HookConfig(ConfigModel):
     @field_validator("command", mode="before")
     @classmethod
     def _command(cls, value: Any) -> Any:
-        if isinstance(value, str) and value.strip():
-            return value
-        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-            return value
-        raise invalid("command must be a non-empty string or a list of strings", "command")
+        return check_command(value)
 
     def argv(self) -> list[str]:
         """The process to start: a string runs in bash, a list as it stands."""

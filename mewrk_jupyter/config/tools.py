@@ -14,6 +14,15 @@ from .problems import invalid
 _PLACEHOLDER = re.compile(r"(?<!\$)\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
+def check_command(value: Any) -> Any:
+    """A command as a configuration file may give it: a non-empty string (run by bash) or a list of strings."""
+    if isinstance(value, str) and value.strip():
+        return value
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        return value
+    raise invalid("command must be a non-empty string or a list of strings", "command")
+
+
 class ToolConfig(ConfigModel):
     """A command-line tool the model may call; its name is also the file's stem."""
 
@@ -43,11 +52,7 @@ class ToolConfig(ConfigModel):
     @field_validator("command", mode="before")
     @classmethod
     def _command(cls, value: Any) -> Any:
-        if isinstance(value, str) and value.strip():
-            return value
-        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-            return value
-        raise invalid("command must be a non-empty string or a list of strings", "command")
+        return check_command(value)
 
     @field_validator("parameters")
     @classmethod

@@ -9,6 +9,7 @@ import pytest
 
 import mewrk_jupyter as mw
 from tests.providers.conftest import wire_server  # noqa: F401  (the fixture)
+from tests.providers.vendors import write_vendor
 from tests.providers.wire import WireServer, anthropic_reply, anthropic_tool_use
 
 SECRET = "cred-files-0099887766"
@@ -17,13 +18,9 @@ SECRET = "cred-files-0099887766"
 @pytest.fixture
 def vendor(workspace: Path, wire_server: WireServer, monkeypatch: pytest.MonkeyPatch) -> WireServer:  # noqa: F811
     monkeypatch.setenv("FILES_CRED", SECRET)
-    llm = workspace / ".mewrk" / "llm"
-    llm.mkdir(parents=True, exist_ok=True)
-    (llm / "a.yaml").write_text(
-        f"protocol: anthropic-messages\nbase_url: {wire_server.url}\napi_key: ${{FILES_CRED}}\n"
-        "models:\n  m: {context_window: 100000}\n"
+    write_vendor(
+        workspace, "a", "anthropic-messages", wire_server.url, "  m: {context_window: 100000}\n", "FILES_CRED"
     )
-    mw.trust(workspace)
     return wire_server
 
 

@@ -11,6 +11,7 @@ import pytest
 
 import mewrk_jupyter as mw
 from tests.providers.conftest import wire_server  # noqa: F401  (the fixture)
+from tests.providers.vendors import write_vendor
 from tests.providers.wire import WireServer, anthropic_reply, anthropic_tool_use
 
 SECRET = "cred-hook-5566778899aabbcc"
@@ -20,11 +21,8 @@ SECRET = "cred-hook-5566778899aabbcc"
 def vendor(workspace: Path, wire_server: WireServer, monkeypatch: pytest.MonkeyPatch) -> WireServer:  # noqa: F811
     """A vendor on the wire server whose key is the secret `${HOOK_CRED}` of the kernel's environment."""
     monkeypatch.setenv("HOOK_CRED", SECRET)
-    llm = workspace / ".mewrk" / "llm"
-    llm.mkdir(parents=True, exist_ok=True)
-    (llm / "a.yaml").write_text(
-        f"protocol: anthropic-messages\nbase_url: {wire_server.url}\napi_key: ${{HOOK_CRED}}\n"
-        "models:\n  m: {context_window: 100000}\n"
+    write_vendor(
+        workspace, "a", "anthropic-messages", wire_server.url, "  m: {context_window: 100000}\n", "HOOK_CRED"
     )
     return wire_server
 

@@ -11,18 +11,15 @@ import pytest
 import mewrk_jupyter as mw
 from mewrk_jupyter.engine.turns.policy import PLAN_OFF, PLAN_ON
 from tests.providers.conftest import wire_server  # noqa: F401  (the fixture)
+from tests.providers.vendors import write_vendor
 from tests.providers.wire import WireServer, anthropic_reply, anthropic_tool_use
 
 
 @pytest.fixture
 def vendor(workspace: Path, wire_server: WireServer) -> WireServer:  # noqa: F811
-    llm = workspace / ".mewrk" / "llm"
-    llm.mkdir(parents=True, exist_ok=True)
-    (llm / "a.yaml").write_text(
-        f"protocol: anthropic-messages\nbase_url: {wire_server.url}\napi_key: ${{PLAN_KEY}}\n"
-        "models:\n  m: {context_window: 100000}\n"
+    write_vendor(
+        workspace, "a", "anthropic-messages", wire_server.url, "  m: {context_window: 100000}\n", "PLAN_KEY"
     )
-    mw.trust(workspace)
     return wire_server
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from ...cards.models import Card, Handoff, NativeCompaction, SummaryDivider
 from ...errors import NothingToCompact, SessionBusy
-from ...providers.base import Message, ModelRequest, TextPart
+from ...providers.base import ModelRequest
 from ...providers.offline_handoff import HANDOFF_REQUEST
 from ...providers.registry import check_trusted, resolve
 from ...store import cards as card_rows
@@ -24,6 +24,7 @@ from ..turns.parts import SessionParts
 from ..turns.status import state_of
 from .handover import Handed, open_handover
 from .native_handover import native_handover
+from .prompt import with_question
 from .summary import Call, ask_model
 
 HANDING_OVER = "Writing the handoff documents…"
@@ -80,13 +81,7 @@ def not_replied(cards: list[Card]) -> str | None:
 
 def handoff_request(request: ModelRequest) -> ModelRequest:
     """The same request with the question for handoff documents at its end (joined to a last user message)."""
-    messages = [message.model_copy(deep=True) for message in request.messages]
-    question = TextPart(text=INSTRUCTION)
-    if messages and messages[-1].role == "user":
-        messages[-1].parts.append(question)
-    else:
-        messages.append(Message(role="user", parts=[question]))
-    return request.model_copy(update={"messages": messages})
+    return with_question(request, INSTRUCTION)
 
 
 def compact_now(parts: SessionParts, session: Handed) -> Any:

@@ -25,8 +25,14 @@ INSTRUCTION = (
 
 def summary_request(request: ModelRequest) -> ModelRequest:
     """The same request with the question for a summary at its end (joined to a last user message)."""
+    return with_question(request, INSTRUCTION)
+
+
+def with_question(request: ModelRequest, text: str) -> ModelRequest:
+    """The same request with `text` asked at its end (joined to a last user message, so the roles still
+    alternate): how compaction asks the model for a summary or for handoff documents."""
     messages = [message.model_copy(deep=True) for message in request.messages]
-    question = TextPart(text=INSTRUCTION)
+    question = TextPart(text=text)
     if messages and messages[-1].role == "user":
         messages[-1].parts.append(question)
     else:
