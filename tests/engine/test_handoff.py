@@ -215,7 +215,8 @@ def test_compact_now_is_refused_while_a_turn_runs(workspace):
     s.send("hello")
     s.configure(model="offline/slow")
     run = s.send("long: 400", wait=False)
-    wait_for(lambda: s.state == "running")
+    # Running, its request recorded: from here the turn only streams (the cards move, nothing compared).
+    wait_for(lambda: s.state == "running" and len(s.history) == 2)
     before = store_of(s)[2:]
     with pytest.raises(mw.SessionBusy, match=f"^{TURN_RUNS}$"):
         s.compact_now()

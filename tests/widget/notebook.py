@@ -58,7 +58,8 @@ class Notebook:
         """Run `print(expression)` in a new cell and return what it printed."""
         cell = self.run(f"print({expression})")
         output = cell.locator(".jp-OutputArea-output")
-        expect(output.first).to_be_visible()
+        # The output's node can show before its text is in it (a slow cell): wait for the text itself.
+        expect(output.first).to_have_text(re.compile(r"\S"))
         return "\n".join(output.all_inner_texts()).strip()
 
 

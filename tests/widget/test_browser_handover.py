@@ -17,7 +17,8 @@ def test_the_header_links_the_original_and_its_handover_each_opening_the_other_i
     expect(header).to_contain_text("plan · ")
     expect(root.locator("[data-testid='mw-handover']")).to_have_count(0)
 
-    handover_id = nb.print_value("s.compact_now().id")  # the view shows the new link as it happens
+    nb.run("h = s.compact_now()")  # the view shows the new link as it happens
+    handover_id = nb.print_value("h.id")
     onward = root.locator("[data-testid='mw-handover']")
     expect(onward).to_have_text("“plan-handover-1”")
     expect(root.locator("[data-testid='mw-session-links']")).to_have_text("continued in “plan-handover-1”")
