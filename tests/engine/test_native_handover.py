@@ -42,3 +42,6 @@ def test_auto_compaction_at_the_native_threshold_goes_on_in_the_new_session(work
     assert [c.kind for c in h.cards] == ["native_compaction", "model_reply"]
     # The new session's request is a fraction of the last one the original sent.
     assert len(json.dumps(h.history[-1].request)) * 3 < len(json.dumps(s.history[-2].request))
+    # Going on in the original after the handover compacts nothing more: once, as the handoff arms once.
+    s.send("back here")
+    assert s.handovers == [hid] and s.cards[-1].kind == "model_reply"

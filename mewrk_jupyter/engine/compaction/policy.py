@@ -69,8 +69,12 @@ class AutoCompaction:
         mode = auto_mode(self.parts, info)
         if mode is None or not reached(self.parts, info, threshold_of(self.parts, mode)):
             return
-        if mode == "native" and self.native(run):
-            return
+        if mode == "native":
+            conn = self.parts.timeline.db.conn()
+            if session_rows.handovers_of(conn, self.parts.session_id):  # went on here after a handover: once
+                return
+            if self.native(run):
+                return
         arm(self.parts)  # once: the notice and the `handoff` tool, from this request on
 
     def native(self, run: TurnInProgress) -> bool:
