@@ -16,16 +16,14 @@ from ...errors import NothingToCompact, SessionBusy
 from ...providers.base import ModelRequest
 from ...providers.offline_handoff import HANDOFF_REQUEST
 from ...providers.registry import check_trusted, resolve
-from ...store import cards as card_rows
 from ...store import sessions as session_rows
 from ..background import running_background_work, still_running
-from ..events import CardAdded, StatusChanged
+from ..events import StatusChanged
 from ..turns.parts import SessionParts
-from ..turns.status import state_of
 from .handover import Handed, open_handover
 from .native_handover import native_handover
 from .prompt import with_question
-from .summary import Call, ask_model
+from .summary import Call, append_unless_changed, ask_model
 
 HANDING_OVER = "Writing the handoff documents…"
 INSTRUCTION = (
@@ -124,16 +122,4 @@ def compact_now(parts: SessionParts, session: Handed) -> Any:
 
 def place(parts: SessionParts, card: Handoff, rev: int) -> None:
     """Put the handoff card at the end of the original, only if the timeline has not changed meanwhile."""
-    timeline, sid = parts.timeline, parts.session_id
-
-    def write(conn: Any) -> str:
-        if state_of(conn, sid) == "running":  # another window's turn, say
-            raise SessionBusy(STARTED)
-        if session_rows.get_rev(conn, sid) != rev:
-            raise SessionBusy(CHANGED)
-        key = card_rows.key_for_insert(conn, sid, before=None, after=None)
-        card_rows.put_card(conn, sid, card, key)
-        return key
-
-    key = timeline.commit(write, lambda t, key: t.put(card, key))
-    timeline.emit(CardAdded(sid, card, key))
+    append_unless_changed(parts, card, rev, STARTED, CHANGED)

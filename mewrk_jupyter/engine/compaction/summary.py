@@ -204,20 +204,33 @@ class Summary:
     def place(self, divider: SummaryDivider, rev: int | None) -> None:
         """Put the divider after the last card, as one step undo can take back; with `rev`, only if the
         timeline has not changed since (a turn holds the session, so inside one nothing else writes)."""
-        timeline, sid = self.parts.timeline, self.parts.session_id
+        key = append_unless_changed(self.parts, divider, rev, STARTED, CHANGED)
+        UNDO.push(
+            UndoStep(
+                self.parts.session_id, UNDO_LABEL, [CardChange(divider.id, None, CardState(divider, key))]
+            )
+        )
 
-        def write(conn: Any) -> str:
-            if rev is not None and state_of(conn, sid) == "running":  # another window's turn, say
-                raise SessionBusy(STARTED)
-            if rev is not None and session_rows.get_rev(conn, sid) != rev:
-                raise SessionBusy(CHANGED)
-            key = card_rows.key_for_insert(conn, sid, before=None, after=None)
-            card_rows.put_card(conn, sid, divider, key)
-            return key
 
-        key = timeline.commit(write, lambda t, key: t.put(divider, key))
-        timeline.emit(CardAdded(sid, divider, key))
-        UNDO.push(UndoStep(sid, UNDO_LABEL, [CardChange(divider.id, None, CardState(divider, key))]))
+def append_unless_changed(
+    parts: SessionParts, card: Card, rev: int | None, started: str, changed: str
+) -> str:
+    """Put `card` after the last card and return its key; with `rev`, only if no turn runs and the timeline
+    has not changed since that revision (SessionBusy with `started` or `changed` otherwise)."""
+    timeline, sid = parts.timeline, parts.session_id
+
+    def write(conn: Any) -> str:
+        if rev is not None and state_of(conn, sid) == "running":  # another window's turn, say
+            raise SessionBusy(started)
+        if rev is not None and session_rows.get_rev(conn, sid) != rev:
+            raise SessionBusy(changed)
+        key = card_rows.key_for_insert(conn, sid, before=None, after=None)
+        card_rows.put_card(conn, sid, card, key)
+        return key
+
+    key = timeline.commit(write, lambda t, key: t.put(card, key))
+    timeline.emit(CardAdded(sid, card, key))
+    return key
 
 
 def compact_in_place(parts: SessionParts) -> SummaryDivider:

@@ -266,9 +266,9 @@ class Run:
             steps += 1
             if self._cancel.is_set():
                 raise Stopped
-            parts.toolbox.files.check()  # a file the model saw changed since: it is told, with the diff
-            parts.toolbox.hooks.run("before_request", cancel=self._cancel)  # what they print is sent too
             with one_reading():  # the request is built from one reading of the configuration
+                parts.toolbox.files.check()  # a file the model saw changed since: it is told, with the diff
+                parts.toolbox.hooks.run("before_request", cancel=self._cancel)  # what they print is sent too
                 settings = parts.settings.value
                 provider, info = resolve(settings.model, parts.workspace.home)
                 if self.before_request is not None:  # the automatic summary, when the context is due one
