@@ -38,6 +38,10 @@ def changed_settings(current: SessionSettings, changes: dict[str, Any], home: Pa
     _, info = resolve(new.model, home)  # an unknown model: the sentence says which file to write
     if new.safety_level != current.safety_level:
         policy_for(config_for(home), new.safety_level)  # an unknown level says which exist
+    if new.compaction == "native" and not info.native_compaction and "compaction" not in changes:
+        # A new model that cannot compact by itself: the conversation uses the other mode, and says so
+        # (the change's description names both settings).
+        new = new.model_copy(update={"compaction": "handoff"})
     if new.compaction == "native" and not info.native_compaction:
         raise InvalidInput(
             f"compaction 'native' needs a model with a compaction of its own, and `{new.model}` has none; "

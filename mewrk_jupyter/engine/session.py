@@ -115,7 +115,10 @@ class Session:
         # A folder not trusted yet, or with invalid files, is said in notices rather than acted on.
         start, notices = admit(config, agent_start(config, model, settings), model_asked=model is not None)
         parsed = parse_settings(start.settings)
-        resolve(parsed.model, ws.home)  # an unknown model is a clear error now, not at the first send
+        # an unknown model is a clear error now, not at the first send
+        _, info = resolve(parsed.model, ws.home)
+        if "compaction" not in start.settings:  # a new conversation compacts natively where its model can
+            parsed.compaction = "native" if info.native_compaction else "handoff"
         policy_for(config, parsed.safety_level)  # so is an unknown safety level
         for name in parsed.skills:
             read_skill(ws.home, name)  # and a skill that does not exist or cannot be read

@@ -38,6 +38,7 @@ class SessionSettings(BaseModel):
     # Whether a background result arrives as the output of the call that started it (with subagents).
     async_tools: bool = False
     # How a full context shrinks: a summary handed to a new session, or the vendor's own compaction.
+    # `Session.new` picks native where the model can; a session stored before that keeps handoff.
     compaction: Literal["handoff", "native"] = "handoff"
     plan_mode: bool = False
     # Skills whose instructions are part of the hidden prefix from the start (`skills/<name>/SKILL.md`).

@@ -61,7 +61,7 @@ def store_of(s: mw.Session) -> tuple:
 
 
 def new_session(model: str = "offline/tiny", title: str = "demo") -> mw.Session:
-    s = mw.Session.new(model, title=title)
+    s = mw.Session.new(model, title=title, compaction="handoff")  # offline/echo would compact natively
     s.insert(mw.SystemPrompt(text="Answer briefly."))
     return s
 
@@ -195,7 +195,7 @@ def test_compact_now_opens_the_handover_waiting_and_ignores_the_toggle(workspace
 
 
 def test_compact_now_is_refused_without_a_reply_since_the_last_compaction(workspace):
-    s = mw.Session.new("offline/echo")
+    s = mw.Session.new("offline/echo", compaction="handoff")
     before = store_of(s)
     with pytest.raises(mw.NothingToCompact, match=f"^{NO_REPLY_YET}$"):
         s.compact_now()
@@ -211,7 +211,7 @@ def test_compact_now_is_refused_without_a_reply_since_the_last_compaction(worksp
 
 
 def test_compact_now_is_refused_while_a_turn_runs(workspace):
-    s = mw.Session.new("offline/echo")
+    s = mw.Session.new("offline/echo", compaction="handoff")
     s.send("hello")
     s.configure(model="offline/slow")
     run = s.send("long: 400", wait=False)

@@ -4,6 +4,7 @@ trip through a new session's request, a switch to a model without native compact
 from __future__ import annotations
 
 import json
+import sqlite3
 from dataclasses import replace
 
 import pytest
@@ -142,6 +143,27 @@ def test_a_model_without_native_compaction_is_refused_and_the_setting_too(worksp
     with pytest.raises(mw.InvalidInput, match="compaction 'native' needs a model"):
         s.configure(compaction="native")
     assert mw.Session.new("offline/echo").configure(compaction="native").compaction == "native"
+
+
+def test_a_new_conversation_compacts_natively_where_its_model_can_and_a_model_change_says_so(workspace):
+    assert mw.Session.new("offline/echo").settings.compaction == "native"
+    assert mw.Session.new("offline/tiny").settings.compaction == "handoff"
+    assert mw.Session.new("offline/echo", compaction="handoff").settings.compaction == "handoff"
+    s = mw.Session.new("offline/echo")
+    changed = s.configure(model="offline/tiny")  # tiny cannot compact by itself: the other mode, said
+    assert changed.compaction == "handoff"
+    assert s.settings.compaction == "handoff"
+    assert s.configure(model="offline/echo").compaction == "handoff"  # the person's mode from here on
+
+
+def test_a_session_stored_before_native_compaction_existed_keeps_handoff(workspace):
+    s = mw.Session.new("offline/echo")
+    with sqlite3.connect(workspace / ".mewrk" / "mewrk.db") as conn:
+        (stored,) = conn.execute("SELECT settings FROM sessions WHERE id = ?", (s.id,)).fetchone()
+        settings = json.loads(stored)
+        del settings["compaction"]
+        conn.execute("UPDATE sessions SET settings = ? WHERE id = ?", (json.dumps(settings), s.id))
+    assert mw.Session.open(s.id).settings.compaction == "handoff"
 
 
 def test_system_prompts_placed_mid_conversation_are_seeded_and_sent_and_the_history_names_the_call(workspace):

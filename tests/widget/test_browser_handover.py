@@ -27,7 +27,7 @@ def test_the_header_links_the_original_and_its_handover_each_opening_the_other_i
     expect(header).to_have_text(f"plan-handover-1 · {handover_id} · offline/echo")
     backward = root.locator("[data-testid='mw-handover-of']")
     expect(backward).to_have_text("“plan”")
-    expect(root.locator(".mw-card")).to_have_count(1)  # the handoff documents, waiting for a message
+    expect(root.locator(".mw-card")).to_have_count(1)  # the native-compaction card (echo compacts by itself)
     expect(root.locator("[data-testid='mw-handover']")).to_have_count(0)
 
     backward.click()
