@@ -89,6 +89,18 @@ def last_answered(conn: sqlite3.Connection, session_id: str) -> tuple[int, dict[
     return (int(row[0]), json.loads(row[1])) if row else None
 
 
+def last_sent(conn: sqlite3.Connection, session_id: str) -> dict[str, Any] | None:
+    """The session's most recent answered model request (not a tool run, not a provider's compaction,
+    which offers no tools): its model, protocol, times and body; None before the first."""
+    row = conn.execute(
+        "SELECT * FROM history WHERE session_id = ? AND protocol != 'tool' AND response IS NOT NULL "
+        "AND error IS NULL AND COALESCE(json_extract(response, '$.compaction'), '') != 'native' "
+        "ORDER BY id DESC LIMIT 1",
+        (session_id,),
+    ).fetchone()
+    return _entry(reader(conn), row) if row is not None else None
+
+
 def request_body(conn: sqlite3.Connection, entry_id: int) -> dict[str, Any] | None:
     """The body of one request exactly as sent, or None."""
     row = conn.execute("SELECT request, packed FROM history WHERE id = ?", (entry_id,)).fetchone()
