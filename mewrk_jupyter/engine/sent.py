@@ -197,11 +197,11 @@ def read_request(body: dict[str, Any], protocol: str) -> SentRequest:
     return out
 
 
-def sent_tools(body: dict[str, Any]) -> list[ToolSpec]:
-    """The tools a recorded request offered, in order, as the engine declares them (the tool lock sends
+def sent_tools(tools: list[Any]) -> list[ToolSpec]:
+    """The tools of a recorded request's body, in order, as the engine declares them (the tool lock sends
     them again as they were), read by their shape in any protocol; a vendor's own tool kind is skipped."""
     specs = []
-    for tool in body.get("tools") or []:
+    for tool in tools:
         if not isinstance(tool, dict):
             continue
         if isinstance(tool.get("function"), dict):  # Chat Completions

@@ -14,6 +14,7 @@ from mewrk_jupyter.cards.models import HostMessage
 from mewrk_jupyter.engine.configure import describe_change
 from mewrk_jupyter.engine.turns.handoff_tool import ARMED_TOPIC
 from mewrk_jupyter.engine.turns.toollock import CACHE_LIFETIME
+from mewrk_jupyter.widget.commands import run_command
 
 from ..widget.recording import RecordingWidget
 from .three import Wire
@@ -162,3 +163,37 @@ def test_the_widget_shows_the_lock_and_its_button_accepts_the_cache_loss(wire: W
         assert "write" not in wire.tools(wire_server.json_bodies()[-1])
     finally:
         widget.close()
+
+
+def test_a_tool_files_new_description_waits_too(wire: Wire, wire_server):
+    s = mw.Session.new(model=wire.model)
+    tools = s.workspace.home / "tools"
+    tools.mkdir(parents=True, exist_ok=True)
+
+    def declare(description: str) -> None:
+        (tools / "today.yaml").write_text(
+            f"name: today\ndescription: {description}\ncommand: date\nparameters: {{type: object}}\n"
+        )
+        mw.trust(s.workspace.root)
+
+    declare("The date today.")
+    agent_tools(s, ["read", "today"])
+    wire_server.enqueue(wire.reply("One."), wire.reply("Two."))
+    s.send("hello")
+    declare("Today's date, in ISO form.")
+    lock = s.tool_lock
+    assert lock is not None and "described as before: today" in lock.text
+    s.send("again")
+    [sent] = [t for t in wire_server.json_bodies()[-1]["tools"] if "today" in json.dumps(t)]
+    assert "The date today." in json.dumps(sent) and "ISO" not in json.dumps(sent)
+
+
+def test_set_in_the_composer_says_what_the_lock_holds(wire: Wire, wire_server):
+    s = mw.Session.new(model=wire.model)
+    wire_server.enqueue(wire.reply("One."))
+    s.send("hello")
+    said, _ = run_command(s, "/set plan_mode on")
+    assert said.startswith(
+        "Changed plan_mode False → True. The prompt cache is warm, so requests keep the tools"
+    )
+    assert "still offered: write, edit, bash" in said

@@ -64,6 +64,8 @@ class ToolLock:
             details.append("described as before: " + ", ".join(self.changed))
         if self.container != self.wanted_container:
             details.append("host messages still travel as " + _CONTAINERS[self.container])
+        if not details:  # the same tools, in another order
+            details.append("in the order they had")
         minutes = max(1, round((self.until - time.time()) / 60))
         return (
             f"The prompt cache is warm, so requests keep the tools of the last one ({'; '.join(details)}) "
@@ -111,7 +113,7 @@ class ToolLocks:
         until = (last["ended_at"] or last["started_at"]) + CACHE_LIFETIME
         if time.time() >= until:
             return free
-        sent = [t for t in sent_tools(last["request"]) if t.name not in APPENDED]
+        sent = [t for t in sent_tools(last["tools"]) if t.name not in APPENDED]
         if sent == wanted:
             return free
         held_container = "box_tool_result" if BOX_TOOL in _names(sent) else "user_message"
