@@ -62,8 +62,8 @@ def describe_change(before: SessionSettings, after: SessionSettings, lock: ToolL
     if not parts:
         return "Nothing changed: the settings already had those values."
     said = "Changed " + "; ".join(parts) + "."
-    if lock is not None:
-        said += " " + lock.text
+    if lock is not None and {"plan_mode", "host_container"} & set(changed_fields(before, after)):
+        said += " " + lock.text  # the change is held while the prompt cache is warm
     elif before.host_container != after.host_container:
         said += (
             " Every earlier host message goes in the new container from the next request on, so the "

@@ -54,7 +54,14 @@ class ToolLock:
 
     @property
     def text(self) -> str:
-        """The sentence a person reads: what stays as it was, until when, and how to have the new list now."""
+        """The sentence a person reads in the widget: what stays as it was, until when, and that accepting
+        the cache loss offers the new list now (the line's button does)."""
+        return self._said("accepting the cache loss offers the new list now")
+
+    def __str__(self) -> str:
+        return self._said("s.accept_tool_change() offers the new list now, at the cost of the cached prompt")
+
+    def _said(self, how_to_accept: str) -> str:
         details = []
         if added := [n for n in self.wanted if n not in self.held and n != BOX_TOOL]:
             details.append("not offered yet: " + ", ".join(added))
@@ -70,13 +77,7 @@ class ToolLock:
         return (
             f"The prompt cache is warm, so requests keep the tools of the last one ({'; '.join(details)}) "
             f"for about {minutes} more minute{'s' if minutes != 1 else ''}, until "
-            f"{time.strftime('%H:%M', time.localtime(self.until))}; accepting the cache loss offers the "
-            "new list now."
-        )
-
-    def __str__(self) -> str:
-        return self.text.removesuffix("accepting the cache loss offers the new list now.") + (
-            "s.accept_tool_change() offers the new list now, at the cost of the cached prompt."
+            f"{time.strftime('%H:%M', time.localtime(self.until))}; {how_to_accept}."
         )
 
 
