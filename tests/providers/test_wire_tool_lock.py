@@ -18,6 +18,8 @@ from mewrk_jupyter.widget.commands import run_command
 
 from ..widget.recording import RecordingWidget
 from .three import Wire
+from .vendors import write_vendor
+from .wire import compact_reply, responses_reply
 
 BUILT_IN = ["ls", "read", "grep", "find", "write", "edit", "bash", "lsp"]
 
@@ -197,3 +199,26 @@ def test_set_in_the_composer_says_what_the_lock_holds(wire: Wire, wire_server):
         "Changed plan_mode False → True. The prompt cache is warm, so requests keep the tools"
     )
     assert "still offered: write, edit, bash" in said
+
+
+def test_a_native_handover_keeps_the_originals_held_tools(workspace, wire_server, monkeypatch):
+    monkeypatch.setenv("NATIVE_KEY", "sk-native")
+    write_vendor(
+        workspace,
+        "n",
+        "openai-responses",
+        wire_server.openai_base_url,
+        "  m: {context_window: 100000, native_compaction: true}\n",
+        "NATIVE_KEY",
+    )
+    s = mw.Session.new(model="n/m", compaction="native")
+    wire_server.enqueue(responses_reply("One."))
+    s.send("hello")
+    first = [t["name"] for t in wire_server.json_bodies()[-1]["tools"]]
+    s.configure(plan_mode=True)
+    wire_server.enqueue(compact_reply(encrypted_content="enc-lock"))
+    h = s.compact_now()
+    assert h.settings.plan_mode and h.tool_lock is not None  # the original's cache: its tools hold
+    wire_server.enqueue(responses_reply("Two."))
+    h.send("go on")
+    assert [t["name"] for t in wire_server.json_bodies()[-1]["tools"]] == first

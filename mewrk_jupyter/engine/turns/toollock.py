@@ -10,15 +10,20 @@ go after the held list without breaking it.
 How long a cache stays warm is the providers' shortest lifetime: Anthropic's ephemeral cache lives five
 minutes after its last use, and OpenAI keeps a cached prefix for five to ten minutes of inactivity. The
 offline models cache nothing, and a request to another model starts a cache of its own: neither is held.
+A session that goes on after a native compaction keeps its original's cache, so it starts held by it.
 """
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from dataclasses import dataclass
+from typing import Any
 
+from ...cards.models import NativeCompaction
 from ...providers.base import ModelInfo, ToolSpec
 from ...store import history as history_rows
+from ...store import sessions as session_rows
 from ..assembly.assemble import BOX_TOOL
 from ..sent import sent_tools
 from ..timeline.stored import StoredTimeline
@@ -108,7 +113,8 @@ class ToolLocks:
         free = Offered(wanted, container, None)
         if model.protocol == "offline":
             return free
-        last = history_rows.last_sent(self.timeline.db.conn(), self.timeline.session_id)
+        conn = self.timeline.db.conn()
+        last = history_rows.last_sent(conn, self.timeline.session_id) or self._inherited(conn)
         if last is None or last["model"] != model.name or last["started_at"] <= self.accepted_at:
             return free
         until = (last["ended_at"] or last["started_at"]) + CACHE_LIFETIME
@@ -128,3 +134,13 @@ class ToolLocks:
             until=until,
         )
         return Offered(sent, held_container, lock)
+
+    def _inherited(self, conn: sqlite3.Connection) -> dict[str, Any] | None:
+        """Before its own first request, a session that goes on after a native compaction shares its
+        original's cache (same tools, system prompt and cache key): the original's last request holds."""
+        cards = self.timeline.current().cards
+        if not cards or not isinstance(cards[0], NativeCompaction):
+            return None
+        row = session_rows.get_session(conn, self.timeline.session_id)
+        origin = row["handover_of"] if row is not None else None
+        return history_rows.last_sent(conn, origin) if origin else None
