@@ -21,6 +21,7 @@ import type { Action, CardPayload, ContextMsg, KernelMsg, ResultMsg, SnapshotMsg
 import { BoxSelection } from "./selection";
 import { SettingsPanel } from "./settings";
 import { TimelineState } from "./state";
+import { ToolLockLine } from "./toollock";
 import { TrustLine } from "./trust";
 import { sendFiles } from "./upload";
 
@@ -55,6 +56,7 @@ export class TimelineView {
   private readonly empty: HTMLElement;
   private readonly lostBanner: HTMLElement;
   private readonly trustLine: TrustLine;
+  private readonly toolLockLine: ToolLockLine;
   private readonly notice = new Notice();
   /** Notices and card errors true only while the session is in a state: text → that state. */
   private readonly holding = new Map<string, string>();
@@ -106,6 +108,12 @@ export class TimelineView {
         done(r.ok);
       }),
     );
+    this.toolLockLine = new ToolLockLine((done) =>
+      act({ action: "accept_tool_change" }, (r) => {
+        this.notice.show(r.ok ? "info" : "error", r.message ?? "");
+        done();
+      }),
+    );
     this.root = h(
       "div",
       // Focusable, so that a click anywhere in the widget brings its keys (undo, redo) here.
@@ -117,6 +125,7 @@ export class TimelineView {
       this.list.scroller,
       this.empty,
       this.notice.el,
+      this.toolLockLine.el,
       this.composer.el,
       this.dashboard.el,
     );
@@ -277,6 +286,7 @@ export class TimelineView {
   private showContext(ctx: ContextMsg): void {
     this.dashboard.update(ctx);
     this.panels.setContext(ctx);
+    this.toolLockLine.show(ctx.tool_lock);
   }
 
   /** Refusals such as "The model is running…" and "Stopping…" go once the state they describe ends. */

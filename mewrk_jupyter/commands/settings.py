@@ -42,7 +42,7 @@ def set_(call: Call) -> Result:
     name, text = call.args[0], " ".join(call.args[1:])
     before = session.settings
     after = session.configure(**{name: value_of(name, text)})
-    return Result(describe_change(before, after), data={"settings": after.model_dump()})
+    return Result(describe_change(before, after, session.tool_lock), data={"settings": after.model_dump()})
 
 
 def panel(_call: Call) -> Result:

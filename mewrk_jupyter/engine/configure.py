@@ -9,6 +9,7 @@ from ..errors import InvalidInput
 from ..providers.registry import check_trusted, config_for, resolve
 from .settings import CONFIGURABLE, SessionSettings, parse_settings
 from .turns.policy import policy_for
+from .turns.toollock import ToolLock
 
 # Fields of the settings that `configure` does not change, and why, in the person's words.
 NOT_HERE = {
@@ -55,8 +56,9 @@ def changed_fields(before: SessionSettings, after: SessionSettings) -> tuple[str
     return tuple(name for name in CONFIGURABLE if getattr(before, name) != getattr(after, name))
 
 
-def describe_change(before: SessionSettings, after: SessionSettings) -> str:
-    """One sentence: what changed, from what to what."""
+def describe_change(before: SessionSettings, after: SessionSettings, lock: ToolLock | None = None) -> str:
+    """One sentence: what changed, from what to what; with the tool lock the change left held (the
+    session's `tool_lock` after it), what waits for the prompt cache to cool."""
     parts = [
         f"{name} {getattr(before, name)!r} → {getattr(after, name)!r}"
         for name in changed_fields(before, after)
@@ -64,7 +66,9 @@ def describe_change(before: SessionSettings, after: SessionSettings) -> str:
     if not parts:
         return "Nothing changed: the settings already had those values."
     said = "Changed " + "; ".join(parts) + "."
-    if before.host_container != after.host_container:
+    if lock is not None and {"plan_mode", "host_container"} & set(changed_fields(before, after)):
+        said += " " + lock.text  # the change is held while the prompt cache is warm
+    elif before.host_container != after.host_container:
         said += (
             " Every earlier host message goes in the new container from the next request on, so the "
             "prompt cache starts over."

@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..providers.base import ToolSpec
+
 REMINDER_OPEN, REMINDER_CLOSE = "<system-reminder>", "</system-reminder>"
 
 
@@ -193,3 +195,23 @@ def read_request(body: dict[str, Any], protocol: str) -> SentRequest:
     elif isinstance(messages, list):
         _anthropic(body, out)
     return out
+
+
+def sent_tools(tools: list[Any]) -> list[ToolSpec]:
+    """The tools of a recorded request's body, in order, as the engine declares them (the tool lock sends
+    them again as they were), read by their shape in any protocol; a vendor's own tool kind is skipped."""
+    specs = []
+    for tool in tools:
+        if not isinstance(tool, dict):
+            continue
+        if isinstance(tool.get("function"), dict):  # Chat Completions
+            tool = tool["function"]
+        elif tool.get("type", "function") != "function":  # a vendor's own (web search, …)
+            continue
+        # Responses and Chat Completions call the schema `parameters`; Anthropic and the engine do not.
+        schema = tool.get("parameters", tool.get("input_schema"))
+        if isinstance(schema, dict) and isinstance(tool.get("name"), str):
+            specs.append(
+                ToolSpec(name=tool["name"], description=tool.get("description") or "", input_schema=schema)
+            )
+    return specs

@@ -45,6 +45,7 @@ from .turns.records import RunEvent, RunInfo, events_after, find_run, session_ru
 from .turns.run import Run
 from .turns.status import TurnStatus
 from .turns.toolbox import ToolBox
+from .turns.toollock import ToolLock
 from .unbuilt import unbuilt_notices, warn_unbuilt
 from .views import CardList, HistoryEntry, HistoryList
 from .workspace import Workspace
@@ -296,6 +297,23 @@ class Session:
     def tool_specs(self) -> list[ToolSpec]:
         """The tools this session's model may call, with their JSON schemas (T5)."""
         return self._parts.toolbox.specs()
+
+    @property
+    def tool_lock(self) -> ToolLock | None:
+        """What the tool lock holds while the prompt cache is warm: the next request keeps the last one's
+        tools (and host-message container) rather than the changed ones; None when nothing is held."""
+        _, info = resolve(self.settings.model, self.workspace.home)
+        return self._parts.offered(info).lock
+
+    def accept_tool_change(self) -> str:
+        """Accept the loss of the warm prompt cache: the next request offers the tools and host-message
+        container the settings and configuration give now; returns what happens, in a sentence."""
+        lock = self.tool_lock
+        self._parts.toolbox.lock.accept()
+        self.stored_timeline.emit(SettingsChanged(self.id, ()))  # the views drop the lock's line
+        if lock is None:
+            return "Nothing was held: the next request offers the tools as they are now."
+        return "The next request offers the new tool list, so the prompt cache starts over."
 
     def tool_tier(self, name: str) -> Tier:
         """allow, ask or deny: what the safety level does with a call of the tool `name` (A4)."""

@@ -11,7 +11,7 @@ import sqlite3
 import time
 from typing import Any
 
-from .parts import Reader, pack, reader, unpack
+from .parts import Reader, pack, reader, unpack, unpack_field
 
 
 def record_request(
@@ -87,6 +87,25 @@ def last_answered(conn: sqlite3.Connection, session_id: str) -> tuple[int, dict[
         (session_id,),
     ).fetchone()
     return (int(row[0]), json.loads(row[1])) if row else None
+
+
+def last_sent(conn: sqlite3.Connection, session_id: str) -> dict[str, Any] | None:
+    """The session's most recent answered model request (not a tool run, not a provider's compaction,
+    which offers no tools): its model, protocol, times and the tools it offered (read alone, not the
+    whole body); None before the first."""
+    row = conn.execute(
+        "SELECT model, protocol, started_at, ended_at, request, packed FROM history "
+        "WHERE session_id = ? AND protocol != 'tool' AND response IS NOT NULL AND error IS NULL "
+        "AND COALESCE(json_extract(response, '$.compaction'), '') != 'native' ORDER BY id DESC LIMIT 1",
+        (session_id,),
+    ).fetchone()
+    if row is None:
+        return None
+    if row["packed"]:
+        tools = unpack_field(reader(conn), row["request"], "tools")
+    else:
+        tools = json.loads(row["request"]).get("tools")
+    return {key: row[key] for key in ("model", "protocol", "started_at", "ended_at")} | {"tools": tools or []}
 
 
 def request_body(conn: sqlite3.Connection, entry_id: int) -> dict[str, Any] | None:

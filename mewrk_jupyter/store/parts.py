@@ -238,6 +238,21 @@ def unpack(read: Reader, text: str) -> Any:
     return json.loads(text, object_hook=restore)
 
 
+def unpack_field(read: Reader, text: str, key: str) -> Any:
+    """One field of a packed dict (None if it has none), without reading the other fields' parts: the
+    tools of a long session's request, say, without its messages and files."""
+    root = json.loads(text)
+    while isinstance(root, dict) and root.get("$") == "r":  # a large root is itself a part
+        root = json.loads(read(root["h"]))
+    if not isinstance(root, dict):
+        return None
+    if root.get("$") == "o":  # a dict that has a "$" key of its own
+        root = dict(zip(root["k"], root["v"], strict=True))
+    if key not in root:
+        return None
+    return unpack(read, json.dumps(root[key]))
+
+
 def reader(conn: sqlite3.Connection) -> Reader:
     """Read parts through one connection, each part once (a history's requests share most of theirs)."""
     cache: dict[str, bytes] = {}

@@ -20,6 +20,7 @@ from ..errors import InvalidInput, MewrkError, SessionBusy
 from . import commands
 from .payloads import context_payload, history_entry, history_rows
 from .protocol import (
+    AcceptToolChangeAction,
     ApproveAction,
     BackAction,
     BranchAction,
@@ -54,7 +55,15 @@ REEXECUTABLE = ("ls", "grep", "find", "read", "lsp")
 # Actions after which the dashboard's figures may have moved.
 CHANGES_TIMELINE = ("edit", "insert", "delete", "undo", "redo", "command", "tool_call", "compact_now")
 # Actions after which the views get the dashboard again: the ring marks the auto-compaction threshold.
-CHANGES_FIGURE = (*CHANGES_TIMELINE, "set_preferences")
+# (The tool lock's line is part of the dashboard: a change of a configuration file may move it.)
+CHANGES_FIGURE = (
+    *CHANGES_TIMELINE,
+    "set_preferences",
+    "accept_tool_change",
+    "config_save",
+    "config_create",
+    "config_delete",
+)
 
 
 def _place(request: InsertAction | ToolCallAction) -> dict[str, Any]:
@@ -248,6 +257,10 @@ class Actions(SettingsActions):
     def _do_trust(self, _request: TrustAction) -> tuple[str, dict[str, Any]]:
         """The Trust button: the same as typing /trust, so both say and do the same."""
         return commands.run_command(self.session, "/trust")
+
+    def _do_accept_tool_change(self, _request: AcceptToolChangeAction) -> tuple[str, dict[str, Any]]:
+        """The tool lock's button: the next request offers the changed tools, the prompt cache starting over."""
+        return self._session_method("accept_tool_change")(), {}
 
     def _do_reject(self, request: RejectAction) -> tuple[str, dict[str, Any]]:
         reason = (request.reason or "").strip() or None

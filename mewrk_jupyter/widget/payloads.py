@@ -8,7 +8,8 @@ from ..cards.models import Card
 from ..engine.assembly.context import format_tokens
 from ..engine.history_summary import summarise_history
 from ..engine.preferences import preferences_at
-from .protocol import CardPayload, ContextMsg, HistoryEntryData, HistoryRow
+from ..errors import MewrkError
+from .protocol import CardPayload, ContextMsg, HistoryEntryData, HistoryRow, ToolLockInfo
 
 
 def card_payload(card: Card, not_sent: str | None = None) -> CardPayload:
@@ -78,7 +79,18 @@ def context_payload(session: Any) -> ContextMsg:
         cost=cost,
         cost_line=cost_line,
         compact_at=compact_at(session, info.window),
+        tool_lock=tool_lock_info(session),
     )
+
+
+def tool_lock_info(session: Any) -> ToolLockInfo | None:
+    """The tool lock's line while it holds the tools of the last request; None when nothing is held (or
+    the model is misconfigured: sending says so)."""
+    try:
+        lock = getattr(session, "tool_lock", None)
+    except MewrkError:
+        return None
+    return ToolLockInfo(text=lock.text, until=lock.until) if lock is not None else None
 
 
 def _usage_of(response: dict[str, Any] | None) -> dict[str, Any] | None:

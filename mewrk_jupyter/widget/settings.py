@@ -156,7 +156,7 @@ class SettingsActions:
     def _do_configure(self, request: ConfigureAction) -> tuple[str, dict[str, Any]]:
         before = self.session.settings
         after = self.session.configure(**request.changes)
-        return describe_change(before, after), self._answer()
+        return describe_change(before, after, self.session.tool_lock), self._answer()
 
     def _do_set_preferences(self, request: SetPreferencesAction) -> tuple[str, dict[str, Any]]:
         set_preferences(workspace=self.session.workspace.root, **request.changes)

@@ -40,6 +40,7 @@ def test_plan_mode_withholds_the_changing_tools_and_tells_the_model(workspace, v
 
     s.configure(plan_mode=True)
     assert s.cards[-1].kind == "host_message" and s.cards[-1].text == PLAN_ON
+    s.accept_tool_change()  # the prompt cache is warm: without this the tool lock keeps the list
     vendor.enqueue(anthropic_reply("1. Read the notes. 2. Rewrite them."))
     s.send("tidy the notes folder")
     tools = offered(vendor.requests[1])
@@ -48,6 +49,7 @@ def test_plan_mode_withholds_the_changing_tools_and_tells_the_model(workspace, v
 
     s.configure(plan_mode=False)
     assert s.cards[-1].text == PLAN_OFF
+    s.accept_tool_change()
     vendor.enqueue(anthropic_reply("Done."))
     s.send("go ahead")
     assert {"write", "edit", "bash"} <= set(offered(vendor.requests[2]))

@@ -141,6 +141,7 @@ def test_switching_the_container_replays_earlier_host_messages_and_warns_of_the_
     assert "tool_use" in json.dumps(vendors.json_bodies()[-1]["messages"])
     said = describe_change(s.settings, s.settings.model_copy(update={"host_container": "user_message"}))
     s.configure(host_container="user_message")
+    s.accept_tool_change()  # the prompt cache is warm: the tool lock would keep the container until it cools
     vendors.enqueue(anthropic_reply("Two."))
     s.send("second")
     body = vendors.json_bodies()[-1]

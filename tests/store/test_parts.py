@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mewrk_jupyter.store.db import Database
-from mewrk_jupyter.store.parts import pack, reader, unpack
+from mewrk_jupyter.store.parts import pack, reader, unpack, unpack_field
 
 
 @pytest.fixture
@@ -52,6 +52,26 @@ def test_a_packed_value_reads_back_as_json_would_give_it(db):
     assert back == json.loads(json.dumps(TRICKY))
     assert json.dumps(back) == json.dumps(json.loads(json.dumps(TRICKY)))  # key order too
     assert len(root) < 200  # the row keeps a root; the content is in parts
+
+
+def test_one_field_reads_back_without_the_others_parts(db):
+    with db.tx() as conn:
+        root = pack(conn, TRICKY)
+        small = pack(conn, {"tools": [{"name": "read"}], "model": "m"})
+    asked = []
+    read = reader(db.conn())
+
+    def counting(h: str) -> bytes:
+        asked.append(h)
+        return read(h)
+
+    assert unpack_field(counting, root, "lists_of_lists") == TRICKY["lists_of_lists"]
+    every = []
+    unpack(lambda h: every.append(h) or read(h), root)
+    assert 0 < len(asked) < len(every) / 4  # the long list, the image and the texts stay unread
+    assert unpack_field(counting, root, "$") == TRICKY["$"]  # a dict with a "$" key of its own
+    assert unpack_field(read, small, "tools") == [{"name": "read"}]
+    assert unpack_field(read, small, "messages") is None
 
 
 def test_values_json_would_rewrite_are_packed_as_json_would_write_them(db):

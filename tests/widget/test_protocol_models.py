@@ -36,6 +36,7 @@ CONTEXT = protocol.ContextMsg(
     sizes=["Next request: ≈12 of 200k (0 %)."],
     cost=None,
     cost_line="",
+    tool_lock=protocol.ToolLockInfo(text="The prompt cache is warm, so requests keep the tools.", until=1.0),
 )
 SUMMARY = {"number": 1, "entry_id": 7, "title": "Request 1", "meta": "offline/echo", "sizes": "1 message"}
 SUMMARY = {**SUMMARY, "changes": [], "messages": ["user: hi"], "received": ["reply"], "error": None}
@@ -129,6 +130,7 @@ ACTION_EXAMPLES: list[dict[str, Any]] = [
     {"action": "open_session", "session_id": "s2"},
     {"action": "back"},
     {"action": "trust"},
+    {"action": "accept_tool_change"},
     {"action": "settings"},
     {"action": "configure", "changes": {"model": "offline/thinker"}},
     {"action": "set_preferences", "changes": {"confirm_delete": True}},

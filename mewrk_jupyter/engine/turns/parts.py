@@ -16,6 +16,7 @@ from .handoff_tool import HANDOFF_SPEC, handoff_armed
 from .secrets import SessionSecrets
 from .status import TurnStatus
 from .toolbox import ToolBox
+from .toollock import Offered
 
 
 @dataclass(frozen=True)
@@ -39,21 +40,28 @@ class SessionParts:
         """The environment of the session's commands and the redaction of known secrets."""
         return self.toolbox.secrets
 
+    def offered(self, model: ModelInfo) -> Offered:
+        """The tools and host-message container the next request to `model` goes with: the settings' and
+        configuration's, or the last request's while the prompt cache is warm (the tool lock)."""
+        container = self.settings.value.host_container
+        tools = self.toolbox.specs()
+        if container == "box_tool_result":  # declared in every request of that container
+            tools = [*tools, BOX_SPEC]
+        return self.toolbox.lock.offered(tools, container, model)
+
     def assemble(self, cards: list[Card], model: ModelInfo) -> Assembly:
         """The request these cards make for `model`, under the hidden prefix, tools and reasoning of now
         (with the `handoff` tool once auto-compaction armed it)."""
         settings = self.settings.value
-        tools = self.toolbox.specs()
-        if handoff_armed(cards):  # appended mid-conversation: the agent's tools keep their place
+        offered = self.offered(model)
+        tools = offered.tools
+        if handoff_armed(cards):  # appended mid-conversation: the tools above keep their place
             tools = [*tools, HANDOFF_SPEC]
-        container = settings.host_container
-        if container == "box_tool_result":  # declared in every request of that container
-            tools = [*tools, BOX_SPEC]
         return assembly(
             cards,
             model,
-            hidden_prefix(self.workspace, settings.memory, settings.skills, container),
+            hidden_prefix(self.workspace, settings.memory, settings.skills, offered.container),
             tools=tools,
             reasoning=settings.reasoning,
-            container=container,
+            container=offered.container,
         )

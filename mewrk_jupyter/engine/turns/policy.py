@@ -48,8 +48,9 @@ def denial(tool: str, level: str) -> str:
 PLAN_WITHHELD = ("write", "edit", "bash")
 PLAN_ON = (
     "Plan mode is on: the person wants a plan before any change. Read and search as much as you need, "
-    "then present a plan for the person to review. `write`, `edit` and `bash` are not offered until the "
-    "person turns plan mode off; do not try to change files another way."
+    "then present a plan for the person to review. `write`, `edit` and `bash` are not yours to use until "
+    "the person turns plan mode off (a call of one, while the tool list still shows it, is not run); do "
+    "not try to change files another way."
 )
 PLAN_OFF = "Plan mode is off: you may change files and run commands again, under the safety level."
 

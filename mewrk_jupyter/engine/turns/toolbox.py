@@ -20,6 +20,7 @@ from .filewatch import FileWatch
 from .hooks import Hooks
 from .policy import PLAN_WITHHELD, policy_for, tier_of
 from .secrets import SessionSecrets
+from .toollock import ToolLocks
 
 ENGINE_TOOLS = ("box", "handoff", "agent_spawn", "task_wait")
 
@@ -34,6 +35,7 @@ class ToolBox:
         self.secrets = SessionSecrets(workspace, settings)
         self.hooks = Hooks(workspace, self.secrets, timeline)
         self.files = FileWatch(workspace, timeline, self.secrets)
+        self.lock = ToolLocks(timeline)  # holds the tool list while the prompt cache is warm
         self._lock = threading.Lock()
         self._built_from: tuple[object, bool] | None = None
         self._registry: ToolRegistry | None = None

@@ -40,6 +40,7 @@ from .kernel import (
     StatusMsg,
     TextDeltaMsg,
     ToolInfo,
+    ToolLockInfo,
     wire,
 )
 from .schema import (
@@ -67,6 +68,7 @@ from .view import (
     ACTION_MODELS,
     ACTIONS,
     VIEW_MODELS,
+    AcceptToolChangeAction,
     Action,
     ActionBase,
     AliveMsg,
@@ -141,6 +143,7 @@ __all__ = [
     "CompactNowAction",
     "CommandInfo",
     "ContextMsg",
+    "ToolLockInfo",
     "DeleteAction",
     "EditAction",
     "ForkAction",
@@ -171,6 +174,7 @@ __all__ = [
     "TextDeltaMsg",
     "ToolCallAction",
     "TrustAction",
+    "AcceptToolChangeAction",
     "ToolInfo",
     "UndoAction",
     "UploadMsg",

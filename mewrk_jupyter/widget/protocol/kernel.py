@@ -119,6 +119,13 @@ class HistoryEntryData(SentModel):
 # ---- kernel → view ----------------------------------------------------------------------------------
 
 
+class ToolLockInfo(SentModel):
+    """The tool lock while the prompt cache is warm: what stays as it was, and when the cache cools."""
+
+    text: str
+    until: float  # seconds since the epoch: the line goes then, the new tools being offered
+
+
 class ContextMsg(SentModel):
     """The dashboard: the line, the two sizes, the ring's breakdown by card kind, and the cost."""
 
@@ -141,6 +148,8 @@ class ContextMsg(SentModel):
     cost_line: str
     # Where auto-compaction acts, as a share of the window (the ring marks it); null when it is off.
     compact_at: float | None = None
+    # While the prompt cache is warm and the tools changed: the line that offers to accept the cache loss.
+    tool_lock: ToolLockInfo | None = None
 
 
 class SnapshotMsg(SentModel):

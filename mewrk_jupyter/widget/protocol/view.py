@@ -205,6 +205,12 @@ class TrustAction(ActionBase):
     action: Literal["trust"]
 
 
+class AcceptToolChangeAction(ActionBase):
+    """Offer the changed tools from the next request on, although the prompt cache is warm."""
+
+    action: Literal["accept_tool_change"]
+
+
 Action = Annotated[
     EditAction
     | InsertAction
@@ -226,6 +232,7 @@ Action = Annotated[
     | OpenSessionAction
     | BackAction
     | TrustAction
+    | AcceptToolChangeAction
     | SettingsAction
     | ConfigureAction
     | SetPreferencesAction
