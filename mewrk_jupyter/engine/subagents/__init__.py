@@ -1,0 +1,8 @@
+"""Subagents (T15): `agent_spawn` starts a conversation of its own in the background, `task_wait`
+collects results, and its approvals are answered on the parent's timeline."""
+
+from .calls import SubagentCalls, chain
+from .spawn import spawn
+from .supervisor import decide_for_subagent, subagent_approval
+
+__all__ = ["SubagentCalls", "chain", "decide_for_subagent", "spawn", "subagent_approval"]
