@@ -34,7 +34,7 @@ def test_a_subagents_approval_is_answered_on_the_parent_and_a_click_opens_its_ti
         "s.cards[-1].session.id if s.cards[-1].kind == 'subagent' else [c for c in s.cards if c.kind == 'subagent'][0].session_id"
     )
 
-    card.locator("[data-testid='mw-subagent']").click()
+    card.locator("[data-testid='mw-open-subagent']").click()
     header = root.locator(".mw-header .mw-title")
     expect(header).to_contain_text(f'helper: call: bash {{"command": "echo hi"}} · {child_id}')
     expect(root.locator(".mw-card[data-kind='user_input']")).to_have_count(1)
@@ -43,3 +43,5 @@ def test_a_subagents_approval_is_answered_on_the_parent_and_a_click_opens_its_ti
     root.locator("[data-testid='mw-back']").click()
     expect(header).to_contain_text("lead · ")
     expect(root.locator(".mw-card[data-kind='subagent']")).to_have_count(1)
+    card.get_by_text("helper", exact=True).click()  # the card itself opens it too, not only its button
+    expect(header).to_contain_text(f"· {child_id} ·")

@@ -21,7 +21,7 @@ AGENT_SPAWN_SPEC = ToolSpec(
         "Start a subagent: a conversation of its own with one of the workspace's agents, given a task. It "
         "runs in the background while you go on; its result is its final reply. Collect it with "
         "`task_wait`; a result you have not collected when it ends reaches you as a "
-        "<task-notification>."
+        "`<task-notification>`."
     ),
     input_schema={
         "type": "object",
@@ -66,7 +66,7 @@ BACKGROUND_PARAM = {
     "type": "boolean",
     "description": (
         "Run it in the background and go on: the call returns a task id at once; collect the output "
-        "with `task_wait` (or it arrives as a <task-notification> when the command ends)."
+        "with `task_wait` (or it arrives as a `<task-notification>` when the command ends)."
     ),
 }
 

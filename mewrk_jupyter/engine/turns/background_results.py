@@ -39,7 +39,7 @@ def started_text(task: BackgroundTask) -> str:
         )
     return (
         f"Started the {task.label} in the background as task `{task.id}`. Collect its result with "
-        "`task_wait`; if you do not, it reaches you as a <task-notification> when it ends."
+        "`task_wait`; if you do not, it reaches you as a `<task-notification>` when it ends."
     )
 
 
