@@ -253,3 +253,28 @@ def test_without_agent_spawn_in_the_agents_tools_nothing_is_offered(workspace):
     names = [t.name for t in s.tool_specs()]
     assert names == ["ls", "read", "bash"]
     assert "background" not in s.tool_specs()[-1].input_schema["properties"]
+
+
+def test_a_subagent_of_a_planning_conversation_plans_too(workspace):
+    agents(workspace)
+    s = mw.Session.new(plan_mode=True)
+    s.send(SPAWN % "look around")
+    child = ended(s).session
+    assert child.settings.plan_mode
+    assert [c.kind for c in child.cards][:2] == ["system_prompt", "host_message"]
+    assert "bash" not in [t.name for t in child.tool_specs()]
+
+
+def test_a_safety_level_that_denies_agent_spawn_refuses_it(workspace):
+    agents(workspace)
+    folder = workspace / ".mewrk" / "policy"
+    folder.mkdir(parents=True)
+    (folder / "default.yaml").write_text(
+        "safety_level: default\nallow: [read]\nask: [bash]\ndeny: [agent_spawn]\n"
+    )
+    mw.trust(workspace)
+    s = mw.Session.new()
+    s.send(SPAWN % "anything")
+    call = next(c for c in s.cards if c.kind == "tool_call")
+    assert call.result.startswith("The tool `agent_spawn` is not allowed at the safety level `default`")
+    assert subagent_cards(s) == []

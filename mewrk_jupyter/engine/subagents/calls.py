@@ -9,6 +9,7 @@ from ...cards.models import ToolCall
 from ..turns.agent_tools import AGENT_SPAWN, TASK_WAIT, background_tools
 from ..turns.background_results import wait_for_tasks
 from ..turns.parts import SessionParts
+from ..turns.policy import denial
 from ..turns.run import TakeCalls
 from .spawn import Parent, spawn
 
@@ -30,7 +31,9 @@ class SubagentCalls:
         for call in sorted(ours, key=lambda c: c.name != AGENT_SPAWN):
             call.status = "running"
             self.parts.timeline.save(call)
-            if call.name == AGENT_SPAWN:
+            if self.parts.toolbox.tier(call.name) == "deny":  # the safety level may refuse them by name
+                text, is_error = denial(call.name, self.parts.settings.value.safety_level), False
+            elif call.name == AGENT_SPAWN:
                 text, is_error = spawn(self.session, call)
             else:
                 assert call.name == TASK_WAIT

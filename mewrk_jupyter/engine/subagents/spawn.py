@@ -9,7 +9,7 @@ import uuid
 from pathlib import Path
 from typing import Any, Protocol
 
-from ...cards.models import Card, Subagent, ToolCall
+from ...cards.models import Card, HostMessage, Subagent, ToolCall
 from ...cards.order import key_between
 from ...config import Config
 from ...errors import MewrkError
@@ -21,6 +21,7 @@ from ..background import TASKS, BackgroundTask
 from ..settings import SessionSettings, parse_settings
 from ..timeline.stored import StoredTimeline
 from ..turns.background_results import started_text
+from ..turns.policy import PLAN_ON
 from ..workspace import Workspace
 from .supervisor import Supervisor
 
@@ -52,14 +53,22 @@ def agent_names(config: Config | None) -> str:
 def subagent_settings(
     config: Config | None, agent: str, parent: SessionSettings
 ) -> tuple[SessionSettings, list[Card]]:
-    """The subagent's settings — its agent's model, tools and skills, the parent's safety level and
-    container — and the cards it starts with (the agent's system prompt)."""
+    """The subagent's settings — its agent's model, tools and skills, the parent's safety level, container
+    and plan mode — and the cards it starts with (the agent's system prompt, plan mode's guidance)."""
     if config is None or (agent not in config.agents and agent != DEFAULT_AGENT):
         raise MewrkError(f"There is no agent `{agent}`; the agents are: {agent_names(config)}.")
-    values = {"agent": agent, "safety_level": parent.safety_level, "host_container": parent.host_container}
+    values = {
+        "agent": agent,
+        "safety_level": parent.safety_level,
+        "host_container": parent.host_container,
+        "plan_mode": parent.plan_mode,  # a subagent of a planning conversation plans too
+    }
     start = agent_start(config, None, values)
     settings = parse_settings(start.settings)
-    return settings, [start.system_prompt] if start.system_prompt is not None else []
+    cards: list[Card] = [start.system_prompt] if start.system_prompt is not None else []
+    if settings.plan_mode:
+        cards.append(HostMessage(topic="plan_mode", text=PLAN_ON))
+    return settings, cards
 
 
 def spawn(parent: Parent, call: ToolCall) -> tuple[str, bool]:
