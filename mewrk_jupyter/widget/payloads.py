@@ -8,7 +8,8 @@ from ..cards.models import Card
 from ..engine.assembly.context import format_tokens
 from ..engine.history_summary import summarise_history
 from ..engine.preferences import preferences_at
-from .protocol import CardPayload, ContextMsg, HistoryEntryData, HistoryRow
+from ..engine.subagents import agent_figures
+from .protocol import AgentFigureMsg, CardPayload, ContextMsg, HistoryEntryData, HistoryRow
 
 
 def card_payload(card: Card, not_sent: str | None = None) -> CardPayload:
@@ -78,6 +79,7 @@ def context_payload(session: Any) -> ContextMsg:
         cost=cost,
         cost_line=cost_line,
         compact_at=compact_at(session, info.window),
+        agents=[AgentFigureMsg(**figure.model_dump()) for figure in agent_figures(session)],
     )
 
 

@@ -11,6 +11,7 @@ import pytest
 import mewrk_jupyter as mw
 from mewrk_jupyter.engine.assembly.assemble import NOTIFICATION_MARK
 from mewrk_jupyter.engine.background import TASKS, running_background_work
+from mewrk_jupyter.engine.subagents import agent_figures
 from mewrk_jupyter.store import sessions as session_rows
 
 from ..conftest import wait_for
@@ -278,3 +279,22 @@ def test_a_safety_level_that_denies_agent_spawn_refuses_it(workspace):
     call = next(c for c in s.cards if c.kind == "tool_call")
     assert call.result.startswith("The tool `agent_spawn` is not allowed at the safety level `default`")
     assert subagent_cards(s) == []
+
+
+def test_one_figure_per_agent_lists_the_conversation_and_its_subagents(workspace):
+    agents(workspace)
+    s = mw.Session.new()
+    assert agent_figures(s) == []  # one agent: the dashboard's own figure is all there is
+    s.send(SPAWN % "first")
+    s.send(SPAWN % "second")
+    children = [ended(s, i).session for i in (0, 1)]
+    figures = agent_figures(s)
+    assert [(f.agent, f.session_id, f.current) for f in figures] == [
+        ("main", s.id, True),
+        ("helper", children[0].id, False),
+        ("helper", children[1].id, False),
+    ]
+    assert figures[1].line == children[0].context.line() and figures[1].cost_line.startswith("Cost:")
+    seen_from_child = agent_figures(children[1])
+    assert [f.session_id for f in seen_from_child] == [f.session_id for f in figures]
+    assert [f.current for f in seen_from_child] == [False, False, True]

@@ -45,3 +45,20 @@ def test_a_subagents_approval_is_answered_on_the_parent_and_a_click_opens_its_ti
     expect(root.locator(".mw-card[data-kind='subagent']")).to_have_count(1)
     card.get_by_text("helper", exact=True).click()  # the card itself opens it too, not only its button
     expect(header).to_contain_text(f"· {child_id} ·")
+
+
+def test_the_agent_filter_shows_one_figure_per_agent_and_opens_the_one_chosen(lab, page):
+    nb = Notebook.open(page, lab)
+    _, root = widget_cell(nb, SETUP)
+    agent_filter = root.locator("[data-testid='mw-agent-filter']")
+    expect(agent_filter).to_be_visible()
+    options = agent_filter.locator("option")
+    expect(options).to_have_count(2)
+    expect(options.nth(0)).to_contain_text("main — ")
+    expect(options.nth(1)).to_contain_text("helper — ")
+    expect(options.nth(1)).to_contain_text("Cost: ")
+    child_id = nb.print_value("[c for c in s.cards if c.kind == 'subagent'][0].session_id")
+    agent_filter.select_option(child_id)
+    expect(root.locator(".mw-header .mw-title")).to_contain_text(f"· {child_id} ·")
+    expect(root.locator("[data-testid='mw-dashboard']")).to_contain_text("Agent: helper")
+    expect(agent_filter).to_have_value(child_id)

@@ -2,7 +2,16 @@
 collects results, and its approvals are answered on the parent's timeline."""
 
 from .calls import SubagentCalls, chain
+from .figures import AgentFigure, agent_figures
 from .spawn import spawn
 from .supervisor import decide_for_subagent, subagent_approval
 
-__all__ = ["SubagentCalls", "chain", "decide_for_subagent", "spawn", "subagent_approval"]
+__all__ = [
+    "AgentFigure",
+    "SubagentCalls",
+    "agent_figures",
+    "chain",
+    "decide_for_subagent",
+    "spawn",
+    "subagent_approval",
+]

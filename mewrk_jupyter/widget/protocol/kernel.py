@@ -119,6 +119,17 @@ class HistoryEntryData(SentModel):
 # ---- kernel → view ----------------------------------------------------------------------------------
 
 
+class AgentFigureMsg(SentModel):
+    """One agent of the conversation in the agent filter (D5): its session, its own figure and cost."""
+
+    agent: str
+    session_id: str
+    title: str
+    line: str
+    cost_line: str
+    current: bool
+
+
 class ContextMsg(SentModel):
     """The dashboard: the line, the two sizes, the ring's breakdown by card kind, and the cost."""
 
@@ -141,6 +152,8 @@ class ContextMsg(SentModel):
     cost_line: str
     # Where auto-compaction acts, as a share of the window (the ring marks it); null when it is off.
     compact_at: float | None = None
+    # With subagents, every agent of the conversation with its own figure (D5); empty with one agent.
+    agents: list[AgentFigureMsg] = Field(default_factory=list)
 
 
 class SnapshotMsg(SentModel):
