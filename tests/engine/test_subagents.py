@@ -298,3 +298,39 @@ def test_one_figure_per_agent_lists_the_conversation_and_its_subagents(workspace
     seen_from_child = agent_figures(children[1])
     assert [f.session_id for f in seen_from_child] == [f.session_id for f in figures]
     assert [f.current for f in seen_from_child] == [False, False, True]
+
+
+def test_stopping_the_session_kills_its_background_command(workspace):
+    agents(workspace)
+    s = mw.Session.new()
+    s.configure(safety_level="default")
+    s.send('call: bash {"command": "sleep 30; echo never", "background": true}')
+    s.approve()
+    [task] = TASKS.of(s.id)
+    assert running_background_work(s.id) == [f"command `sleep 30; echo never` ({task.id})"]
+    assert s.stop()
+    assert task.done.wait(10) and task.state == "stopped"
+    assert "[stopped: the command was stopped before it finished]" in task.result
+
+
+def test_an_approval_of_a_subagents_own_subagent_is_answered_from_the_top(workspace):
+    agents(workspace)
+    folder = workspace / ".mewrk" / "agents"
+    (folder / "helper.yaml").write_text("model: offline/echo\ntools: [bash, agent_spawn, task_wait]\n")
+    (folder / "worker.yaml").write_text("model: offline/echo\ntools: [bash]\n")
+    mw.trust(workspace)
+    s = mw.Session.new()
+    worker_task = "call: bash " + json.dumps({"command": "echo deep"})
+    helper_task = "call: agent_spawn " + json.dumps({"agent": "worker", "task": worker_task})
+    s.send("call: agent_spawn " + json.dumps({"agent": "helper", "task": helper_task}))
+    waiting = wait_for(lambda: s.pending_approval)
+    assert waiting.params == {"command": "echo deep"}
+    s.approve()
+    helper = subagent_cards(s)[0].session
+    worker_card = wait_for(
+        lambda: [c for c in helper.cards if c.kind == "subagent" and c.state == "completed"]
+    )
+    assert "deep" in worker_card[0].result
+    # The helper's turn ended with its worker still out: it read the worker's result before its own ended.
+    top = ended(s)
+    assert top.state == "completed" and "deep" in top.result

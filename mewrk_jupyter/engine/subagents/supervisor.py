@@ -16,6 +16,8 @@ SUPERVISORS: dict[str, Supervisor] = {}
 NO_REPLY = "(The subagent ended without a reply.)"
 STOPPED = "(The subagent was stopped before it finished.)"
 ENDINGS: dict[str, TaskState] = {"done": "completed", "stopped": "stopped"}
+MAX_DEPTH = 8  # subagents of subagents searched for a waiting approval
+MAX_ROUNDS = 8  # turns a subagent takes to read the results of its own background work
 
 
 def final_reply(child: Any) -> str:
@@ -53,21 +55,34 @@ class Supervisor:
 
     def follow(self) -> None:
         run = self.child.send(self.text, wait=False)
+        rounds = 0
         while True:
             run.wait()
-            if run.state != "awaiting_approval" or self.stopping:
+            if self.stopping:
                 break
-            next_run = self.await_decision()
-            if next_run is None:
+            if run.state == "awaiting_approval":
+                run = self.await_decision()
+            elif run.state == "done" and self.own_work() and rounds < MAX_ROUNDS:
+                # Its turn ended with background work of its own still out: its result is what it says
+                # once that work's results reached it (the next request delivers them).
+                rounds += 1
+                TASKS.wait(self.own_work(), float("inf"), lambda: self.stopping)
+                run = None if self.stopping else self.child.send(None, wait=False)
+            else:
                 break
-            run = next_run
-        if self.stopping or run.state == "awaiting_approval":
+            if run is None:
+                break
+        if run is None or self.stopping or run.state == "awaiting_approval":
             reply = final_reply(self.child)
             self.end("stopped", STOPPED if reply == NO_REPLY else f"{reply}\n\n{STOPPED}")
         elif run.error is not None:
             self.end("failed", f"The subagent's turn failed: {run.error}")
         else:
             self.end(ENDINGS.get(run.state, "failed"), final_reply(self.child))
+
+    def own_work(self) -> list[BackgroundTask]:
+        """The subagent's own background work whose result it has not read yet."""
+        return [task for task in TASKS.of(self.child.id) if not task.collected]
 
     def await_decision(self) -> Any:
         """Show the subagent's pending approval on the parent's timeline and wait for the decision there;
@@ -135,21 +150,30 @@ class Supervisor:
         self.show(state, result)
 
 
-def subagent_approval(session_id: str) -> Approval | None:
-    """A subagent's approval waiting on the session's timeline (the first one, if several wait)."""
-    for task in TASKS.of(session_id):
+def waiting_supervisor(session_id: str, depth: int = 0) -> Supervisor | None:
+    """The supervisor of a subagent of the session — or of a subagent's own subagent — whose approval
+    waits (the first one, if several wait)."""
+    tasks = [task for task in TASKS.of(session_id) if not task.ended]
+    for task in tasks:
         supervisor = SUPERVISORS.get(task.id)
-        mirror = supervisor.mirror if supervisor is not None else None
-        if mirror is not None:
-            return mirror
+        if supervisor is not None and supervisor.mirror is not None:
+            return supervisor
+    if depth < MAX_DEPTH:
+        for task in tasks:
+            found = waiting_supervisor(task.child_session, depth + 1) if task.child_session else None
+            if found is not None:
+                return found
     return None
+
+
+def subagent_approval(session_id: str) -> Approval | None:
+    """A subagent's approval waiting for the person (shown on its parent's timeline), or None."""
+    supervisor = waiting_supervisor(session_id)
+    return supervisor.mirror if supervisor is not None else None
 
 
 def decide_for_subagent(session_id: str, decision: str, reason: str | None, always: bool) -> Any:
-    """Answer a subagent's approval shown on the session's timeline; returns the subagent's run that goes
-    on, or None when none waits."""
-    for task in TASKS.of(session_id):
-        supervisor = SUPERVISORS.get(task.id)
-        if supervisor is not None and supervisor.mirror is not None:
-            return supervisor.decide(decision, reason, always)
-    return None
+    """Answer the approval a subagent of the session (at any depth) waits for; returns the subagent's run
+    that goes on, or None when none waits."""
+    supervisor = waiting_supervisor(session_id)
+    return supervisor.decide(decision, reason, always) if supervisor is not None else None
