@@ -14,7 +14,7 @@ from mewrk_jupyter.engine.background import TASKS, running_background_work
 from mewrk_jupyter.engine.subagents import agent_figures
 from mewrk_jupyter.store import sessions as session_rows
 
-from ..conftest import wait_for
+from ..conftest import run_python, wait_for
 
 SPAWN = 'call: agent_spawn {"agent": "helper", "task": "%s"}'
 # The helper's own task makes it call bash, which asks first: it waits for the person, so a test
@@ -334,3 +334,29 @@ def test_an_approval_of_a_subagents_own_subagent_is_answered_from_the_top(worksp
     # The helper's turn ended with its worker still out: it read the worker's result before its own ended.
     top = ended(s)
     assert top.state == "completed" and "deep" in top.result
+
+
+def test_a_subagent_left_behind_by_a_process_that_ended_is_settled_at_the_next_request(workspace):
+    agents(workspace)
+    spawn = "call: agent_spawn " + json.dumps({"agent": "helper", "task": 'call: bash {"command": "echo x"}'})
+    code = "\n".join(
+        [
+            "import time",
+            "import mewrk_jupyter as mw",
+            "s = mw.Session.new(title='left')",
+            f"s.send({spawn!r})",
+            "deadline = time.monotonic() + 30",
+            "while s.pending_approval is None and time.monotonic() < deadline:",  # the helper waits for a
+            "    time.sleep(0.01)",  # decision; then this process ends
+            "print(s.id)",
+        ]
+    )
+    done = run_python(code, workspace)
+    assert done.returncode == 0, done.stderr
+    s = mw.Session.open(done.stdout.split()[-1])
+    assert subagent_cards(s)[0].state == "awaiting_approval"
+    s.send("what happened?")
+    card = subagent_cards(s)[0]
+    assert card.state == "stopped" and card.result.endswith("its own session keeps what it did.)")
+    [note] = notifications(s)
+    assert "<status>stopped</status>" in note.text and card.task_id in note.text

@@ -8,13 +8,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...cards.models import HostMessage, ToolCall
+from ...cards.models import HostMessage, ModelReply, Subagent, ToolCall
+from ...store import cards as card_rows
+from ...store import runs as run_rows
 from ..assembly.assemble import NOTIFICATION_TOPIC
-from ..background import TASKS, BackgroundTask
+from ..background import TASKS, BackgroundTask, TaskState
 from ..timeline.stored import StoredTimeline
 from .agent_tools import DEFAULT_WAIT, MAX_WAIT
+from .status import state_of
 
 STATUS_WORDS = {"completed": "completed", "failed": "failed", "stopped": "was stopped"}
+ORPHANED = (
+    "(The process that ran this subagent ended before the subagent did; its own session keeps what it did.)"
+)
 
 
 def notification(task: BackgroundTask) -> str:
@@ -43,9 +49,42 @@ def started_text(task: BackgroundTask) -> str:
     )
 
 
+def recover_orphans(timeline: StoredTimeline) -> None:
+    """Subagent cards still running whose supervisor no process has any more (a kernel restarted, a
+    script ended): each ends as its own session stands — completed with its last reply when its last
+    turn ended, else stopped — and its result waits to be delivered like any other."""
+    for card in timeline.current().cards:
+        if not isinstance(card, Subagent) or card.state not in ("running", "awaiting_approval"):
+            continue
+        conn = timeline.db.conn()
+        if TASKS.get(card.task_id) is not None or state_of(conn, card.session_id) == "running":
+            continue  # followed here, or its turn runs in another process that follows it
+        runs = run_rows.list_runs(conn, card.session_id)
+        replies = [
+            c.text for _, c in card_rows.load_cards(conn, card.session_id) if isinstance(c, ModelReply)
+        ]
+        reply = next((text for text in reversed(replies) if text.strip()), "")
+        done = bool(runs) and runs[-1]["state"] == "done"
+        state: TaskState = "completed" if done else "stopped"
+        result = reply if done else f"{reply}\n\n{ORPHANED}".strip()
+        task = BackgroundTask(
+            session_id=timeline.session_id,
+            kind="subagent",
+            label=f"subagent `{card.agent}`",
+            call_card="",
+            id=card.task_id,
+            child_session=card.session_id,
+            card_id=card.id,
+        )
+        TASKS.add(task)
+        TASKS.set_state(task, state, result)
+        timeline.save(card.model_copy(update={"state": state, "result": result}))
+
+
 def deliver_results(timeline: StoredTimeline) -> list[str]:
     """Before a request: every ended task of the session that the model has not got yet reaches it — as
     the output of its starting call (async tool calls), or as a host message; returns the task ids."""
+    recover_orphans(timeline)
     delivered = []
     for task in TASKS.of(timeline.session_id):
         if not task.ended or task.collected:
