@@ -35,7 +35,13 @@ from .display import make_view, view_bundle
 from .events import Listener, SessionState, SettingsChanged
 from .render import timeline_markdown
 from .settings import SessionSettings, StoredSettings, parse_settings
-from .subagents import SubagentCalls, chain, decide_for_subagent, subagent_approval
+from .subagents import (
+    SubagentCalls,
+    chain,
+    decide_for_subagent,
+    stop_subagents_elsewhere,
+    subagent_approval,
+)
 from .timeline.edits import TimelineEdits
 from .timeline.mirror import Timeline
 from .timeline.stored import StoredTimeline
@@ -441,8 +447,9 @@ class Session:
     def stop(self) -> bool:
         """Stop the running turn, whichever window or process owns it (R3), and the session's background
         work (its subagents stop in turn); False if nothing ran."""
-        stopped = stop_background_work(self.id)
-        return self._turns.stop() or bool(stopped)
+        stopped = bool(stop_background_work(self.id))
+        stopped = stop_subagents_elsewhere(self) or stopped  # those another process follows
+        return self._turns.stop() or stopped
 
     def runs(self) -> list[RunInfo]:
         """This session's runs, oldest first, from any process: id, state, whether it still runs, times (R5)."""

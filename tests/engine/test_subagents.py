@@ -5,6 +5,8 @@ approval inside a subagent answered on the parent, and the refusals while backgr
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -360,3 +362,33 @@ def test_a_subagent_left_behind_by_a_process_that_ended_is_settled_at_the_next_r
     assert card.state == "stopped" and card.result.endswith("its own session keeps what it did.)")
     [note] = notifications(s)
     assert "<status>stopped</status>" in note.text and card.task_id in note.text
+
+
+def test_stop_reaches_a_subagent_that_another_process_drives(workspace):
+    agents(workspace, helper_model="offline/slow")
+    code = "\n".join(
+        [
+            "import sys, time",
+            "import mewrk_jupyter as mw",
+            "s = mw.Session.new(title='elsewhere')",
+            "s.send(" + repr(SPAWN % "long: 4000") + ")",
+            "print(s.id, flush=True)",
+            "card = [c for c in s.cards if c.kind == 'subagent'][0]",
+            "deadline = time.monotonic() + 60",  # this process follows its subagent until it ends
+            "while s.card(card.id).state == 'running' and time.monotonic() < deadline:",
+            "    time.sleep(0.05)",
+            "print(s.card(card.id).state, flush=True)",
+        ]
+    )
+    process = subprocess.Popen([sys.executable, "-c", code], cwd=workspace, stdout=subprocess.PIPE, text=True)
+    try:
+        parent_id = process.stdout.readline().split()[0]
+        s = mw.Session.open(parent_id)
+        child = mw.Session.open(subagent_cards(s)[0].session_id)
+        wait_for(lambda: child.state == "running")
+        assert s.state == "idle" and s.stop()  # the parent's own turn has ended: only its subagent runs
+        assert process.stdout.readline().strip() == "stopped"
+        assert child.runs()[-1].state == "stopped"
+    finally:
+        process.kill()
+        process.wait()

@@ -3,7 +3,7 @@ collects results, and its approvals are answered on the parent's timeline."""
 
 from .calls import SubagentCalls, chain
 from .figures import AgentFigure, agent_figures
-from .spawn import spawn
+from .spawn import spawn, stop_subagents_elsewhere
 from .supervisor import decide_for_subagent, subagent_approval
 
 __all__ = [
@@ -13,5 +13,6 @@ __all__ = [
     "chain",
     "decide_for_subagent",
     "spawn",
+    "stop_subagents_elsewhere",
     "subagent_approval",
 ]

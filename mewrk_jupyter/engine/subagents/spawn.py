@@ -22,6 +22,7 @@ from ..settings import SessionSettings, parse_settings
 from ..timeline.stored import StoredTimeline
 from ..turns.background_results import started_text
 from ..turns.policy import PLAN_ON
+from ..turns.status import state_of
 from ..workspace import Workspace
 from .supervisor import Supervisor
 
@@ -123,3 +124,15 @@ def create_child(
             key = key_between(key, None)
             card_rows.put_card(conn, child_id, card, key)
     return child_id
+
+
+def stop_subagents_elsewhere(parent: Parent) -> bool:
+    """Stop the turns of the parent's subagents that another process drives (this process's own are
+    stopped through their supervisors); True when one was running."""
+    conn = parent.stored_timeline.db.conn()
+    stopped = False
+    for row in session_rows.subagents_of(conn, parent.id):
+        if TASKS.by_child(row["id"]) is None and state_of(conn, row["id"]) == "running":
+            type(parent).open(row["id"], workspace=parent.workspace.root).stop()
+            stopped = True
+    return stopped
