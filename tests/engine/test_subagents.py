@@ -392,3 +392,15 @@ def test_stop_reaches_a_subagent_that_another_process_drives(workspace):
     finally:
         process.kill()
         process.wait()
+
+
+def test_with_async_tool_calls_a_background_commands_output_becomes_its_calls_output(workspace):
+    agents(workspace)
+    s = mw.Session.new(model="offline/big", async_tools=True)
+    s.send('call: bash {"command": "echo late-output", "background": true}')
+    s.approve()
+    [task] = TASKS.of(s.id)
+    assert task.done.wait(10) and task.state == "completed"
+    s.send("go on")
+    call = next(c for c in s.cards if c.kind == "tool_call")
+    assert call.result.strip() == "late-output" and notifications(s) == []
