@@ -12,11 +12,15 @@ import pytest
 
 from mewrk_jupyter.cards.undo import UNDO
 from mewrk_jupyter.engine import session as session_module
+from mewrk_jupyter.engine.background import TASKS
 from mewrk_jupyter.store.db import forget_databases
 
 
 def forget_process_state() -> None:
-    """Drop live sessions and open databases, as if this were a new process (the store stays on disk)."""
+    """Stop background work, drop live sessions and open databases, as if this were a new process (the
+    store stays on disk)."""
+    for task in TASKS.forget_all():
+        task.done.wait(10)  # its thread writes its result to the store, which closes next
     session_module.forget_open_sessions()
     forget_databases()
 

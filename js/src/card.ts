@@ -123,6 +123,8 @@ export function cardBody(card: CardPayload, opts: BodyOptions): HTMLElement {
       return nativeCompaction(card, opts);
     case "approval":
       return approvalBody(card, opts.reason ?? "");
+    case "subagent":
+      return subagentBody(card, opts);
     case "user_input": {
       const body = h("div", { class: "mw-plain" }, text);
       const files = card.attachments ?? [];
@@ -181,4 +183,34 @@ export function cardFooter(card: CardPayload): HTMLElement {
   // Its own line, so that a card the next request leaves out says so plainly, not as one more footnote.
   if (card.not_sent) foot.append(h("div", { class: "mw-not-sent", "data-testid": "mw-card-not-sent" }, `Not sent: ${card.not_sent}`));
   return foot;
+}
+
+const SUBAGENT_STATES: Record<string, string> = {
+  running: "running…",
+  awaiting_approval: "waiting for an approval",
+  completed: "completed",
+  failed: "failed",
+  stopped: "stopped",
+};
+
+/** A subagent (T15): its agent, state and task, its result once it ended; a click opens its own timeline here. */
+function subagentBody(card: CardPayload, opts: BodyOptions): HTMLElement {
+  const state = card.state ?? "running";
+  const open = h(
+    "button",
+    { class: "mw-button", type: "button", "data-act": "open-subagent", "data-session": card.session_id ?? "", "data-testid": "mw-open-subagent" },
+    "Open its timeline",
+  );
+  const body = h(
+    "div",
+    { class: "mw-subagent", "data-act": "open-subagent", "data-session": card.session_id ?? "", "data-testid": "mw-subagent" },
+    h("div", {}, h("code", {}, card.agent ?? "agent"), " · ", h("span", { "data-testid": "mw-subagent-state" }, SUBAGENT_STATES[state] ?? state)),
+    h("div", { class: "mw-plain" }, card.text ?? ""),
+  );
+  if (card.result) {
+    const result = h("pre", { class: "mw-tool-result" + (state === "completed" ? "" : " mw-is-error") }, card.result);
+    body.append(disclosure(firstLine(card.result) || "(empty result)", result, opts.open, opts.onToggle));
+  }
+  body.append(open);
+  return body;
 }

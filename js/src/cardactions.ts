@@ -49,6 +49,11 @@ export class CardActions {
     this.host.act({ action: "reexecute", card_id: id }, (r) => !r.ok && this.error(id, r.message));
   }
 
+  /** Show another session (a subagent's own timeline) in this view; "back" returns. */
+  openSession(sessionId: string): void {
+    this.host.act({ action: "open_session", session_id: sessionId }, (r) => this.host.notice(r.ok ? "info" : "error", r.message ?? ""));
+  }
+
   /** Approve, approve always, or reject the pending tool call, with the reason typed on the card. */
   decide(id: string, how: Decision): void {
     const reason = this.reasons.get(id) ?? "";

@@ -1,5 +1,5 @@
 // The status line under the composer: the context ring (it opens the context panel), the session's
-// dashboard line (D1–D4) and the cost (D6).
+// dashboard line (D1–D4), the cost (D6) and, with subagents, the agent filter (D5).
 import { h } from "./card";
 import { ring } from "./panels";
 import type { ContextMsg } from "./protocol";
@@ -9,13 +9,19 @@ export class Dashboard {
   private readonly ring = ring();
   private readonly line: HTMLElement;
   private readonly cost: HTMLElement;
+  private readonly agents: HTMLSelectElement;
 
-  constructor(onRing: () => void) {
+  constructor(onRing: () => void, onAgent: (sessionId: string) => void) {
     // The dashboard line stays exactly the session's line; the cost is a figure apart.
     this.line = h("span", { class: "mw-dashboard", "data-level": "ok", "data-testid": "mw-dashboard" });
     this.cost = h("span", { class: "mw-cost", "data-testid": "mw-cost" });
+    // One figure per agent: the line and the ring are the agent looked at; the filter lists each agent
+    // with its own figure and cost, and choosing one shows its conversation here.
+    this.agents = h("select", { class: "mw-agent-filter", "aria-label": "Agent", "data-testid": "mw-agent-filter" });
+    this.agents.hidden = true;
+    this.agents.addEventListener("change", () => onAgent(this.agents.value));
     this.ring.el.addEventListener("click", () => onRing());
-    this.el = h("div", { class: "mw-status" }, this.ring.el, this.line, this.cost);
+    this.el = h("div", { class: "mw-status" }, this.ring.el, this.agents, this.line, this.cost);
   }
 
   update(ctx: ContextMsg): void {
@@ -25,5 +31,15 @@ export class Dashboard {
     this.ring.update(ctx);
     this.cost.textContent = ctx.cost_line ?? "";
     this.cost.hidden = !ctx.cost_line;
+    const agents = ctx.agents ?? [];
+    this.agents.hidden = agents.length < 2;
+    this.agents.replaceChildren(
+      ...agents.map((a) => {
+        const figure = a.line.split(" · Context: ")[1] ?? a.line;
+        const option = h("option", { value: a.session_id, title: `${a.title}\n${a.line}\n${a.cost_line}` }, `${a.agent} — ${figure} — ${a.cost_line}`);
+        option.selected = a.current;
+        return option;
+      }),
+    );
   }
 }

@@ -50,7 +50,9 @@ function click(event: MouseEvent, { selected, editing, actions }: GestureParts):
   const id = cardIdOf(event.target);
   if (!id) return;
   const act = button?.dataset.act;
-  if (act === "reexecute") actions.reexecute(id);
+  if (act === "open-subagent" && button?.dataset.session && !(event.target as HTMLElement).closest("summary, pre")) {
+    actions.openSession(button.dataset.session);
+  } else if (act === "reexecute") actions.reexecute(id);
   else if (act === "approve" || act === "approve-always" || act === "reject") actions.decide(id, act as Decision);
   else if (act === "edit") editing.start(id);
   else if (act === "delete") actions.remove(id);

@@ -131,7 +131,7 @@ export function approvalBody(card: CardPayload, reason: string): HTMLElement {
   const body = h(
     "div",
     { class: "mw-approval" },
-    h("div", {}, "The model asks to run ", h("code", {}, card.name ?? "a tool"), ":"),
+    h("div", {}, card.session_id ? "A subagent asks to run " : "The model asks to run ", h("code", {}, card.name ?? "a tool"), ":"),
     h("pre", { class: "mw-tool-result", "data-testid": "mw-approval-input" }, input),
   );
   const decision = card.decision ?? "pending";

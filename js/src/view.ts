@@ -101,7 +101,10 @@ export class TimelineView {
       stop: () => act({ action: "stop" }),
       notice,
     });
-    this.dashboard = new Dashboard(() => this.panels.toggle("context"));
+    this.dashboard = new Dashboard(
+      () => this.panels.toggle("context"),
+      (id) => this.navigate({ action: "open_session", session_id: id }),
+    );
     this.trustLine = new TrustLine((done) =>
       act({ action: "trust" }, (r) => {
         this.notice.show(r.ok ? "info" : "error", r.message ?? "");

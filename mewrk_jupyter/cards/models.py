@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -197,15 +198,43 @@ class Approval(Card):
     params: dict[str, Any] = Field(default_factory=dict)
     decision: Literal["pending", "approved", "approved_always", "rejected", "expired"] = "pending"
     reason: str | None = None
+    # The subagent session whose tool call waits, when the approval is shown on its parent's timeline.
+    session_id: str | None = None
+
+
+# Opens a session by id; the engine registers it (cards sit below the engine and cannot import it).
+SessionOpener = Callable[[str], Any]
+SESSION_OPENERS: list[SessionOpener] = []
+
+
+def register_session_opener(opener: SessionOpener) -> None:
+    """Make `opener(session_id)` what `Subagent.session` calls."""
+    SESSION_OPENERS[:] = [opener]
 
 
 class Subagent(Card):
-    """A subagent's run, shown read-only (T15)."""
+    """A subagent's run, shown read-only (T15): its agent, its task, its state and, once ended, its result."""
 
     kind: Literal["subagent"] = "subagent"
     origin: Literal["person", "model", "engine"] = "engine"
-    text: str = ""
+    text: str = ""  # the task
     agent: str = ""
+    session_id: str = ""  # the subagent's own session
+    task_id: str = ""
+    state: Literal["running", "awaiting_approval", "completed", "failed", "stopped"] = "running"
+    result: str | None = None
+
+    @property
+    def session(self) -> Any:
+        """The subagent's own session, opened (its timeline, history and runs)."""
+        if not SESSION_OPENERS:
+            raise RuntimeError("No session opener is registered: import mewrk_jupyter first.")
+        return SESSION_OPENERS[0](self.session_id)
+
+    def title_line(self) -> str:
+        """The agent, its state and the task's first line."""
+        line = f"{self.agent} ({self.state.replace('_', ' ')}): {super().title_line()}"
+        return line[:80] + ("…" if len(line) > 80 else "")
 
 
 class Preview(Card):

@@ -38,6 +38,8 @@ class ModelConfig(ConfigModel):
     thinking: Literal["signed", "plain", "none"] = "none"
     max_tokens: int = Field(default=4096, gt=0)
     native_compaction: bool = False
+    # Whether a background result may become the output of the call that started it, later (T15).
+    async_tools: bool = False
     prices: Prices | None = None
     # DeepSeek's thinking mode wants `reasoning_content` sent back on turns that made tool calls.
     reasoning_content_roundtrip: Literal["never", "tool_turns", "always"] = "never"

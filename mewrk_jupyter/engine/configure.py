@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput
+from ..providers.base import ModelInfo
 from ..providers.registry import check_trusted, config_for, resolve
 from .settings import CONFIGURABLE, SessionSettings, parse_settings
 from .turns.policy import policy_for
@@ -43,12 +44,23 @@ def changed_settings(current: SessionSettings, changes: dict[str, Any], home: Pa
         # A new model that cannot compact by itself: the conversation uses the other mode, and says so
         # (the change's description names both settings).
         new = new.model_copy(update={"compaction": "handoff"})
+    check_async_tools(new, info)
     if new.compaction == "native" and not info.native_compaction:
         raise InvalidInput(
             f"compaction 'native' needs a model with a compaction of its own, and `{new.model}` has none; "
             "keep 'handoff' (a summary handed to a new session) or choose such a model."
         )
     return new
+
+
+def check_async_tools(settings: SessionSettings, info: ModelInfo) -> None:
+    """Refuse async tool calls on a model that does not take them (a result that changes later)."""
+    if settings.async_tools and not info.async_tools:
+        raise InvalidInput(
+            f"async_tools needs a model that takes async tool calls (a background result becomes the output "
+            f"of the call that started it, later), and `{settings.model}` does not: choose such a model "
+            "(`async_tools: true` under it in llm/<vendor>.yaml; offline: offline/big), or keep it off."
+        )
 
 
 def changed_fields(before: SessionSettings, after: SessionSettings) -> tuple[str, ...]:

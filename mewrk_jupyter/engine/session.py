@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from ..cards.models import Approval, Card, HostMessage, SummaryDivider
+from ..cards.models import Approval, Card, HostMessage, SummaryDivider, register_session_opener
 from ..cards.order import key_between
 from ..config.hooks import HOOK_EVENTS
 from ..config.policy import Tier
@@ -27,13 +27,21 @@ from .admission import admit
 from .agent import agent_of, agent_start
 from .assembly.context import ContextInfo, measure, session_spending
 from .assembly.prefix import skill_text
+from .background import TASKS, stop_background_work
 from .catalog import history_entry_of
 from .compaction import AutoCompaction, HandoffTool, compact_in_place, compact_now
-from .configure import changed_fields, changed_settings
+from .configure import changed_fields, changed_settings, check_async_tools
 from .display import make_view, view_bundle
 from .events import Listener, SessionState, SettingsChanged
 from .render import timeline_markdown
 from .settings import SessionSettings, StoredSettings, parse_settings
+from .subagents import (
+    SubagentCalls,
+    chain,
+    decide_for_subagent,
+    stop_subagents_elsewhere,
+    subagent_approval,
+)
 from .timeline.edits import TimelineEdits
 from .timeline.mirror import Timeline
 from .timeline.stored import StoredTimeline
@@ -61,6 +69,12 @@ def plan_message(on: bool) -> HostMessage:
 
 def _kept(_timeline: Timeline, _result: None) -> None:
     """A settings change leaves the cards as they are."""
+
+
+def open_subagent(session_id: str) -> Session:
+    """Open a subagent's session by id, in the workspace it was started in (else the current directory)."""
+    task = TASKS.by_child(session_id)
+    return Session.open(session_id, workspace=task.workspace if task is not None else None)
 
 
 def forget_open_sessions() -> None:
@@ -95,7 +109,7 @@ class Session:
             self._parts,
             session=self,
             before_request=AutoCompaction(self._parts, self),
-            take_calls=HandoffTool(self._parts, self),
+            take_calls=chain(HandoffTool(self._parts, self), SubagentCalls(self._parts, self)),
         )
 
     # ---- opening -------------------------------------------------------------------------------
@@ -116,8 +130,9 @@ class Session:
         # A folder not trusted yet, or with invalid files, is said in notices rather than acted on.
         start, notices = admit(config, agent_start(config, model, settings), model_asked=model is not None)
         parsed = parse_settings(start.settings)
-        # an unknown model is a clear error now, not at the first send
+        # An unknown model is a clear error now, not at the first send; so are async tool calls it cannot take.
         _, info = resolve(parsed.model, ws.home)
+        check_async_tools(parsed, info)
         if "compaction" not in start.settings:  # a new conversation compacts natively where its model can
             parsed.compaction = "native" if info.native_compaction else "handoff"
         policy_for(config, parsed.safety_level)  # so is an unknown safety level
@@ -279,8 +294,9 @@ class Session:
 
     @property
     def pending_approval(self) -> Approval | None:
-        """The approval card waiting for a decision (A1), or None."""
-        return self._parts.approvals.pending_approval()
+        """The approval card waiting for a decision (A1) — this session's own, else one a subagent of it
+        waits for — or None."""
+        return self._parts.approvals.pending_approval() or subagent_approval(self.id)
 
     def not_sent(self) -> dict[str, str]:
         """Cards the next request leaves out although they are on the timeline: card id -> why (T7)."""
@@ -416,11 +432,21 @@ class Session:
         return self._turns.send(text, attachments, wait)
 
     def approve(self, reason: str | None = None, *, always: bool = False, wait: bool | None = None) -> Run:
-        """Approve the pending tool call (A1) — for this session from now on with `always=True` — and go on."""
+        """Approve the pending tool call (A1) — for this session from now on with `always=True` — and go on;
+        with none of its own waiting, the call a subagent of it waits for."""
+        if self._parts.approvals.waiting_approval() is None:
+            run = decide_for_subagent(self.id, "approved", reason, always)
+            if run is not None:
+                return run
         return self._turns.decide("approved_always" if always else "approved", reason, wait)
 
     def reject(self, reason: str | None = None, *, wait: bool | None = None) -> Run:
-        """Reject the pending tool call; the model reads a statement with `reason` and goes on (A2)."""
+        """Reject the pending tool call; the model reads a statement with `reason` and goes on (A2); with
+        none of its own waiting, the call a subagent of it waits for."""
+        if self._parts.approvals.waiting_approval() is None:
+            run = decide_for_subagent(self.id, "rejected", reason, False)
+            if run is not None:
+                return run
         return self._turns.decide("rejected", reason, wait)
 
     def execute(
@@ -440,8 +466,11 @@ class Session:
         return self._turns.reexecute(card_id, wait)
 
     def stop(self) -> bool:
-        """Stop the running turn, whichever window or process owns it (R3); False if none runs."""
-        return self._turns.stop()
+        """Stop the running turn, whichever window or process owns it (R3), and the session's background
+        work (its subagents stop in turn); False if nothing ran."""
+        stopped = bool(stop_background_work(self.id))
+        stopped = stop_subagents_elsewhere(self) or stopped  # those another process follows
+        return self._turns.stop() or stopped
 
     def runs(self) -> list[RunInfo]:
         """This session's runs, oldest first, from any process: id, state, whether it still runs, times (R5)."""
@@ -478,3 +507,6 @@ class Session:
 
     def _repr_markdown_(self) -> str:
         return timeline_markdown(self)
+
+
+register_session_opener(open_subagent)  # `card.session` of a subagent card opens it

@@ -9,7 +9,6 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
-    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -35,7 +34,8 @@ class SessionSettings(BaseModel):
     memory: list[str] = Field(default_factory=lambda: list(MEMORY_LEVELS))
     host_container: Literal["user_message", "box_tool_result"] = "user_message"
     reasoning: Reasoning = "off"
-    # Whether a background result arrives as the output of the call that started it (with subagents).
+    # Whether a background result arrives as the output of the call that started it (T15); the model must
+    # take it (ModelInfo.async_tools), checked where settings are made or changed (configure.py).
     async_tools: bool = False
     # How a full context shrinks: a summary handed to a new session, or the vendor's own compaction.
     # `Session.new` picks native where the model can; a session stored before that keeps handoff.
@@ -60,16 +60,6 @@ class SessionSettings(BaseModel):
         unknown = [v for v in value if v not in MEMORY_LEVELS]
         if unknown:
             raise ValueError(f"unknown memory level(s) {unknown}; levels: {', '.join(MEMORY_LEVELS)}")
-        return value
-
-    @field_validator("async_tools")
-    @classmethod
-    def _built_switches(cls, value: bool, info: ValidationInfo) -> bool:
-        # It acts through engine parts that come with later work: refused rather than ignored.
-        if value:
-            raise ValueError(
-                f"{info.field_name} is not built yet: it arrives with subagents and background work"
-            )
         return value
 
 

@@ -11,7 +11,6 @@ import warnings
 from ..config import AgentConfig, Config
 from ..errors import ConfigNotice
 from .turns.handoff_tool import HANDOFF
-from .turns.toolbox import ENGINE_TOOLS
 
 # The HTTP API is the Jupyter server's own extension: it listens where that server listens and accepts that
 # server's token, so an address or token of its own could only mislead.
@@ -44,14 +43,6 @@ def unbuilt_notices(config: Config, agent_name: str, agent: AgentConfig | None, 
             notices.append(
                 f"agents/{agent_name}.yaml: tools: box is declared by the engine itself when the "
                 "conversation's host-message container is box_tool_result, so listing it has no effect."
-            )
-        unbuilt = [name for name in agent.tools if name in ENGINE_TOOLS and name not in (HANDOFF, "box")]
-        if unbuilt:
-            names = ", ".join(unbuilt)
-            verb = "is an engine tool that is" if len(unbuilt) == 1 else "are engine tools that are"
-            notices.append(
-                f"agents/{agent_name}.yaml: tools: {names} {verb} not built yet; the model is not offered "
-                f"{'it' if len(unbuilt) == 1 else 'them'}."
             )
     return notices
 

@@ -137,6 +137,8 @@ class ModelInfo(BaseModel):
     # Whether a request may end with the model's own message, which it then continues (T12).
     prefill: bool = True
     native_compaction: bool = False
+    # Whether the output of an earlier tool call may change after the model read it (async tool calls, T15).
+    async_tools: bool = False
     reasoning_content_roundtrip: Literal["never", "tool_turns", "always"] = "never"
     prices: dict[str, float | None] | None = None
 

@@ -15,7 +15,8 @@ back (offline_native.py).
 
 Models: `offline/echo` (the default), `offline/thinker` (signed thinking, like Anthropic's),
 `offline/slow` (streams slowly, for Stop and crash tests), `offline/tiny` (a 2k context window),
-`offline/big` (a 1M window, as the largest vendors' models have: long sessions without a refusal).
+`offline/big` (a 1M window, as the largest vendors' models have: long sessions without a refusal; it
+also takes async tool calls).
 """
 
 from __future__ import annotations
@@ -55,7 +56,13 @@ MODELS: dict[str, dict[str, Any]] = {
     "thinker": {"context_window": 32_000, "thinking": "signed", "delay": 0.0, "native_compaction": True},
     "slow": {"context_window": 32_000, "thinking": "none", "delay": 0.05, "native_compaction": False},
     "tiny": {"context_window": 2_000, "thinking": "none", "delay": 0.0, "native_compaction": False},
-    "big": {"context_window": 1_000_000, "thinking": "none", "delay": 0.0, "native_compaction": True},
+    "big": {
+        "context_window": 1_000_000,
+        "thinking": "none",
+        "delay": 0.0,
+        "native_compaction": True,
+        "async_tools": True,
+    },
 }
 
 # What a file without text costs in a request, as a vendor counts a large image (Anthropic: about 1,600).
@@ -131,6 +138,7 @@ class OfflineProvider(Provider):
             thinking=spec["thinking"],
             max_tokens=4096,
             native_compaction=spec["native_compaction"],
+            async_tools=spec.get("async_tools", False),
         )
 
     def open(self, request: ModelRequest) -> Exchange:

@@ -116,6 +116,7 @@ def model_info(name: str, vendor: VendorConfig, model: ModelConfig) -> ModelInfo
         max_tokens=model.max_tokens,
         prefill=model.prefill,
         native_compaction=model.native_compaction,
+        async_tools=model.async_tools,
         reasoning_content_roundtrip=model.reasoning_content_roundtrip,
         prices=model.prices.model_dump() if model.prices else None,
     )

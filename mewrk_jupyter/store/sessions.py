@@ -36,6 +36,14 @@ def set_subagent(conn: sqlite3.Connection, session_id: str, subagent: bool = Tru
     conn.execute("UPDATE sessions SET subagent = ? WHERE id = ?", (int(subagent), session_id))
 
 
+def subagents_of(conn: sqlite3.Connection, session_id: str) -> list[sqlite3.Row]:
+    """The subagent sessions `session_id` started (id and title), oldest first."""
+    return conn.execute(
+        "SELECT id, title FROM sessions WHERE parent_id = ? AND subagent = 1 ORDER BY created_at, rowid",
+        (session_id,),
+    ).fetchall()
+
+
 def get_session(conn: sqlite3.Connection, session_id: str) -> sqlite3.Row | None:
     """The row of one session, or None."""
     return conn.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()

@@ -8,8 +8,9 @@ from ..cards.models import Card
 from ..engine.assembly.context import format_tokens
 from ..engine.history_summary import summarise_history
 from ..engine.preferences import preferences_at
+from ..engine.subagents import agent_figures
 from ..errors import MewrkError
-from .protocol import CardPayload, ContextMsg, HistoryEntryData, HistoryRow, ToolLockInfo
+from .protocol import AgentFigureMsg, CardPayload, ContextMsg, HistoryEntryData, HistoryRow, ToolLockInfo
 
 
 def card_payload(card: Card, not_sent: str | None = None) -> CardPayload:
@@ -80,6 +81,7 @@ def context_payload(session: Any) -> ContextMsg:
         cost_line=cost_line,
         compact_at=compact_at(session, info.window),
         tool_lock=tool_lock_info(session),
+        agents=[AgentFigureMsg(**figure.model_dump()) for figure in agent_figures(session)],
     )
 
 

@@ -212,6 +212,8 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                     patch = protocol.CardAddedMsg if isinstance(event, CardAdded) else protocol.CardChangedMsg
                     self._tell(patch(card=payload, order_key=key or ""))
                     self._restate_unsent(unsent)
+                    if card.kind == "subagent":  # a subagent moved on: the agent filter's figures follow
+                        self._tell(context_payload(self.session))
                 case CardRemoved(card_id=card_id):
                     self._deltas.forget(card_id)
                     self._known.pop(card_id, None)

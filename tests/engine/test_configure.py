@@ -55,7 +55,7 @@ def test_a_change_made_by_another_process_is_seen_by_an_open_session(workspace):
             {"host_container": "envelope"},
             r"host_container: Input should be 'user_message' or 'box_tool_result'",
         ),
-        ({"async_tools": True}, r"async_tools is not built yet"),
+        ({"async_tools": True}, r"^async_tools needs a model that takes async tool calls"),
         (  # offline/tiny is an offline model without a native compaction (offline/echo has one)
             {"model": "offline/tiny", "compaction": "native"},
             r"^compaction 'native' needs a model with a compaction of its own",

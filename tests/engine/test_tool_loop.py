@@ -186,8 +186,8 @@ def test_an_agent_may_name_the_engine_tools_and_no_tool_at_all(workspace):
     agents.mkdir(parents=True)
     (agents / "main.yaml").write_text("model: offline/echo\ntools: [read, box, task_wait]\n")
     (agents / "quiet.yaml").write_text("model: offline/echo\ntools: []\n")
-    with pytest.warns(mw.ConfigNotice, match="tools: task_wait is an engine tool that is not built yet"):
-        assert [t.name for t in mw.Session.new().tool_specs()] == ["read"]
+    with pytest.warns(mw.ConfigNotice, match="tools: box is declared by the engine itself"):
+        assert [t.name for t in mw.Session.new().tool_specs()] == ["read", "task_wait"]
     assert mw.Session.new(agent="quiet").tool_specs() == []
 
 

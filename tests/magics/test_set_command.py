@@ -8,7 +8,7 @@ def test_set_in_a_cell_shows_and_changes_the_settings(mewrk):
     assert "| `model` | 'offline/echo' |" in mewrk("set")
     said = mewrk("set model offline/thinker")
     assert "model 'offline/echo' → 'offline/thinker'" in said
-    assert "async_tools is not built yet" in mewrk("set async_tools on")
+    assert "async_tools needs a model that takes async tool calls" in mewrk("set async_tools on")
 
 
 def test_skill_in_a_cell_lists_the_skills_and_gives_one(mewrk):

@@ -123,9 +123,16 @@ def prefix_digest(
     return digest.hexdigest()
 
 
+# A background result (a `<task-notification>`) is a host message of this topic; in the default container its
+# reminder begins with NOTIFICATION_MARK, so that it never reads as the person's words (T14).
+NOTIFICATION_TOPIC = "task_notification"
+NOTIFICATION_MARK = "[SYSTEM NOTIFICATION - NOT USER INPUT]"
+
+
 def host_text(card: HostMessage) -> str:
     """A host message in the default container (T14): a user message wrapped in a system reminder."""
-    return f"<system-reminder>\n{card.text}\n</system-reminder>"
+    text = f"{NOTIFICATION_MARK}\n{card.text}" if card.topic == NOTIFICATION_TOPIC else card.text
+    return f"<system-reminder>\n{text}\n</system-reminder>"
 
 
 BOX_TOOL = "box"

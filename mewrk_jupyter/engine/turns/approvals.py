@@ -63,7 +63,8 @@ class Approvals:
         if waiting is not None:
             return waiting
         for card in reversed(self.timeline.current().cards):
-            if isinstance(card, Approval) and card.decision == "pending":
+            # A subagent's approval shown here is the subagent's to resume, not this session's.
+            if isinstance(card, Approval) and card.decision == "pending" and card.session_id is None:
                 return card
         return None
 

@@ -37,8 +37,10 @@ from ...providers.registry import one_reading, resolve
 from ...store import fence
 from ...store import history as history_rows
 from ...store import runs as run_rows
+from ..background import stop_background_work
 from ..events import Notice, SessionState, StateChanged
 from ..events import TextDelta as TextAppended
+from .background_results import deliver_results
 from .fold import ResponseState, accumulate, finish, record
 from .heartbeat import Heartbeat
 from .parts import SessionParts
@@ -250,8 +252,9 @@ class Run:
                 return False
             except Exception:
                 return True  # a busy store: the next beat tries again
-        if stop_asked:
+        if stop_asked:  # stopped from another process: the session's background work stops too
             self.cancel()
+            stop_background_work(self.timeline.session_id)
         return True
 
     def _turn(self) -> None:
@@ -267,6 +270,7 @@ class Run:
             if self._cancel.is_set():
                 raise Stopped
             with one_reading():  # the request is built from one reading of the configuration
+                deliver_results(timeline)  # background work that ended and that the model has not got
                 parts.toolbox.files.check()  # a file the model saw changed since: it is told, with the diff
                 parts.toolbox.hooks.run("before_request", cancel=self._cancel)  # what they print is sent too
                 settings = parts.settings.value

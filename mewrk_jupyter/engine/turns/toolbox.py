@@ -16,6 +16,8 @@ from ...tools import ToolRegistry
 from ..settings import StoredSettings
 from ..timeline.stored import StoredTimeline
 from ..workspace import Workspace
+from .agent_tools import background_tools, with_background
+from .background_command import start_background_command, wants_background
 from .filewatch import FileWatch
 from .hooks import Hooks
 from .policy import PLAN_WITHHELD, policy_for, tier_of
@@ -77,10 +79,24 @@ class ToolBox:
         self._registry_for(config)  # building it checks the agent's tool list
         policy_for(config, self.settings.value.safety_level)
 
+    def agent_tools(self) -> list[str] | None:
+        """The tool list of the session's agent file (None: the engine's default set)."""
+        config = config_for(self.workspace.home)
+        agent = config.agents.get(self.settings.value.agent) if config is not None else None
+        return agent.tools if agent is not None else None
+
+    def background_enabled(self) -> bool:
+        """Whether the session's agent may start background work (it lists agent_spawn or task_wait)."""
+        return bool(background_tools(self.agent_tools()))
+
     def specs(self) -> list[ToolSpec]:
         """What the model is told about the tools, in every request (in plan mode, no tool that changes
-        files or runs commands)."""
+        files or runs commands); with background work, `agent_spawn` and `task_wait` after the others, and
+        `bash` takes `background`."""
         specs = self.registry.specs()
+        extra = background_tools(self.agent_tools())
+        if extra:
+            specs = [with_background(s) if s.name == "bash" else s for s in specs] + extra
         if self.settings.value.plan_mode:
             return [spec for spec in specs if spec.name not in PLAN_WITHHELD]
         return specs
@@ -100,7 +116,17 @@ class ToolBox:
         call.status = "running"
         self.timeline.save(call)
         started = time.time()
-        result = self.registry.run(call.name, dict(call.params), cancel)
+        if wants_background(call) and self.background_enabled():
+            result = start_background_command(
+                self.registry,
+                call,
+                self.timeline.session_id,
+                self.settings.value.async_tools,
+                self.secrets.redact,
+                cancel,
+            )
+        else:
+            result = self.registry.run(call.name, dict(call.params), cancel)
         # A secret the command printed anyway (read from a file, say) is hidden before it is stored.
         result = result.model_copy(update={"text": self.secrets.redact(result.text)})
         call.result = result.text

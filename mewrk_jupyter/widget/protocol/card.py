@@ -60,6 +60,10 @@ class CardPayload(TypedDict):
     decision: NotRequired[Literal["pending", "approved", "approved_always", "rejected", "expired"]]
     reason: NotRequired[str | None]
     agent: NotRequired[str]
+    # subagent: its own session, task id and state; approval: the subagent session whose call waits
+    session_id: NotRequired[str | None]
+    task_id: NotRequired[str]
+    state: NotRequired[Literal["running", "awaiting_approval", "completed", "failed", "stopped"]]
 
 
 @with_config(ConfigDict(extra="forbid"))

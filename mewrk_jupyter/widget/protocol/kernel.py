@@ -126,6 +126,17 @@ class ToolLockInfo(SentModel):
     until: float  # seconds since the epoch: the line goes then, the new tools being offered
 
 
+class AgentFigureMsg(SentModel):
+    """One agent of the conversation in the agent filter (D5): its session, its own figure and cost."""
+
+    agent: str
+    session_id: str
+    title: str
+    line: str
+    cost_line: str
+    current: bool
+
+
 class ContextMsg(SentModel):
     """The dashboard: the line, the two sizes, the ring's breakdown by card kind, and the cost."""
 
@@ -150,6 +161,8 @@ class ContextMsg(SentModel):
     compact_at: float | None = None
     # While the prompt cache is warm and the tools changed: the line that offers to accept the cache loss.
     tool_lock: ToolLockInfo | None = None
+    # With subagents, every agent of the conversation with its own figure (D5); empty with one agent.
+    agents: list[AgentFigureMsg] = Field(default_factory=list)
 
 
 class SnapshotMsg(SentModel):

@@ -1,0 +1,18 @@
+"""Subagents (T15): `agent_spawn` starts a conversation of its own in the background, `task_wait`
+collects results, and its approvals are answered on the parent's timeline."""
+
+from .calls import SubagentCalls, chain
+from .figures import AgentFigure, agent_figures
+from .spawn import spawn, stop_subagents_elsewhere
+from .supervisor import decide_for_subagent, subagent_approval
+
+__all__ = [
+    "AgentFigure",
+    "SubagentCalls",
+    "agent_figures",
+    "chain",
+    "decide_for_subagent",
+    "spawn",
+    "stop_subagents_elsewhere",
+    "subagent_approval",
+]

@@ -1,0 +1,179 @@
+"""A subagent's supervisor: drives its session on a thread of its own — the first turn, each approval it
+pauses for (shown on the parent's timeline and answered there), and its result once it ended.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from ...cards.models import Approval, ModelReply, Subagent
+from ..background import TASKS, BackgroundTask, TaskState
+from ..timeline.stored import StoredTimeline
+
+# The supervisors of this process's subagents that still run, by task id (an approval is forwarded here).
+SUPERVISORS: dict[str, Supervisor] = {}
+NO_REPLY = "(The subagent ended without a reply.)"
+STOPPED = "(The subagent was stopped before it finished.)"
+ENDINGS: dict[str, TaskState] = {"done": "completed", "stopped": "stopped"}
+MAX_DEPTH = 8  # subagents of subagents searched for a waiting approval
+MAX_ROUNDS = 8  # turns a subagent takes to read the results of its own background work
+
+
+def final_reply(child: Any) -> str:
+    """The subagent's result: the text of the last reply on its timeline."""
+    for card in reversed(child.cards):
+        if isinstance(card, ModelReply) and card.text.strip():
+            return str(card.text)
+    return NO_REPLY
+
+
+class Supervisor:
+    """Follows one subagent from its first turn to its result, on a daemon thread."""
+
+    def __init__(self, parent: StoredTimeline, task: BackgroundTask, child: Any, task_text: str) -> None:
+        self.parent = parent  # the spawning session's timeline
+        self.task = task
+        self.child = child  # the subagent's own Session
+        self.text = task_text
+        self.lock = threading.Lock()
+        self.stopping = False
+        self.decided = threading.Event()
+        self.next_run: Any = None
+        self.mirror: Approval | None = None  # the approval shown on the parent's timeline, while it waits
+
+    def start(self) -> None:
+        """Start the subagent's first turn in the background."""
+        SUPERVISORS[self.task.id] = self
+        threading.Thread(target=self.main, name=f"mewrk-{self.task.id}", daemon=True).start()
+
+    def main(self) -> None:
+        try:
+            self.follow()
+        except Exception as exc:  # the subagent's failure is its result, never the parent's crash
+            self.end("failed", f"The subagent failed: {type(exc).__name__}: {exc}")
+
+    def follow(self) -> None:
+        run = self.child.send(self.text, wait=False)
+        rounds = 0
+        while True:
+            run.wait()
+            if self.stopping:
+                break
+            if run.state == "awaiting_approval":
+                run = self.await_decision()
+            elif run.state == "done" and self.own_work() and rounds < MAX_ROUNDS:
+                # Its turn ended with background work of its own still out: its result is what it says
+                # once that work's results reached it (the next request delivers them).
+                rounds += 1
+                TASKS.wait(self.own_work(), float("inf"), lambda: self.stopping)
+                run = None if self.stopping else self.child.send(None, wait=False)
+            else:
+                break
+            if run is None:
+                break
+        if run is None or self.stopping or run.state == "awaiting_approval":
+            reply = final_reply(self.child)
+            self.end("stopped", STOPPED if reply == NO_REPLY else f"{reply}\n\n{STOPPED}")
+        elif run.error is not None:
+            self.end("failed", f"The subagent's turn failed: {run.error}")
+        else:
+            self.end(ENDINGS.get(run.state, "failed"), final_reply(self.child))
+
+    def own_work(self) -> list[BackgroundTask]:
+        """The subagent's own background work whose result it has not read yet."""
+        return [task for task in TASKS.of(self.child.id) if not task.collected]
+
+    def await_decision(self) -> Any:
+        """Show the subagent's pending approval on the parent's timeline and wait for the decision there;
+        returns the subagent's run that goes on, or None when the subagent was stopped meanwhile."""
+        pending = self.child.pending_approval
+        if pending is None:
+            return None
+        with self.lock:
+            self.decided.clear()
+            self.mirror = Approval(
+                tool_card_id=pending.tool_card_id,
+                name=pending.name,
+                params=dict(pending.params),
+                session_id=self.child.id,
+            )
+            self.parent.append(self.mirror)
+        self.show("awaiting_approval")
+        self.decided.wait()
+        with self.lock:
+            run, self.next_run = self.next_run, None
+        if run is not None:
+            self.show("running")
+        return run
+
+    def decide(self, decision: str, reason: str | None, always: bool) -> Any:
+        """The person's decision on the approval shown on the parent: the subagent goes on (or reads the
+        rejection); returns its run, or None when no approval of this subagent waits."""
+        with self.lock:
+            if self.mirror is None or self.decided.is_set():
+                return None
+            if decision == "rejected":
+                run = self.child.reject(reason, wait=False)
+            else:
+                run = self.child.approve(reason, always=always, wait=False)
+            decided = self.mirror.model_copy(
+                update={"decision": "approved_always" if always else decision, "reason": reason}
+            )
+            self.parent.save(decided)
+            self.mirror, self.next_run = None, run
+            self.decided.set()
+        return run
+
+    def stop(self) -> None:
+        """Stop the subagent (its own background work too); its result says it was stopped."""
+        self.stopping = True
+        self.child.stop()
+        with self.lock:
+            if self.mirror is not None:  # nobody will answer it now
+                self.parent.save(self.mirror.model_copy(update={"decision": "expired"}))
+                self.mirror = None
+            self.decided.set()
+
+    def show(self, state: TaskState, result: str | None = None) -> None:
+        """The task's state on the parent's `subagent` card."""
+        TASKS.set_state(self.task, state, result)
+        card = self.parent.find(self.task.card_id or "")
+        if isinstance(card, Subagent):
+            self.parent.save(
+                card.model_copy(update={"state": self.task.state, "result": self.task.result or None})
+            )
+
+    def end(self, state: TaskState, result: str) -> None:
+        """The subagent ended: its result waits to be collected, and its card says how it ended."""
+        SUPERVISORS.pop(self.task.id, None)
+        self.show(state, result)
+
+
+def waiting_supervisor(session_id: str, depth: int = 0) -> Supervisor | None:
+    """The supervisor of a subagent of the session — or of a subagent's own subagent — whose approval
+    waits (the first one, if several wait)."""
+    tasks = [task for task in TASKS.of(session_id) if not task.ended]
+    for task in tasks:
+        supervisor = SUPERVISORS.get(task.id)
+        if supervisor is not None and supervisor.mirror is not None:
+            return supervisor
+    if depth < MAX_DEPTH:
+        for task in tasks:
+            found = waiting_supervisor(task.child_session, depth + 1) if task.child_session else None
+            if found is not None:
+                return found
+    return None
+
+
+def subagent_approval(session_id: str) -> Approval | None:
+    """A subagent's approval waiting for the person (shown on its parent's timeline), or None."""
+    supervisor = waiting_supervisor(session_id)
+    return supervisor.mirror if supervisor is not None else None
+
+
+def decide_for_subagent(session_id: str, decision: str, reason: str | None, always: bool) -> Any:
+    """Answer the approval a subagent of the session (at any depth) waits for; returns the subagent's run
+    that goes on, or None when none waits."""
+    supervisor = waiting_supervisor(session_id)
+    return supervisor.decide(decision, reason, always) if supervisor is not None else None

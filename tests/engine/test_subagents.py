@@ -1,0 +1,406 @@
+"""Subagents and background work with the offline models (T15, T13, T14): spawn, wait, an uncollected
+result as a host message, async results as the call's output, background bash, stop cascading, an
+approval inside a subagent answered on the parent, and the refusals while background work runs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import mewrk_jupyter as mw
+from mewrk_jupyter.engine.assembly.assemble import NOTIFICATION_MARK
+from mewrk_jupyter.engine.background import TASKS, running_background_work
+from mewrk_jupyter.engine.subagents import agent_figures
+from mewrk_jupyter.store import sessions as session_rows
+
+from ..conftest import run_python, wait_for
+
+SPAWN = 'call: agent_spawn {"agent": "helper", "task": "%s"}'
+# The helper's own task makes it call bash, which asks first: it waits for the person, so a test
+# decides when it ends.
+GATED = 'call: bash {\\"command\\": \\"echo from-helper\\"}'
+
+
+def agents(workspace, main_tools="[ls, read, bash, agent_spawn, task_wait]", helper_model="offline/echo"):
+    folder = workspace / ".mewrk" / "agents"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "main.yaml").write_text(f"model: offline/echo\ntools: {main_tools}\n")
+    (folder / "helper.yaml").write_text(
+        f"model: {helper_model}\ntools: [ls, read, bash]\nsystem_prompt: You help with one task.\n"
+    )
+    mw.trust(workspace)
+
+
+def subagent_cards(s: mw.Session) -> list[mw.Subagent]:
+    return [c for c in s.cards if isinstance(c, mw.Subagent)]
+
+
+def ended(s: mw.Session, index: int = -1) -> mw.Subagent:
+    """The subagent card once its task ended (its thread wrote the result)."""
+    return wait_for(lambda: (c := subagent_cards(s)[index]).state in ("completed", "failed", "stopped") and c)
+
+
+def notifications(s: mw.Session) -> list[mw.HostMessage]:
+    return [c for c in s.cards if isinstance(c, mw.HostMessage) and c.topic == "task_notification"]
+
+
+def test_agent_spawn_starts_a_stored_subagent_session_shown_by_a_read_only_card(workspace):
+    agents(workspace)
+    s = mw.Session.new(safety_level="default", host_container="box_tool_result")
+    run = s.send(SPAWN % "say hi")
+    assert run.state == "done", run.error
+    call = next(c for c in s.cards if c.kind == "tool_call")
+    assert call.name == "agent_spawn" and call.status == "done" and not call.is_error
+    assert call.result.startswith("Started the subagent `helper` in the background as task `task_")
+    card = ended(s)
+    assert (card.agent, card.text, card.state) == ("helper", "say hi", "completed")
+    child = card.session
+    assert child.id == card.session_id and child.title == "helper: say hi"
+    row = session_rows.get_session(child.stored_timeline.db.conn(), child.id)
+    assert row["parent_id"] == s.id and row["subagent"] == 1
+    assert mw.Session.open(child.id).id == child.id
+    # The agent's model and system prompt; the parent's safety level and host-message container.
+    assert child.settings.agent == "helper" and child.settings.model == "offline/echo"
+    assert child.settings.host_container == "box_tool_result"
+    assert [c.kind for c in child.cards] == ["system_prompt", "user_input", "model_reply"]
+    assert card.result == child.cards[-1].text and "say hi" in card.result
+    with pytest.raises(mw.NotEditable, match="read-only"):
+        s.edit(card.id, text="something else")
+
+
+def test_task_wait_collects_the_result_and_no_notification_follows(workspace):
+    agents(workspace)
+    s = mw.Session.new()
+    s.send(SPAWN % GATED)
+    task_id = subagent_cards(s)[0].task_id
+    wait_for(lambda: s.pending_approval)
+    run = s.send('call: task_wait {"timeout": 30}', wait=False)
+    wait_for(
+        lambda: any(
+            c.kind == "tool_call" and c.name == "task_wait" and c.status == "running" for c in s.cards
+        )
+    )
+    s.approve()  # answered on the parent while its own turn waits for the subagent
+    run.wait()
+    assert run.state == "done", run.error
+    wait = [c for c in s.cards if c.kind == "tool_call"][-1]
+    assert wait.name == "task_wait" and not wait.is_error
+    assert f"<task-id>{task_id}</task-id>" in wait.result and "<status>completed</status>" in wait.result
+    assert "from-helper" in wait.result
+    s.send("and now?")
+    assert notifications(s) == []
+    s.send('call: task_wait {"ids": ["task_nope"]}')
+    refused = [c for c in s.cards if c.kind == "tool_call"][-1]
+    assert refused.is_error and refused.result.startswith("No background task task_nope in this conversation")
+
+
+def test_an_uncollected_result_reaches_the_next_request_as_a_notification(workspace):
+    agents(workspace)
+    s = mw.Session.new()
+    s.send(SPAWN % GATED)  # it ends once approved: after this turn, before the next
+    wait_for(lambda: s.pending_approval)
+    s.approve()
+    card = ended(s)
+    s.send("what did it find?")
+    [note] = notifications(s)
+    assert note.text.startswith(f"<task-notification>\n<task-id>{card.task_id}</task-id>\n<status>completed")
+    last = s.history[-1].request["messages"][-1]
+    texts = [p["text"] for p in last["parts"] if p["type"] == "text"]
+    assert texts == [
+        "what did it find?",
+        f"<system-reminder>\n{NOTIFICATION_MARK}\n{note.text}\n</system-reminder>",
+    ]
+
+
+def test_in_the_box_container_the_notification_is_a_bare_box_result(workspace):
+    agents(workspace)
+    s = mw.Session.new(host_container="box_tool_result")
+    s.send(SPAWN % GATED)
+    wait_for(lambda: s.pending_approval)
+    s.approve()
+    ended(s)
+    s.send("what did it find?")
+    [note] = notifications(s)
+    messages = s.history[-1].request["messages"]
+    assert messages[-2]["parts"] == [
+        {"type": "tool_use", "id": f"toolu_box_{note.id}", "name": "box", "input": {}}
+    ]
+    [result] = messages[-1]["parts"]
+    assert result["content"] == note.text and result["content"].startswith("<task-notification>")
+    assert NOTIFICATION_MARK not in json.dumps(messages)
+
+
+def test_with_async_tool_calls_the_result_becomes_the_spawning_calls_output(workspace):
+    agents(workspace)
+    s = mw.Session.new()
+    with pytest.raises(mw.InvalidInput, match="async_tools needs a model that takes async tool calls"):
+        s.configure(async_tools=True)
+    s.configure(model="offline/big", async_tools=True)
+    s.send(SPAWN % GATED)
+    call = next(c for c in s.cards if c.kind == "tool_call")
+    assert "its result will replace this output when it ends" in call.result
+    wait_for(lambda: s.pending_approval)
+    s.approve()
+    card = ended(s)
+    s.send("go on")
+    call = s.card(call.id)
+    assert call.result == card.result and "from-helper" in call.result
+    assert notifications(s) == []
+    sent = s.history[-1].request["messages"]
+    assert any(p.get("content") == card.result for m in sent for p in m["parts"])
+
+
+def test_a_background_bash_reports_like_a_subagent(workspace):
+    agents(workspace)
+    s = mw.Session.new()
+    assert "background" in next(t for t in s.tool_specs() if t.name == "bash").input_schema["properties"]
+    s.send('call: bash {"command": "sleep 0.2; echo done-in-background", "background": true}')
+    s.approve()  # bash asks first, in the background as in the foreground
+    call = next(c for c in s.cards if c.kind == "tool_call")
+    assert call.result.startswith(
+        "Started the command `sleep 0.2; echo done-in-background` in the background"
+    )
+    s.send('call: task_wait {"timeout": 30}')
+    wait = [c for c in s.cards if c.kind == "tool_call"][-1]
+    assert "done-in-background" in wait.result and "<status>completed</status>" in wait.result
+
+
+def test_an_approval_inside_a_subagent_shows_on_the_parent_and_is_answered_there(workspace):
+    agents(workspace)
+    s = mw.Session.new()
+    s.send(SPAWN % GATED)
+    mirror = wait_for(lambda: s.pending_approval)
+    assert mirror.name == "bash" and mirror.params == {"command": "echo from-helper"}
+    child = subagent_cards(s)[0].session
+    assert mirror.session_id == child.id and child.state == "awaiting_approval"
+    assert wait_for(lambda: subagent_cards(s)[0].state == "awaiting_approval")
+    assert s.state == "idle"  # the parent itself waits for nothing: it may go on meanwhile
+    assert running_background_work(s.id) == [
+        f"subagent `helper` ({subagent_cards(s)[0].task_id}, waiting for an approval)"
+    ]
+    s.approve()
+    card = ended(s)
+    assert card.state == "completed" and "from-helper" in card.result
+    assert s.card(mirror.id).decision == "approved"
+    assert s.pending_approval is None
+
+
+def test_a_rejection_on_the_parent_reaches_the_subagent(workspace):
+    agents(workspace)
+    s = mw.Session.new()
+    s.send(SPAWN % GATED)
+    wait_for(lambda: s.pending_approval)
+    s.reject("not now")
+    card = ended(s)
+    child = card.session
+    call = next(c for c in child.cards if c.kind == "tool_call")
+    assert call.status == "rejected" and "not now" in call.result
+
+
+def test_stopping_the_parent_stops_its_subagents(workspace):
+    agents(workspace, helper_model="offline/slow")
+    s = mw.Session.new()
+    s.send(SPAWN % "long: 4000")
+    child = subagent_cards(s)[0].session
+    wait_for(lambda: child.state == "running")
+    assert s.stop()
+    card = ended(s)
+    assert card.state == "stopped" and card.result.endswith("(The subagent was stopped before it finished.)")
+    assert child.runs()[-1].state == "stopped"
+    s.send("and?")
+    [note] = notifications(s)
+    assert "<status>stopped</status>" in note.text
+
+
+def test_stopping_a_parent_whose_subagent_waits_for_an_approval_closes_that_approval(workspace):
+    agents(workspace)
+    s = mw.Session.new()
+    s.send(SPAWN % GATED)
+    mirror = wait_for(lambda: s.pending_approval)
+    s.stop()
+    assert ended(s).state == "stopped"
+    assert s.card(mirror.id).decision == "expired" and s.pending_approval is None
+
+
+def test_compact_now_and_handoff_refuse_while_a_subagent_runs(workspace):
+    agents(workspace)
+    s = mw.Session.new()
+    s.send(SPAWN % GATED)
+    wait_for(lambda: s.pending_approval)
+    task_id = subagent_cards(s)[0].task_id
+    with pytest.raises(
+        mw.MewrkError, match=rf"Background work is still running \(subagent `helper` \({task_id}"
+    ):
+        s.compact_now()
+    s.reject()
+    ended(s)
+
+
+def test_a_spawn_needs_a_known_agent(workspace):
+    agents(workspace)
+    s = mw.Session.new()
+    s.send('call: agent_spawn {"agent": "nobody", "task": "x"}')
+    call = next(c for c in s.cards if c.kind == "tool_call")
+    assert call.is_error and call.result == (
+        "No subagent was started: There is no agent `nobody`; the agents are: `helper`, `main`."
+    )
+    assert subagent_cards(s) == [] and TASKS.of(s.id) == []
+
+
+def test_without_agent_spawn_in_the_agents_tools_nothing_is_offered(workspace):
+    agents(workspace, main_tools="[ls, read, bash]")
+    s = mw.Session.new()
+    names = [t.name for t in s.tool_specs()]
+    assert names == ["ls", "read", "bash"]
+    assert "background" not in s.tool_specs()[-1].input_schema["properties"]
+
+
+def test_a_subagent_of_a_planning_conversation_plans_too(workspace):
+    agents(workspace)
+    s = mw.Session.new(plan_mode=True)
+    s.send(SPAWN % "look around")
+    child = ended(s).session
+    assert child.settings.plan_mode
+    assert [c.kind for c in child.cards][:2] == ["system_prompt", "host_message"]
+    assert "bash" not in [t.name for t in child.tool_specs()]
+
+
+def test_a_safety_level_that_denies_agent_spawn_refuses_it(workspace):
+    agents(workspace)
+    folder = workspace / ".mewrk" / "policy"
+    folder.mkdir(parents=True)
+    (folder / "default.yaml").write_text(
+        "safety_level: default\nallow: [read]\nask: [bash]\ndeny: [agent_spawn]\n"
+    )
+    mw.trust(workspace)
+    s = mw.Session.new()
+    s.send(SPAWN % "anything")
+    call = next(c for c in s.cards if c.kind == "tool_call")
+    assert call.result.startswith("The tool `agent_spawn` is not allowed at the safety level `default`")
+    assert subagent_cards(s) == []
+
+
+def test_one_figure_per_agent_lists_the_conversation_and_its_subagents(workspace):
+    agents(workspace)
+    s = mw.Session.new()
+    assert agent_figures(s) == []  # one agent: the dashboard's own figure is all there is
+    s.send(SPAWN % "first")
+    s.send(SPAWN % "second")
+    children = [ended(s, i).session for i in (0, 1)]
+    figures = agent_figures(s)
+    assert [(f.agent, f.session_id, f.current) for f in figures] == [
+        ("main", s.id, True),
+        ("helper", children[0].id, False),
+        ("helper", children[1].id, False),
+    ]
+    assert figures[1].line == children[0].context.line() and figures[1].cost_line.startswith("Cost:")
+    seen_from_child = agent_figures(children[1])
+    assert [f.session_id for f in seen_from_child] == [f.session_id for f in figures]
+    assert [f.current for f in seen_from_child] == [False, False, True]
+
+
+def test_stopping_the_session_kills_its_background_command(workspace):
+    agents(workspace)
+    s = mw.Session.new()
+    s.configure(safety_level="default")
+    s.send('call: bash {"command": "sleep 30; echo never", "background": true}')
+    s.approve()
+    [task] = TASKS.of(s.id)
+    assert running_background_work(s.id) == [f"command `sleep 30; echo never` ({task.id})"]
+    assert s.stop()
+    assert task.done.wait(10) and task.state == "stopped"
+    assert "[stopped: the command was stopped before it finished]" in task.result
+
+
+def test_an_approval_of_a_subagents_own_subagent_is_answered_from_the_top(workspace):
+    agents(workspace)
+    folder = workspace / ".mewrk" / "agents"
+    (folder / "helper.yaml").write_text("model: offline/echo\ntools: [bash, agent_spawn, task_wait]\n")
+    (folder / "worker.yaml").write_text("model: offline/echo\ntools: [bash]\n")
+    mw.trust(workspace)
+    s = mw.Session.new()
+    worker_task = "call: bash " + json.dumps({"command": "echo deep"})
+    helper_task = "call: agent_spawn " + json.dumps({"agent": "worker", "task": worker_task})
+    s.send("call: agent_spawn " + json.dumps({"agent": "helper", "task": helper_task}))
+    waiting = wait_for(lambda: s.pending_approval)
+    assert waiting.params == {"command": "echo deep"}
+    s.approve()
+    helper = subagent_cards(s)[0].session
+    worker_card = wait_for(
+        lambda: [c for c in helper.cards if c.kind == "subagent" and c.state == "completed"]
+    )
+    assert "deep" in worker_card[0].result
+    # The helper's turn ended with its worker still out: it read the worker's result before its own ended.
+    top = ended(s)
+    assert top.state == "completed" and "deep" in top.result
+
+
+def test_a_subagent_left_behind_by_a_process_that_ended_is_settled_at_the_next_request(workspace):
+    agents(workspace)
+    spawn = "call: agent_spawn " + json.dumps({"agent": "helper", "task": 'call: bash {"command": "echo x"}'})
+    code = "\n".join(
+        [
+            "import time",
+            "import mewrk_jupyter as mw",
+            "s = mw.Session.new(title='left')",
+            f"s.send({spawn!r})",
+            "deadline = time.monotonic() + 30",
+            "while s.pending_approval is None and time.monotonic() < deadline:",  # the helper waits for a
+            "    time.sleep(0.01)",  # decision; then this process ends
+            "print(s.id)",
+        ]
+    )
+    done = run_python(code, workspace)
+    assert done.returncode == 0, done.stderr
+    s = mw.Session.open(done.stdout.split()[-1])
+    assert subagent_cards(s)[0].state == "awaiting_approval"
+    s.send("what happened?")
+    card = subagent_cards(s)[0]
+    assert card.state == "stopped" and card.result.endswith("its own session keeps what it did.)")
+    [note] = notifications(s)
+    assert "<status>stopped</status>" in note.text and card.task_id in note.text
+
+
+def test_stop_reaches_a_subagent_that_another_process_drives(workspace):
+    agents(workspace, helper_model="offline/slow")
+    code = "\n".join(
+        [
+            "import sys, time",
+            "import mewrk_jupyter as mw",
+            "s = mw.Session.new(title='elsewhere')",
+            "s.send(" + repr(SPAWN % "long: 4000") + ")",
+            "print(s.id, flush=True)",
+            "card = [c for c in s.cards if c.kind == 'subagent'][0]",
+            "deadline = time.monotonic() + 60",  # this process follows its subagent until it ends
+            "while s.card(card.id).state == 'running' and time.monotonic() < deadline:",
+            "    time.sleep(0.05)",
+            "print(s.card(card.id).state, flush=True)",
+        ]
+    )
+    process = subprocess.Popen([sys.executable, "-c", code], cwd=workspace, stdout=subprocess.PIPE, text=True)
+    try:
+        parent_id = process.stdout.readline().split()[0]
+        s = mw.Session.open(parent_id)
+        child = mw.Session.open(subagent_cards(s)[0].session_id)
+        wait_for(lambda: child.state == "running")
+        assert s.state == "idle" and s.stop()  # the parent's own turn has ended: only its subagent runs
+        assert process.stdout.readline().strip() == "stopped"
+        assert child.runs()[-1].state == "stopped"
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_with_async_tool_calls_a_background_commands_output_becomes_its_calls_output(workspace):
+    agents(workspace)
+    s = mw.Session.new(model="offline/big", async_tools=True)
+    s.send('call: bash {"command": "echo late-output", "background": true}')
+    s.approve()
+    [task] = TASKS.of(s.id)
+    assert task.done.wait(10) and task.state == "completed"
+    s.send("go on")
+    call = next(c for c in s.cards if c.kind == "tool_call")
+    assert call.result.strip() == "late-output" and notifications(s) == []
