@@ -23,6 +23,7 @@ from ..store import cards as card_rows
 from ..store import history as history_rows
 from ..store import sessions as session_rows
 from ..store.db import Database, database
+from ..tools.mcp import ServerStatus
 from .admission import admit
 from .agent import agent_of, agent_start
 from .assembly.context import ContextInfo, measure, session_spending
@@ -85,6 +86,8 @@ class Session:
         self.stored_timeline = StoredTimeline(db, self.id)
         status = TurnStatus(self.stored_timeline)
         toolbox = ToolBox(workspace, self._settings, self.stored_timeline)
+        # The session's MCP servers stop when it is collected, and at the latest when the process exits.
+        weakref.finalize(self, toolbox.mcp.servers.close)
         approvals = Approvals(self.stored_timeline, self._settings, toolbox)
         self._parts = SessionParts(
             workspace, self._settings, self.stored_timeline, status, toolbox, approvals
@@ -293,6 +296,11 @@ class Session:
     def tool_specs(self) -> list[ToolSpec]:
         """The tools this session's model may call, with their JSON schemas (T5)."""
         return self._parts.toolbox.specs()
+
+    def mcp_servers(self) -> list[ServerStatus]:
+        """The MCP servers of the configuration folder (`mcp/<name>.yaml`) and their state for this session:
+        running (with its tools), failed (with the reason) — started now if they were not yet."""
+        return self._parts.toolbox.mcp.statuses()
 
     def tool_tier(self, name: str) -> Tier:
         """allow, ask or deny: what the safety level does with a call of the tool `name` (A4)."""

@@ -267,6 +267,7 @@ class Run:
             if self._cancel.is_set():
                 raise Stopped
             with one_reading():  # the request is built from one reading of the configuration
+                parts.toolbox.mcp.before_request(self._cancel)  # MCP servers started; one that failed is told
                 parts.toolbox.files.check()  # a file the model saw changed since: it is told, with the diff
                 parts.toolbox.hooks.run("before_request", cancel=self._cancel)  # what they print is sent too
                 settings = parts.settings.value

@@ -13,11 +13,13 @@ from ...providers.base import ToolSpec
 from ...providers.registry import config_for
 from ...store import history as history_rows
 from ...tools import ToolRegistry
+from ...tools.mcp import PREFIX
 from ..settings import StoredSettings
 from ..timeline.stored import StoredTimeline
 from ..workspace import Workspace
 from .filewatch import FileWatch
 from .hooks import Hooks
+from .mcp import SessionMcp
 from .policy import PLAN_WITHHELD, policy_for, tier_of
 from .secrets import SessionSecrets
 
@@ -34,8 +36,9 @@ class ToolBox:
         self.secrets = SessionSecrets(workspace, settings)
         self.hooks = Hooks(workspace, self.secrets, timeline)
         self.files = FileWatch(workspace, timeline, self.secrets)
+        self.mcp = SessionMcp(workspace, self.secrets, timeline)
         self._lock = threading.Lock()
-        self._built_from: tuple[object, bool] | None = None
+        self._built_from: tuple[object, ...] | None = None
         self._registry: ToolRegistry | None = None
 
     @property
@@ -46,10 +49,18 @@ class ToolBox:
     def _registry_for(self, config: Config | None) -> ToolRegistry:
         ws = self.workspace
         trusted = config is None or trust_state(config).trusted
+        agent = config.agents.get(self.settings.value.agent) if config is not None else None
+        # The MCP servers' tools join as the servers start, fail or stop.
+        extra = self.mcp.tools(config, agent) if trusted else []
+        served = tuple(extra)  # the same Tool objects as long as the same servers run
         with self._lock:
             built = self._built_from
-            if self._registry is None or built is None or built[0] is not config or built[1] != trusted:
-                agent = config.agents.get(self.settings.value.agent) if config is not None else None
+            if (
+                self._registry is None
+                or built is None
+                or built[0] is not config
+                or built[1:] != (trusted, served)
+            ):
                 # The engine's own tools (box, handoff, …) are not in the registry; they come with their issues.
                 tools = agent.tools if agent is not None else None
                 usable = config
@@ -60,13 +71,24 @@ class ToolBox:
                     if not trusted:  # a folder not trusted yet runs none of its commands
                         withheld |= set(config.tools)
                         usable = config.model_copy(update={"tools": {}})
-                enabled = None if tools is None else [t for t in tools if t not in {*ENGINE_TOOLS, *withheld}]
+                # MCP tools are chosen by the servers' state (`extra`), not checked among the others.
+                left_out = {*ENGINE_TOOLS, *withheld}
+                enabled = (
+                    None
+                    if tools is None
+                    else [t for t in tools if t not in left_out and not t.startswith(PREFIX)]
+                )
                 if self._registry is not None:
                     self._registry.close()  # its language server, if one was started
                 self._registry = ToolRegistry.build(
-                    ws.root, usable, enabled, protected=[ws.home], environment=self.secrets.environment
+                    ws.root,
+                    usable,
+                    enabled,
+                    protected=[ws.home],
+                    environment=self.secrets.environment,
+                    extra=extra,
                 )
-                self._built_from = (config, trusted)
+                self._built_from = (config, trusted, served)
             return self._registry
 
     def check(self) -> None:

@@ -1,0 +1,282 @@
+"""MCP servers (`mcp/<name>.yaml`): a real server written with the official SDK, started by the session
+over stdio or reached over streamable HTTP; its tools join a real turn against the wire server under the
+safety level, a server that fails to start or dies becomes a host message and the turn goes on, and no
+server process outlives its session."""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import mewrk_jupyter as mw
+from tests.conftest import forget_process_state, run_python, wait_for
+from tests.magics.conftest import ip, mewrk  # noqa: F401  (the fixtures)
+from tests.ports import free_port
+from tests.providers.conftest import wire_server  # noqa: F401  (the fixture)
+from tests.providers.vendors import write_vendor
+from tests.providers.wire import WireServer, anthropic_reply, anthropic_tool_use
+
+SERVER = Path(__file__).resolve().parents[1] / "tools" / "mcp_server.py"
+SECRET = "cred-mcp-99887766554433"
+KERNEL_ONLY = "kernel-only-1122334455"
+
+
+@pytest.fixture
+def vendor(workspace: Path, wire_server: WireServer, monkeypatch: pytest.MonkeyPatch) -> WireServer:  # noqa: F811
+    """A vendor on the wire server; the kernel also holds a secret the MCP file references, and a
+    variable it does not name."""
+    monkeypatch.setenv("MCP_CRED", SECRET)
+    monkeypatch.setenv("KERNEL_ONLY", KERNEL_ONLY)
+    write_vendor(
+        workspace, "a", "anthropic-messages", wire_server.url, "  m: {context_window: 100000}\n", "MCP_CRED"
+    )
+    return wire_server
+
+
+def mcp_file(workspace: Path, name: str, text: str) -> None:
+    """Write `.mewrk/mcp/<name>.yaml` and trust the folder as it now stands."""
+    folder = workspace / ".mewrk" / "mcp"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.yaml").write_text(text)
+    mw.trust(workspace)
+
+
+def stdio_server(workspace: Path, name: str = "calc", extra: str = "") -> Path:
+    """The test server over stdio; returns the file its process id is written to."""
+    pid_file = workspace / f"{name}.pid"
+    mcp_file(
+        workspace,
+        name,
+        f"command: {sys.executable}\nargs: [{SERVER}]\n"
+        f"env: {{PID_FILE: '{pid_file}', TOKEN: '${{MCP_CRED}}', GREETING: hello}}\n{extra}",
+    )
+    return pid_file
+
+
+def allow(workspace: Path, *names: str) -> None:
+    policy = workspace / ".mewrk" / "policy"
+    policy.mkdir(parents=True, exist_ok=True)
+    (policy / "default.yaml").write_text(f"safety_level: default\nallow: [{', '.join(names)}]\n")
+    mw.trust(workspace)
+
+
+def alive(pid_file: Path) -> bool:
+    try:
+        os.kill(int(pid_file.read_text()), 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def hosts(s: mw.Session) -> list[str]:
+    return [c.text for c in s.cards if c.kind == "host_message"]
+
+
+def tool_results(request) -> list[dict]:
+    return [
+        block
+        for message in request.json["messages"]
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    ]
+
+
+def test_a_stdio_server_s_tools_join_a_turn_and_its_results_become_tool_cards(workspace, vendor):
+    stdio_server(workspace)
+    allow(workspace, "ls", "mcp__calc")  # every tool of the server runs without asking
+    vendor.enqueue(
+        anthropic_reply(
+            anthropic_tool_use("mcp__calc__add", {"a": 2, "b": 3}),
+            anthropic_tool_use("mcp__calc__env", {"name": "GREETING"}),
+        )
+    )
+    vendor.enqueue(anthropic_reply("Five, and hello."))
+    s = mw.Session.new(model="a/m")
+    run = s.send("add 2 and 3")
+    assert run.state == "done", run.error
+    offered = {tool["name"]: tool for tool in vendor.requests[0].json["tools"]}
+    assert offered["mcp__calc__add"]["input_schema"]["required"] == ["a", "b"]
+    assert "Add two integers." in offered["mcp__calc__add"]["description"]
+    calls = [c for c in s.cards if c.kind == "tool_call"]
+    assert [(c.name, c.result, c.is_error) for c in calls] == [
+        ("mcp__calc__add", "5", False),
+        ("mcp__calc__env", "hello", False),
+    ]
+    assert [r["content"] for r in tool_results(vendor.requests[1])] == ["5", "hello"]
+    assert s.cards[-1].text == "Five, and hello."
+    assert [h.protocol for h in s.history][1:3] == ["tool", "tool"]  # each call is in the history
+
+
+def test_a_server_sees_only_the_variables_its_file_names_and_a_secret_never_reaches_a_card(workspace, vendor):
+    stdio_server(workspace)
+    allow(workspace, "mcp__calc__env")
+    vendor.enqueue(
+        anthropic_reply(
+            anthropic_tool_use("mcp__calc__env", {"name": "KERNEL_ONLY"}),
+            anthropic_tool_use("mcp__calc__env", {"name": "TOKEN"}),
+        )
+    )
+    vendor.enqueue(anthropic_reply("Done."))
+    s = mw.Session.new(model="a/m")
+    assert s.send("look").state == "done"
+    results = [c.result for c in s.cards if c.kind == "tool_call"]
+    # The kernel's own variable is not passed on; the referenced secret is, and is hidden in the card.
+    assert results == ["<unset>", "[redacted]"]
+    stored = json.dumps([h.model_dump(mode="json") for h in s.history], default=str)
+    assert SECRET not in stored and SECRET not in vendor.requests[1].raw_body.decode()
+
+
+def test_a_tool_the_safety_level_does_not_list_asks_before_it_runs(workspace, vendor):
+    stdio_server(workspace)
+    vendor.enqueue(anthropic_reply(anthropic_tool_use("mcp__calc__add", {"a": 40, "b": 2})))
+    vendor.enqueue(anthropic_reply("42."))
+    s = mw.Session.new(model="a/m")
+    assert s.tool_tier("mcp__calc__add") == "ask"
+    run = s.send("add")
+    assert run.state == "awaiting_approval"
+    approval = s.pending_approval
+    assert approval.name == "mcp__calc__add" and approval.params == {"a": 40, "b": 2}
+    assert s.approve().wait().state == "done"
+    [call] = [c for c in s.cards if c.kind == "tool_call"]
+    assert call.result == "42" and s.cards[-1].text == "42."
+
+
+def test_a_server_that_fails_to_start_is_a_host_message_and_the_turn_goes_on(workspace, vendor):
+    mcp_file(workspace, "ghost", "command: /nonexistent/mcp-server\n")
+    mcp_file(
+        workspace,
+        "quits",
+        f"command: {sys.executable}\nargs: ['-c', 'import sys; print(\"no database here\", file=sys.stderr); sys.exit(2)']\n",
+    )
+    mcp_file(
+        workspace,
+        "mute",
+        f"command: {sys.executable}\nargs: ['-c', 'import time; time.sleep(60)']\nstartup_timeout: 1\n",
+    )
+    vendor.enqueue(anthropic_reply("Fine without them."))
+    s = mw.Session.new(model="a/m")
+    run = s.send("hi")
+    assert run.state == "done", run.error
+    said = hosts(s)
+    assert sorted(said) == [
+        "The MCP server `ghost` failed to start: the command `/nonexistent/mcp-server` was not found. "
+        "Its tools are not available in this conversation.",
+        "The MCP server `mute` failed to start: it did not start within 1 second. "
+        "Its tools are not available in this conversation.",
+        "The MCP server `quits` failed to start: it exited before answering — it said: no database here. "
+        "Its tools are not available in this conversation.",
+    ]
+    sent = vendor.requests[0].raw_body.decode()
+    assert all(f"`{name}` failed to start" in sent for name in ("ghost", "mute", "quits"))
+    assert s.cards[-1].text == "Fine without them."
+    assert not any(t["name"].startswith("mcp__") for t in vendor.requests[0].json.get("tools", []))
+    # Told once: the next request does not repeat it.
+    vendor.enqueue(anthropic_reply("Still fine."))
+    assert s.send("again").state == "done"
+    assert len(hosts(s)) == 3
+
+
+def test_a_server_that_dies_during_a_call_is_an_error_result_and_a_host_message(workspace, vendor):
+    pid_file = stdio_server(workspace)
+    allow(workspace, "mcp__calc")
+    vendor.enqueue(anthropic_reply(anthropic_tool_use("mcp__calc__crash", {})))
+    vendor.enqueue(anthropic_reply("It crashed."))
+    s = mw.Session.new(model="a/m")
+    run = s.send("crash it")
+    assert run.state == "done", run.error
+    [call] = [c for c in s.cards if c.kind == "tool_call"]
+    assert call.is_error and "The MCP server `calc` is not running" in call.result
+    [said] = hosts(s)
+    assert said.startswith("The MCP server `calc` stopped: ")
+    assert "mcp__calc__add" not in [t["name"] for t in vendor.requests[1].json["tools"]]
+    assert not alive(pid_file)
+    assert [(x.name, x.state) for x in s.mcp_servers()] == [("calc", "failed")]
+
+
+def test_an_untrusted_folder_starts_no_server(workspace):
+    folder = workspace / ".mewrk" / "mcp"
+    folder.mkdir(parents=True)
+    (folder / "calc.yaml").write_text(f"command: {sys.executable}\nargs: [{SERVER}]\n")
+    with pytest.warns(mw.ConfigNotice, match=r"run the command `.*mcp_server.py` \(mcp/calc.yaml\)"):
+        s = mw.Session.new()
+    [status] = s.mcp_servers()
+    assert status.state == "stopped" and "not trusted" in status.reason
+    assert not any(spec.name.startswith("mcp__") for spec in s.tool_specs())
+
+
+def test_the_server_stops_when_its_session_is_collected_and_when_the_process_exits(workspace, monkeypatch):
+    monkeypatch.setenv("MCP_CRED", SECRET)
+    pid_file = stdio_server(workspace)
+    s = mw.Session.new()
+    assert [x.state for x in s.mcp_servers()] == ["running"]
+    assert alive(pid_file)
+    del s
+    forget_process_state()
+    gc.collect()
+    wait_for(lambda: not alive(pid_file))
+
+    pid_file.unlink()
+    done = run_python(
+        """
+        import mewrk_jupyter as mw
+        s = mw.Session.new()
+        print([x.state for x in s.mcp_servers()])
+        """,
+        workspace,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "['running']" in done.stdout
+    wait_for(lambda: not alive(pid_file))
+
+
+@pytest.fixture
+def http_server(workspace: Path):
+    """The test server over streamable HTTP, in a process of its own."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, str(SERVER), "http", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def test_a_streamable_http_server_s_tools_join_a_turn(workspace, vendor, http_server):
+    import socket
+
+    host, port = http_server.split("/")[2].split(":")
+    wait_for(lambda: socket.socket().connect_ex((host, int(port))) == 0)
+    mcp_file(workspace, "web", f"url: {http_server}\nheaders: {{Authorization: '${{MCP_CRED}}'}}\n")
+    allow(workspace, "mcp__web__add")
+    vendor.enqueue(anthropic_reply(anthropic_tool_use("mcp__web__add", {"a": 1, "b": 1})))
+    vendor.enqueue(anthropic_reply("Two."))
+    s = mw.Session.new(model="a/m")
+    run = s.send("1+1")
+    assert run.state == "done", run.error
+    [call] = [c for c in s.cards if c.kind == "tool_call"]
+    assert (call.name, call.result) == ("mcp__web__add", "2")
+    [status] = s.mcp_servers()
+    assert (status.transport, status.state, status.where) == ("http", "running", http_server)
+
+
+def test_mewrk_mcp_lists_each_server_and_its_state(workspace, mewrk, monkeypatch):  # noqa: F811
+    monkeypatch.setenv("MCP_CRED", SECRET)
+    stdio_server(workspace)
+    mcp_file(workspace, "ghost", "command: /nonexistent/mcp-server\n")
+    mewrk("new")
+    shown = mewrk("mcp")
+    assert "| `calc` | stdio" in shown
+    assert "running, 3 tools | `mcp__calc__add`, `mcp__calc__env`, `mcp__calc__crash` |" in shown
+    assert (
+        "| `ghost` | stdio `/nonexistent/mcp-server` | failed: the command `/nonexistent/mcp-server` was not found |"
+        in shown
+    )
