@@ -275,8 +275,80 @@ def test_mewrk_mcp_lists_each_server_and_its_state(workspace, mewrk, monkeypatch
     mewrk("new")
     shown = mewrk("mcp")
     assert "| `calc` | stdio" in shown
-    assert "running, 3 tools | `mcp__calc__add`, `mcp__calc__env`, `mcp__calc__crash` |" in shown
+    assert (
+        "running, 4 tools | `mcp__calc__add`, `mcp__calc__env`, `mcp__calc__sleep`, `mcp__calc__crash` |"
+        in shown
+    )
     assert (
         "| `ghost` | stdio `/nonexistent/mcp-server` | failed: the command `/nonexistent/mcp-server` was not found |"
         in shown
     )
+
+
+def test_a_server_that_dies_between_turns_is_told_before_the_next_request(workspace, vendor):
+    pid_file = stdio_server(workspace)
+    s = mw.Session.new(model="a/m")
+    assert [x.state for x in s.mcp_servers()] == ["running"]
+    os.kill(int(pid_file.read_text()), 9)  # the test's own server process
+    wait_for(lambda: s.mcp_servers()[0].state == "failed")
+    vendor.enqueue(anthropic_reply("Noted."))
+    assert s.send("still there?").state == "done"
+    [said] = hosts(s)
+    assert said.startswith("The MCP server `calc` stopped: its process exited")
+    assert said in vendor.requests[0].raw_body.decode()
+    assert not any(t["name"].startswith("mcp__") for t in vendor.requests[0].json.get("tools", []))
+
+
+def test_an_agent_with_a_tool_list_gets_only_the_mcp_tools_it_names(workspace, monkeypatch):
+    monkeypatch.setenv("MCP_CRED", SECRET)
+    stdio_server(workspace)
+    stdio_server(workspace, "other")
+    agents = workspace / ".mewrk" / "agents"
+    agents.mkdir()
+    (agents / "main.yaml").write_text("model: offline/echo\ntools: [read, mcp__calc__add, mcp__other]\n")
+    s = mw.Session.new()
+    assert [x.state for x in s.mcp_servers()] == ["running", "running"]
+    assert [spec.name for spec in s.tool_specs()] == [
+        "read",
+        "mcp__calc__add",
+        "mcp__other__add",
+        "mcp__other__env",
+        "mcp__other__sleep",
+        "mcp__other__crash",
+    ]
+
+
+def test_mcp_in_the_composer_says_what_the_notebook_says(workspace, mewrk, monkeypatch):  # noqa: F811
+    from mewrk_jupyter import magics
+    from tests.widget.recording import RecordingWidget
+
+    monkeypatch.setenv("MCP_CRED", SECRET)
+    stdio_server(workspace)
+    (workspace / ".mewrk" / "mcp" / "bad.yaml").write_text("url: ftp://nowhere\n")
+    mw.trust(workspace)
+    with pytest.warns(mw.ConfigNotice):
+        mewrk("new")
+    view = RecordingWidget(magics.current_session())
+    view.hello()
+    try:
+        answer = view.do("command", text="/mcp")
+    finally:
+        view.close()
+    assert answer["ok"]
+    assert answer["message"] == (
+        "MCP servers: bad (failed: url must be an http:// or https:// address); calc (running, 4 tools)."
+    )
+
+
+def test_stop_ends_a_long_mcp_call_and_the_turn(workspace, vendor):
+    stdio_server(workspace)
+    allow(workspace, "mcp__calc")
+    vendor.enqueue(anthropic_reply(anthropic_tool_use("mcp__calc__sleep", {"seconds": 60})))
+    s = mw.Session.new(model="a/m")
+    run = s.send("wait a minute", wait=False)
+    wait_for(lambda: any(c.kind == "tool_call" and c.status == "running" for c in s.cards))
+    s.stop()
+    assert run.wait(30).state == "stopped"
+    [call] = [c for c in s.cards if c.kind == "tool_call"]
+    assert call.is_error and "stopped before it finished" in call.result
+    assert [x.state for x in s.mcp_servers()] == ["running"]  # the server itself goes on

@@ -12,6 +12,7 @@ import signal
 import sys
 from pathlib import Path
 
+import anyio
 from mcp.server.mcpserver import MCPServer
 
 server = MCPServer("testing")
@@ -27,6 +28,13 @@ def add(a: int, b: int) -> int:
 def env(name: str) -> str:
     """The value of one of the server's environment variables, or `<unset>`."""
     return os.environ.get(name, "<unset>")
+
+
+@server.tool()
+async def sleep(seconds: float) -> str:
+    """Wait, then say so."""
+    await anyio.sleep(seconds)
+    return f"slept {seconds:g} s"
 
 
 @server.tool()

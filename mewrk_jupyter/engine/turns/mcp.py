@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import replace
+from pathlib import Path
 
 from ...cards.models import HostMessage
 from ...config import AgentConfig, Config, trust_state
@@ -18,7 +19,7 @@ from ..workspace import Workspace
 from .secrets import SessionSecrets
 
 TOPIC = "mcp"
-UNTRUSTED = "not started: the configuration folder is not trusted yet (mw.trust() or %mewrk trust)"
+UNTRUSTED = "the configuration folder is not trusted yet (mw.trust() or %mewrk trust)"
 
 
 class SessionMcp:
@@ -52,15 +53,20 @@ class SessionMcp:
         """Each configured server's state, once it had its chance to start."""
         config = config_for(self.workspace.home)
         if config is not None and config.mcp and not trust_state(config).trusted:
-            return [
+            found = [
                 ServerStatus(name, c.transport, c.where, "stopped", reason=UNTRUSTED)
-                for name, c in sorted(config.mcp.items())
+                for name, c in config.mcp.items()
             ]
-        self.sync()
-        return [
-            replace(status, reason=self.secrets.redact(status.reason)) if status.reason else status
-            for status in self.servers.statuses()
-        ]
+        else:
+            self.sync()
+            found = [
+                replace(status, reason=self.secrets.redact(status.reason)) if status.reason else status
+                for status in self.servers.statuses()
+            ]
+        # A file that failed to load starts nothing; it is listed with what is wrong with it.
+        broken = [p for p in (config.problems if config is not None else ()) if p.file.startswith("mcp/")]
+        found += [ServerStatus(Path(p.file).stem, "", p.file, "failed", reason=p.message) for p in broken]
+        return sorted(found, key=lambda status: status.name)
 
     def tools(self, config: Config | None, agent: AgentConfig | None) -> list[Tool]:
         """The running servers' tools the agent may use: all of them, unless its `tools:` list names some
