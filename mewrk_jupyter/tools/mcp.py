@@ -28,6 +28,7 @@ MAX_NAME = 64  # what the vendors accept as a tool name
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _POLL = 0.05
 STOP_WAIT = 8.0  # seconds a stop waits for the SDK's own shutdown of every server (stdin, TERM, KILL)
+GONE_WAIT = 2.0  # seconds a call cut off by its connection waits to learn whether the server is gone
 
 
 def tool_name(server: str, tool: str) -> str:
@@ -153,6 +154,8 @@ class McpServers:
         if loop is not None and thread is not None:
             loop.call_soon_threadsafe(loop.stop)
             thread.join(STOP_WAIT)
+            if not thread.is_alive():
+                loop.close()
 
     # ---- inside --------------------------------------------------------------------------------
 
@@ -196,7 +199,9 @@ class McpServers:
                 except ConnectionError as exc:
                     return ToolResult(text=str(exc), is_error=True)
                 except concurrent.futures.CancelledError:
-                    return ToolResult(text=f"`{name}` was stopped before it finished.", is_error=True)
+                    # Not by Stop: the connection failed under the call (an HTTP server gone away).
+                    connection.ended.wait(GONE_WAIT)
+                    return ToolResult(text=_ended(connection, name), is_error=True)
                 except Exception as exc:  # the server's error answer, or a timeout of the SDK's
                     text = str(exc).strip() or type(exc).__name__
                     return ToolResult(
@@ -242,3 +247,9 @@ def _failure_sentence(connection: McpConnection) -> str:
         f"The MCP server `{connection.name}` {what}: {connection.reason}. "
         f"Its tools are not available in this conversation."
     )
+
+
+def _ended(connection: McpConnection, name: str) -> str:
+    if connection.state == "failed":
+        return connection.unavailable()
+    return f"`{name}` ended without a result: the MCP server `{connection.name}` closed the call."

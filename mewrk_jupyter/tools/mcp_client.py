@@ -44,6 +44,7 @@ class McpConnection:
         self.reason: str | None = None
         self.tools: list[mcp_types.Tool] = []
         self.settled = threading.Event()  # set once it runs, or failed to start
+        self.ended = threading.Event()  # set once it failed or stopped
         self.started_once = False
         self._on_failure = on_failure
         self._client: Client | None = None
@@ -86,6 +87,7 @@ class McpConnection:
         if self._stopping and self.state != "failed":
             self.state = "stopped"
         self.settled.set()
+        self.ended.set()
         self._stderr.close()
 
     async def call(self, tool: str, params: dict[str, Any]) -> mcp_types.CallToolResult:
@@ -169,6 +171,7 @@ class McpConnection:
         self.state, self.reason = "failed", reason[:MAX_REASON]
         self._client = None
         self.settled.set()
+        self.ended.set()
         if self._closed is not None:
             self._closed.set()  # the holding task ends the connection and its process
         self._on_failure(self)

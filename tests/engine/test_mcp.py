@@ -8,6 +8,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -236,6 +237,11 @@ def test_the_server_stops_when_its_session_is_collected_and_when_the_process_exi
     wait_for(lambda: not alive(pid_file))
 
 
+def listening(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
 @pytest.fixture
 def http_server(workspace: Path):
     """The test server over streamable HTTP, in a process of its own."""
@@ -243,19 +249,17 @@ def http_server(workspace: Path):
     process = subprocess.Popen(
         [sys.executable, str(SERVER), "http", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
+    wait_for(lambda: listening(port))
     try:
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield f"http://127.0.0.1:{port}/mcp", process
     finally:
         process.terminate()
         process.wait(10)
 
 
 def test_a_streamable_http_server_s_tools_join_a_turn(workspace, vendor, http_server):
-    import socket
-
-    host, port = http_server.split("/")[2].split(":")
-    wait_for(lambda: socket.socket().connect_ex((host, int(port))) == 0)
-    mcp_file(workspace, "web", f"url: {http_server}\nheaders: {{Authorization: '${{MCP_CRED}}'}}\n")
+    url, _ = http_server
+    mcp_file(workspace, "web", f"url: {url}\nheaders: {{Authorization: '${{MCP_CRED}}'}}\n")
     allow(workspace, "mcp__web__add")
     vendor.enqueue(anthropic_reply(anthropic_tool_use("mcp__web__add", {"a": 1, "b": 1})))
     vendor.enqueue(anthropic_reply("Two."))
@@ -265,7 +269,26 @@ def test_a_streamable_http_server_s_tools_join_a_turn(workspace, vendor, http_se
     [call] = [c for c in s.cards if c.kind == "tool_call"]
     assert (call.name, call.result) == ("mcp__web__add", "2")
     [status] = s.mcp_servers()
-    assert (status.transport, status.state, status.where) == ("http", "running", http_server)
+    assert (status.transport, status.state, status.where) == ("http", "running", url)
+
+
+def test_an_http_server_that_went_away_is_an_error_result_and_a_host_message(workspace, vendor, http_server):
+    url, process = http_server
+    mcp_file(workspace, "web", f"url: {url}\n")
+    allow(workspace, "mcp__web")
+    s = mw.Session.new(model="a/m")
+    assert [x.state for x in s.mcp_servers()] == ["running"]
+    process.kill()  # the test's own server process
+    process.wait(10)
+    vendor.enqueue(anthropic_reply(anthropic_tool_use("mcp__web__add", {"a": 1, "b": 1})))
+    vendor.enqueue(anthropic_reply("It is gone."))
+    run = s.send("1+1")
+    assert run.state == "done", run.error
+    [call] = [c for c in s.cards if c.kind == "tool_call"]
+    assert call.is_error and call.result.startswith("The MCP server `web` is not running")
+    [said] = hosts(s)
+    assert said.startswith("The MCP server `web` stopped: ")
+    assert s.cards[-1].text == "It is gone."
 
 
 def test_mewrk_mcp_lists_each_server_and_its_state(workspace, mewrk, monkeypatch):  # noqa: F811
