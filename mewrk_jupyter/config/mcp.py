@@ -26,7 +26,7 @@ class McpServerConfig(ConfigModel):
     Either `command` (with `args`) starts the server as a process speaking MCP over stdio, with no
     environment but the basic one (PATH, HOME, …) and the variables `env` names; or `url` reaches a
     server over streamable HTTP, with `headers`. A value that is a credential is a reference
-    (`${ENV_VAR}` or `@file:/path`), resolved when the server starts.
+    (`${ENV_VAR}` or `@file:/path`), resolved when the server starts; so is an argument that is one.
     """
 
     command: str | None = None
@@ -113,8 +113,13 @@ class McpServerConfig(ConfigModel):
 
     def references(self) -> list[tuple[str, str]]:
         """The secret references of this server's env and headers, each with its field."""
-        found = [(v, f"env.{k}") for k, v in self.env.items() if is_reference(v)]
+        found = [(v, f"args.{i}") for i, v in enumerate(self.args) if is_reference(v)]
+        found += [(v, f"env.{k}") for k, v in self.env.items() if is_reference(v)]
         return found + [(v, f"headers.{k}") for k, v in self.headers.items() if is_reference(v)]
+
+    def resolve_args(self) -> list[str]:
+        """The arguments of the server's command, with references read now (never stored)."""
+        return [resolve_secret(v) if is_reference(v) else v for v in self.args]
 
     def resolve_env(self) -> dict[str, str]:
         """The variables the server's process is given, with references read now (never stored)."""

@@ -131,7 +131,7 @@ class McpConnection:
         config = self.config
         if config.command is not None:
             params = StdioServerParameters(
-                command=config.command, args=list(config.args), env=config.resolve_env(), cwd=self.root
+                command=config.command, args=config.resolve_args(), env=config.resolve_env(), cwd=self.root
             )
             return self._watched(stdio_client(params, errlog=self._stderr))
         http = create_mcp_http_client(headers=config.resolve_headers() or None)

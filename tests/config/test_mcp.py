@@ -51,13 +51,17 @@ def test_a_server_file_that_cannot_act_is_refused_with_a_sentence(home, write, t
 
 
 def test_trusting_the_folder_is_asked_for_its_servers_commands_and_secrets(home, write):
-    write("mcp/git.yaml", "command: uvx\nargs: [mcp-server-git]\nenv: {GITHUB_TOKEN: '${GH_TOKEN}'}\n")
+    write(
+        "mcp/git.yaml",
+        "command: uvx\nargs: [mcp-server-git, --key, '@file:/run/git.key']\nenv: {GITHUB_TOKEN: '${GH_TOKEN}'}\n",
+    )
     write("mcp/web.yaml", "url: https://mcp.example.com/mcp\nheaders: {Authorization: '${WEB_KEY}'}\n")
     exposure = exposure_of(read_config(home))
     assert exposure.needs_trust
-    assert exposure.commands == ("`uvx mcp-server-git` (mcp/git.yaml)",)
+    assert exposure.commands == ("`uvx mcp-server-git --key @file:/run/git.key` (mcp/git.yaml)",)
     assert exposure.servers == ("https://mcp.example.com/mcp (mcp/web.yaml)",)
     assert exposure.secrets == (
+        "@file:/run/git.key (mcp/git.yaml, args.2)",
         "${GH_TOKEN} (mcp/git.yaml, env.GITHUB_TOKEN)",
         "${WEB_KEY} (mcp/web.yaml, headers.Authorization)",
     )

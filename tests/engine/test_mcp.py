@@ -54,7 +54,7 @@ def stdio_server(workspace: Path, name: str = "calc", extra: str = "") -> Path:
     mcp_file(
         workspace,
         name,
-        f"command: {sys.executable}\nargs: [{SERVER}]\n"
+        f"command: {sys.executable}\nargs: [{SERVER}, --key, '${{MCP_CRED}}']\n"
         f"env: {{PID_FILE: '{pid_file}', TOKEN: '${{MCP_CRED}}', GREETING: hello}}\n{extra}",
     )
     return pid_file
@@ -122,14 +122,17 @@ def test_a_server_sees_only_the_variables_its_file_names_and_a_secret_never_reac
         anthropic_reply(
             anthropic_tool_use("mcp__calc__env", {"name": "KERNEL_ONLY"}),
             anthropic_tool_use("mcp__calc__env", {"name": "TOKEN"}),
+            anthropic_tool_use("mcp__calc__env", {"name": "ARGV"}),
         )
     )
     vendor.enqueue(anthropic_reply("Done."))
     s = mw.Session.new(model="a/m")
     assert s.send("look").state == "done"
     results = [c.result for c in s.cards if c.kind == "tool_call"]
-    # The kernel's own variable is not passed on; the referenced secret is, and is hidden in the card.
-    assert results == ["<unset>", "[redacted]"]
+    # The kernel's own variable is not passed on; the referenced secret is (as a variable and as an
+    # argument), and is hidden in the card.
+    assert results == ["<unset>", "[redacted]", "--key [redacted]"]
+    assert s.mcp_servers()[0].where.endswith("mcp_server.py --key ${MCP_CRED}")
     stored = json.dumps([h.model_dump(mode="json") for h in s.history], default=str)
     assert SECRET not in stored and SECRET not in vendor.requests[1].raw_body.decode()
 
@@ -306,6 +309,7 @@ def test_mewrk_mcp_lists_each_server_and_its_state(workspace, mewrk, monkeypatch
         "| `ghost` | stdio `/nonexistent/mcp-server` | failed: the command `/nonexistent/mcp-server` was not found |"
         in shown
     )
+    assert "| `mcp__calc__add` | ask | Add two integers. |" in mewrk("tools")
 
 
 def test_a_server_that_dies_between_turns_is_told_before_the_next_request(workspace, vendor):

@@ -2,7 +2,7 @@
 
 `python mcp_server.py` serves over stdio; `python mcp_server.py http PORT` over streamable HTTP at
 `http://127.0.0.1:PORT/mcp`. With `PID_FILE` in its environment it writes its process id there, so a
-test can see that the process ended.
+test can see that the process ended; the tool `env` reads `ARGV`, the arguments it was started with.
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ def crash() -> str:
 
 
 if __name__ == "__main__":
+    os.environ["ARGV"] = " ".join(sys.argv[1:])  # what it was started with, readable through `env`
     if os.environ.get("PID_FILE"):
         Path(os.environ["PID_FILE"]).write_text(str(os.getpid()))
     if sys.argv[1:2] == ["http"]:
