@@ -189,25 +189,26 @@ class McpServers:
 
         def handler(params: dict[str, Any], cancel: threading.Event | None) -> ToolResult:
             future = asyncio.run_coroutine_threadsafe(connection.call(listed.name, params), loop)
-            while True:
-                try:
-                    return result_of(future.result(_POLL))
-                except concurrent.futures.TimeoutError:
-                    if cancel is not None and cancel.is_set():
-                        future.cancel()  # the SDK tells the server the request was cancelled
-                        return ToolResult(text=f"`{name}` was stopped before it finished.", is_error=True)
-                except ConnectionError as exc:
-                    return ToolResult(text=str(exc), is_error=True)
-                except concurrent.futures.CancelledError:
-                    # Not by Stop: the connection failed under the call (an HTTP server gone away).
-                    connection.ended.wait(GONE_WAIT)
-                    return ToolResult(text=_ended(connection, name), is_error=True)
-                except Exception as exc:  # the server's error answer, or a timeout of the SDK's
-                    text = str(exc).strip() or type(exc).__name__
-                    return ToolResult(
-                        text=f"The MCP server `{connection.name}` answered with an error: {text}",
-                        is_error=True,
-                    )
+            # Waited for by polling, not by result(timeout): a TimeoutError the call itself raised (the
+            # SDK's read timeout) must not read as "not done yet".
+            while not future.done():
+                if cancel is not None and cancel.is_set():
+                    future.cancel()  # the SDK tells the server the request was cancelled
+                    return ToolResult(text=f"`{name}` was stopped before it finished.", is_error=True)
+                concurrent.futures.wait([future], _POLL)
+            try:
+                return result_of(future.result())
+            except ConnectionError as exc:
+                return ToolResult(text=str(exc), is_error=True)
+            except concurrent.futures.CancelledError:
+                # Not by Stop: the connection failed under the call (an HTTP server gone away).
+                connection.ended.wait(GONE_WAIT)
+                return ToolResult(text=_ended(connection, name), is_error=True)
+            except Exception as exc:  # the server's error answer, or the SDK's read timeout
+                text = str(exc).strip() or type(exc).__name__
+                return ToolResult(
+                    text=f"The call to the MCP server `{connection.name}` failed: {text}", is_error=True
+                )
 
         return Tool(
             name,

@@ -75,7 +75,10 @@ class McpConnection:
                     self.state, self.started_once = "running", True
                     self.settled.set()
                     await self._closed.wait()
-                    self._fail("its process exited" + self._stderr_tail())
+                    gone = (
+                        "its process exited" if self.config.command is not None else "the connection closed"
+                    )
+                    self._fail(gone + self._stderr_tail())
             except ConfigError as exc:
                 self._fail(str(exc))
             except Exception as exc:  # whatever the transport or the server raised: said, never raised

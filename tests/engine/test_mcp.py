@@ -379,3 +379,17 @@ def test_stop_ends_a_long_mcp_call_and_the_turn(workspace, vendor):
     [call] = [c for c in s.cards if c.kind == "tool_call"]
     assert call.is_error and "stopped before it finished" in call.result
     assert [x.state for x in s.mcp_servers()] == ["running"]  # the server itself goes on
+
+
+def test_a_call_past_the_server_s_timeout_ends_with_an_error_result(workspace, vendor):
+    stdio_server(workspace, extra="timeout: 1\n")
+    allow(workspace, "mcp__calc")
+    vendor.enqueue(anthropic_reply(anthropic_tool_use("mcp__calc__sleep", {"seconds": 30})))
+    vendor.enqueue(anthropic_reply("Too slow."))
+    s = mw.Session.new(model="a/m")
+    run = s.send("wait")
+    assert run.state == "done", run.error
+    [call] = [c for c in s.cards if c.kind == "tool_call"]
+    assert call.is_error
+    assert call.result == "The call to the MCP server `calc` failed: Request 'tools/call' timed out"
+    assert [x.state for x in s.mcp_servers()] == ["running"]
