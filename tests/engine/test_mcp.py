@@ -393,3 +393,23 @@ def test_a_call_past_the_server_s_timeout_ends_with_an_error_result(workspace, v
     assert call.is_error
     assert call.result == "The call to the MCP server `calc` failed: Request 'tools/call' timed out"
     assert [x.state for x in s.mcp_servers()] == ["running"]
+
+
+def test_a_notebook_kernel_s_servers_end_with_the_kernel(workspace, monkeypatch):
+    import nbformat
+    from nbclient import NotebookClient
+
+    monkeypatch.setenv("MCP_CRED", SECRET)
+    pid_file = stdio_server(workspace)
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell(line)
+            for line in ("%load_ext mewrk_jupyter", "%mewrk new", "%mewrk mcp")
+        ]
+    )
+    NotebookClient(
+        nb, timeout=60, kernel_name="python3", resources={"metadata": {"path": str(workspace)}}
+    ).execute(env=dict(os.environ))
+    shown = "".join(out.get("data", {}).get("text/markdown", "") for out in nb.cells[2].outputs)
+    assert "running, 4 tools" in shown
+    wait_for(lambda: not alive(pid_file))  # the kernel is gone, and so is its server
