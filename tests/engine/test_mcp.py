@@ -413,3 +413,23 @@ def test_a_notebook_kernel_s_servers_end_with_the_kernel(workspace, monkeypatch)
     shown = "".join(out.get("data", {}).get("text/markdown", "") for out in nb.cells[2].outputs)
     assert "running, 4 tools" in shown
     wait_for(lambda: not alive(pid_file))  # the kernel is gone, and so is its server
+
+
+def test_an_mcp_call_approved_in_a_new_process_or_run_by_hand_starts_its_server_first(workspace, vendor):
+    stdio_server(workspace)
+    vendor.enqueue(anthropic_reply(anthropic_tool_use("mcp__calc__add", {"a": 20, "b": 22})))
+    vendor.enqueue(anthropic_reply("42."))
+    s = mw.Session.new(model="a/m")
+    assert s.send("add").state == "awaiting_approval"
+    session_id = s.id
+    del s
+    forget_process_state()  # as if the approval came from another process
+    gc.collect()
+    again = mw.Session.open(session_id)
+    assert again.approve().wait().state == "done"
+    assert [c.result for c in again.cards if c.kind == "tool_call"] == ["42"]
+    fresh = mw.Session.new(model="a/m")
+    run = fresh.execute("mcp__calc__add", {"a": 1, "b": 2})
+    assert run.state == "awaiting_approval"  # by hand too, an unlisted tool asks
+    assert fresh.approve().wait().state == "done"
+    assert [c.result for c in fresh.cards if c.kind == "tool_call"] == ["3"]

@@ -105,6 +105,13 @@ class ToolBox:
             return [spec for spec in specs if spec.name not in PLAN_WITHHELD]
         return specs
 
+    def offers(self, name: str) -> bool:
+        """Whether the tool `name` exists for this session now; an MCP server's tool is looked for once its
+        server had its chance to start (an approval decided in a new process, a call run by hand)."""
+        if name.startswith(PREFIX):
+            self.mcp.sync()
+        return self.registry.get(name) is not None
+
     def withheld(self, name: str) -> bool:
         """Whether plan mode withholds the tool `name` from the model now."""
         return self.settings.value.plan_mode and name in PLAN_WITHHELD
@@ -120,6 +127,8 @@ class ToolBox:
         call.status = "running"
         self.timeline.save(call)
         started = time.time()
+        if call.name.startswith(PREFIX):
+            self.mcp.sync(cancel=cancel)  # its server runs before its call does, in whatever process
         result = self.registry.run(call.name, dict(call.params), cancel)
         # A secret the command printed anyway (read from a file, say) is hidden before it is stored.
         result = result.model_copy(update={"text": self.secrets.redact(result.text)})
