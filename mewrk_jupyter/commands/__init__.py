@@ -10,7 +10,7 @@ live view in a notebook, a notice, an offer or a panel in the widget) is each su
 from __future__ import annotations
 
 from ..engine.session import Session
-from . import preferences, sessions, settings, skills, timeline, tools
+from . import mcp, preferences, sessions, settings, skills, timeline, tools
 from .base import (
     COMPOSER,
     NOTEBOOK,
@@ -163,6 +163,13 @@ COMMANDS: dict[str, Command] = {
             "run an ls / grep / find / read / lsp call again with its edited parameters",
             tools.rerun,
             surfaces=ONLY_NOTEBOOK,
+        ),
+        Command(
+            "mcp",
+            "",
+            "the workspace's MCP servers: running with their tools, or why one failed",
+            mcp.mcp,
+            needs="mcp_servers",
         ),
         Command(
             "skill",

@@ -31,6 +31,7 @@ def reject(call: Call) -> Result:
 def tools(call: Call) -> Result:
     """`tools`: the tools the model may call, and what the safety level does with each."""
     s = call.current
+    s.mcp_servers()  # started now if they were not, so that their tools are listed too
     rows = [
         f"| `{t.name}` | {s.tool_tier(t.name)} | {inert_inline(t.description.splitlines()[0])} |"
         for t in s.tool_specs()

@@ -14,7 +14,7 @@ from .files import KINDS, SUFFIXES
 PREFERENCES_FILE = "preferences.yaml"
 PREFERENCES_KIND = "preferences"
 # The folders the editor lists, in the order a person meets them; server/ is listed but read-only.
-EDITOR_FOLDERS = ("llm", "agents", "policy", "tools", "hooks", "prompts", "server")
+EDITOR_FOLDERS = ("llm", "agents", "policy", "tools", "hooks", "mcp", "prompts", "server")
 
 
 @dataclass(frozen=True)

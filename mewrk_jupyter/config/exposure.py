@@ -83,6 +83,14 @@ def exposure_of(config: Config) -> Exposure:
     commands += [
         f"`{_command_text(hook.command)}` (hooks/{name}.yaml)" for name, hook in config.hooks.items()
     ]
+    for name, server in config.mcp.items():
+        where = f"mcp/{name}.yaml"
+        if server.url is not None:
+            servers.append(f"{server.url} ({where})")
+        else:
+            commands.append(f"`{server.where}` ({where})")
+        secrets += [f"{ref} ({where}, {field})" for ref, field in server.references()]
+        headers += [f"{header} ({where})" for header in server.headers]
     unasked = []
     passed = []
     for level, policy in config.policies.items():

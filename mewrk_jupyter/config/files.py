@@ -13,6 +13,7 @@ from .agents import AgentConfig
 from .base import FILE_NAME
 from .hooks import HookConfig
 from .llm import VendorConfig
+from .mcp import McpServerConfig
 from .policy import PolicyConfig
 from .preferences import PREFERENCES_FILE, Preferences
 from .problems import describe, fail, optional_fields, raise_problems, required_fields
@@ -49,6 +50,7 @@ KINDS: dict[str, FileKind] = {
     # S1: the settings editor also edits prompt profiles (read at each request, like the folders above).
     "prompts": FileKind("prompts", PromptProfile, "prompt profile"),
     "hooks": FileKind("hooks", HookConfig, "hook"),
+    "mcp": FileKind("mcp", McpServerConfig, "MCP server"),
 }
 EDITABLE_KINDS: tuple[str, ...] = tuple(k for k, v in KINDS.items() if v.editable)
 

@@ -16,7 +16,7 @@ Protocol = Literal["anthropic-messages", "openai-chat", "openai-responses", "azu
 PROTOCOLS: tuple[str, ...] = get_args(Protocol)
 
 # Header names whose values are credentials: a literal there is refused like a literal api_key.
-_SECRET_HEADER = re.compile(r"authorization|api[-_]?key|token|secret|cookie", re.IGNORECASE)
+SECRET_HEADER = re.compile(r"authorization|api[-_]?key|token|secret|cookie", re.IGNORECASE)
 
 
 class Prices(ConfigModel):
@@ -78,7 +78,7 @@ class VendorConfig(ConfigModel):
     def _headers(cls, value: Any) -> Any:
         if isinstance(value, dict):
             for name, text in value.items():
-                if _SECRET_HEADER.search(str(name)) or (
+                if SECRET_HEADER.search(str(name)) or (
                     isinstance(text, str) and text.startswith(("${", "@file:"))
                 ):
                     check_reference(text, "headers", str(name))

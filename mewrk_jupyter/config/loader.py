@@ -12,6 +12,7 @@ from .agents import AgentConfig
 from .files import KINDS, SUFFIXES, read_text, validate_text
 from .hooks import HookConfig
 from .llm import ModelConfig, VendorConfig
+from .mcp import McpServerConfig
 from .policy import PolicyConfig
 from .problems import InvalidConfig, Problem, raise_problems
 from .prompts import PromptProfile
@@ -31,6 +32,7 @@ class Config(BaseModel):
     tools: dict[str, ToolConfig] = {}
     prompts: dict[str, PromptProfile] = {}
     hooks: dict[str, HookConfig] = {}
+    mcp: dict[str, McpServerConfig] = {}
     server: ServerConfig | None = None
     # What is wrong with the files that were left out: each disables only what it defines.
     problems: tuple[Problem, ...] = ()
@@ -40,7 +42,7 @@ class Config(BaseModel):
     @property
     def is_empty(self) -> bool:
         """True when no file configures anything, so the session falls back to the offline provider."""
-        parts = (self.vendors, self.agents, self.policies, self.tools, self.prompts, self.hooks)
+        parts = (self.vendors, self.agents, self.policies, self.tools, self.prompts, self.hooks, self.mcp)
         return not any(parts) and self.server is None
 
     def broken(self, folder: str, name: str) -> tuple[Problem, ...]:
@@ -102,12 +104,13 @@ _FIELDS = {
     "tools": "tools",
     "prompts": "prompts",
     "hooks": "hooks",
+    "mcp": "mcp",
 }
 
 
 # The folders whose files can name a server, a secret, a header or a command, or let commands run without
-# asking, or run commands by themselves (hooks); agents and prompts act only through these.
-TRUST_FOLDERS = ("llm", "tools", "server", "policy", "hooks")
+# asking, or run commands by themselves (hooks, MCP servers); agents and prompts act only through these.
+TRUST_FOLDERS = ("llm", "tools", "server", "policy", "hooks", "mcp")
 
 
 def load_config(home: Path | str) -> Config:

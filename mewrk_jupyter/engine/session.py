@@ -23,6 +23,7 @@ from ..store import cards as card_rows
 from ..store import history as history_rows
 from ..store import sessions as session_rows
 from ..store.db import Database, database
+from ..tools.mcp import ServerStatus
 from .admission import admit
 from .agent import agent_of, agent_start
 from .assembly.context import ContextInfo, measure, session_spending
@@ -100,6 +101,8 @@ class Session:
         self.stored_timeline = StoredTimeline(db, self.id)
         status = TurnStatus(self.stored_timeline)
         toolbox = ToolBox(workspace, self._settings, self.stored_timeline)
+        # The session's MCP servers stop when it is collected, and at the latest when the process exits.
+        weakref.finalize(self, toolbox.mcp.servers.close)
         approvals = Approvals(self.stored_timeline, self._settings, toolbox)
         self._parts = SessionParts(
             workspace, self._settings, self.stored_timeline, status, toolbox, approvals
@@ -330,6 +333,11 @@ class Session:
         if lock is None:
             return "Nothing was held: the next request offers the tools as they are now."
         return "The next request offers the new tool list, so the prompt cache starts over."
+
+    def mcp_servers(self) -> list[ServerStatus]:
+        """The MCP servers of the configuration folder (`mcp/<name>.yaml`) and their state for this session:
+        running (with its tools), failed (with the reason) — started now if they were not yet."""
+        return self._parts.toolbox.mcp.statuses()
 
     def tool_tier(self, name: str) -> Tier:
         """allow, ask or deny: what the safety level does with a call of the tool `name` (A4)."""

@@ -50,5 +50,5 @@ def trusted_sentence(state: TrustState) -> str:
         )
     return (
         f"Trusted {state.home}: sessions started here may now {state.exposure.summary()}. Editing a file "
-        "under llm/, tools/, hooks/, server/ or policy/ ends this trust until you give it again."
+        "under llm/, tools/, hooks/, mcp/, server/ or policy/ ends this trust until you give it again."
     )

@@ -48,8 +48,11 @@ class ToolRegistry:
         lsp_command: Sequence[str] = LSP_COMMAND,
         protected: Sequence[Path] = (),
         environment: Environment | None = None,
+        extra: Sequence[Tool] = (),
     ) -> ToolRegistry:
         """The built-in tools and the configured ones for `root`; `enabled` keeps only those names.
+
+        `extra` tools (an MCP server's, already chosen) follow them; one whose name is taken is left out.
 
         `write` and `edit` refuse paths inside the `protected` folders (the configuration folder).
         Commands (bash, command tools, the language server) run in `environment()`; without one, in the
@@ -74,7 +77,9 @@ class ToolRegistry:
                     f"Unknown tools: {', '.join(unknown)} (the tools are: {', '.join(ordered)})"
                 )
             ordered = [name for name in ordered if name in enabled]
-        return cls([available[name] for name in ordered], lsp if "lsp" in ordered else None)
+        tools = [available[name] for name in ordered]
+        tools += [tool for tool in extra if tool.name not in available]
+        return cls(tools, lsp if "lsp" in ordered else None)
 
     @property
     def names(self) -> list[str]:

@@ -96,7 +96,7 @@ class Approvals:
                 call.result, call.is_error, call.status = BOX_ANSWER, False, "done"
                 self.timeline.save(call)
                 continue
-            if self.toolbox.registry.get(call.name) is None:
+            if not self.toolbox.offers(call.name):
                 # Nothing to approve: the registry answers at once that no such tool exists.
                 to_run.append(call)
                 continue

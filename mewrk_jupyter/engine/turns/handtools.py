@@ -92,7 +92,7 @@ class HandTools:
         if not isinstance(params, dict):
             raise InvalidInput(f"A tool call's parameters are a dict; got {type(params).__name__}.")
         toolbox = self.parts.toolbox
-        if toolbox.registry.get(name) is None:
+        if not toolbox.offers(name):
             enabled = ", ".join(toolbox.registry.names)
             raise InvalidInput(f"There is no tool `{name}` in this session; enabled tools: {enabled}.")
         if toolbox.tier(name) == "deny":

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ...config import Config
 from ...config.policy import PolicyConfig, Tier
 from ...errors import ConfigError
+from ...tools.mcp import server_prefix
 
 # With no `policy/default.yaml`: reading is free, anything that changes files or runs commands asks.
 DEFAULT_POLICY = PolicyConfig(
@@ -27,8 +28,14 @@ def policy_for(config: Config | None, level: str) -> PolicyConfig:
 
 
 def tier_of(policy: PolicyConfig, tool: str, approved_always: list[str]) -> Tier:
-    """The tier of `tool`: deny wins; a tool approved for the session runs; an unlisted tool asks."""
+    """The tier of `tool`: deny wins; a tool approved for the session runs; an unlisted tool asks.
+
+    An MCP server's tool takes the tier of its own name, else that of `mcp__<server>` (all its tools).
+    """
     tier = policy.tier(tool)
+    prefix = server_prefix(tool)
+    if tier is None and prefix is not None:
+        tier = policy.tier(prefix)
     if tier == "deny":
         return "deny"
     if tool in approved_always:

@@ -271,6 +271,7 @@ class Run:
                 raise Stopped
             with one_reading():  # the request is built from one reading of the configuration
                 deliver_results(timeline)  # background work that ended and that the model has not got
+                parts.toolbox.mcp.before_request(self._cancel)  # MCP servers started; one that failed is told
                 parts.toolbox.files.check()  # a file the model saw changed since: it is told, with the diff
                 parts.toolbox.hooks.run("before_request", cancel=self._cancel)  # what they print is sent too
                 settings = parts.settings.value

@@ -13,6 +13,7 @@ from ...providers.base import ToolSpec
 from ...providers.registry import config_for
 from ...store import history as history_rows
 from ...tools import ToolRegistry
+from ...tools.mcp import PREFIX
 from ..settings import StoredSettings
 from ..timeline.stored import StoredTimeline
 from ..workspace import Workspace
@@ -20,6 +21,7 @@ from .agent_tools import background_tools, with_background
 from .background_command import start_background_command, wants_background
 from .filewatch import FileWatch
 from .hooks import Hooks
+from .mcp import SessionMcp
 from .policy import PLAN_WITHHELD, policy_for, tier_of
 from .secrets import SessionSecrets
 from .toollock import ToolLocks
@@ -38,8 +40,9 @@ class ToolBox:
         self.hooks = Hooks(workspace, self.secrets, timeline)
         self.files = FileWatch(workspace, timeline, self.secrets)
         self.lock = ToolLocks(timeline)  # holds the tool list while the prompt cache is warm
+        self.mcp = SessionMcp(workspace, self.secrets, timeline)
         self._lock = threading.Lock()
-        self._built_from: tuple[object, bool] | None = None
+        self._built_from: tuple[object, ...] | None = None
         self._registry: ToolRegistry | None = None
 
     @property
@@ -50,10 +53,18 @@ class ToolBox:
     def _registry_for(self, config: Config | None) -> ToolRegistry:
         ws = self.workspace
         trusted = config is None or trust_state(config).trusted
+        agent = config.agents.get(self.settings.value.agent) if config is not None else None
+        # The MCP servers' tools join as the servers start, fail or stop.
+        extra = self.mcp.tools(config, agent) if trusted else []
+        served = tuple(extra)  # the same Tool objects as long as the same servers run
         with self._lock:
             built = self._built_from
-            if self._registry is None or built is None or built[0] is not config or built[1] != trusted:
-                agent = config.agents.get(self.settings.value.agent) if config is not None else None
+            if (
+                self._registry is None
+                or built is None
+                or built[0] is not config
+                or built[1:] != (trusted, served)
+            ):
                 # The engine's own tools (box, handoff, …) are not in the registry; they come with their issues.
                 tools = agent.tools if agent is not None else None
                 usable = config
@@ -64,13 +75,24 @@ class ToolBox:
                     if not trusted:  # a folder not trusted yet runs none of its commands
                         withheld |= set(config.tools)
                         usable = config.model_copy(update={"tools": {}})
-                enabled = None if tools is None else [t for t in tools if t not in {*ENGINE_TOOLS, *withheld}]
+                # MCP tools are chosen by the servers' state (`extra`), not checked among the others.
+                left_out = {*ENGINE_TOOLS, *withheld}
+                enabled = (
+                    None
+                    if tools is None
+                    else [t for t in tools if t not in left_out and not t.startswith(PREFIX)]
+                )
                 if self._registry is not None:
                     self._registry.close()  # its language server, if one was started
                 self._registry = ToolRegistry.build(
-                    ws.root, usable, enabled, protected=[ws.home], environment=self.secrets.environment
+                    ws.root,
+                    usable,
+                    enabled,
+                    protected=[ws.home],
+                    environment=self.secrets.environment,
+                    extra=extra,
                 )
-                self._built_from = (config, trusted)
+                self._built_from = (config, trusted, served)
             return self._registry
 
     def check(self) -> None:
@@ -101,6 +123,13 @@ class ToolBox:
             return [spec for spec in specs if spec.name not in PLAN_WITHHELD]
         return specs
 
+    def offers(self, name: str) -> bool:
+        """Whether the tool `name` exists for this session now; an MCP server's tool is looked for once its
+        server had its chance to start (an approval decided in a new process, a call run by hand)."""
+        if name.startswith(PREFIX):
+            self.mcp.sync()
+        return self.registry.get(name) is not None
+
     def withheld(self, name: str) -> bool:
         """Whether plan mode withholds the tool `name` from the model now."""
         return self.settings.value.plan_mode and name in PLAN_WITHHELD
@@ -126,6 +155,8 @@ class ToolBox:
                 cancel,
             )
         else:
+            if call.name.startswith(PREFIX):
+                self.mcp.sync(cancel=cancel)  # its server runs before its call does, in whatever process
             result = self.registry.run(call.name, dict(call.params), cancel)
         # A secret the command printed anyway (read from a file, say) is hidden before it is stored.
         result = result.model_copy(update={"text": self.secrets.redact(result.text)})

@@ -1,0 +1,256 @@
+"""A session's MCP servers (`mcp/<name>.yaml`): started with the official `mcp` SDK on an event loop thread
+of their own, their tools offered as `mcp__<server>__<tool>`, stopped when the session goes or the
+process exits. A server that fails to start or dies is reported (`news()`), never raised.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import re
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..config.mcp import McpServerConfig
+from .base import Tool, ToolResult
+from .mcp_client import McpConnection, ServerState
+
+if TYPE_CHECKING:
+    import mcp_types
+
+PREFIX = "mcp__"
+MAX_NAME = 64  # what the vendors accept as a tool name
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+_POLL = 0.05
+STOP_WAIT = 8.0  # seconds a stop waits for the SDK's own shutdown of every server (stdin, TERM, KILL)
+GONE_WAIT = 2.0  # seconds a call cut off by its connection waits to learn whether the server is gone
+
+
+def tool_name(server: str, tool: str) -> str:
+    """The name the model calls a server's tool by: `mcp__<server>__<tool>`, in the letters vendors allow."""
+    return f"{PREFIX}{_UNSAFE.sub('_', server)}__{_UNSAFE.sub('_', tool)}"
+
+
+def server_prefix(name: str) -> str | None:
+    """`mcp__<server>` for the name of an MCP tool (a safety level may list it for all the server's
+    tools), or None for any other tool."""
+    if not name.startswith(PREFIX):
+        return None
+    server, sep, _ = name[len(PREFIX) :].partition("__")
+    return f"{PREFIX}{server}" if sep and server else None
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    """What `%mewrk mcp` shows of one server."""
+
+    name: str
+    transport: str
+    where: str
+    state: ServerState
+    tools: tuple[str, ...] = ()
+    reason: str | None = None
+
+
+class McpServers:
+    """The MCP servers of one session, each held open on this object's event loop thread."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._lock = threading.Lock()
+        self._servers: dict[str, McpConnection] = {}
+        self._runs: dict[str, concurrent.futures.Future[None]] = {}
+        self._news: list[McpConnection] = []
+        self._made: dict[int, tuple[McpConnection, list[Tool]]] = {}  # each running server's tools, made once
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    def sync(
+        self, configs: Mapping[str, McpServerConfig], wait: bool = True, cancel: threading.Event | None = None
+    ) -> None:
+        """Run exactly the servers of `configs`: start new or changed ones (waiting for them to start, up
+        to each one's startup_timeout, when `wait`), stop the others. A failed server is started again
+        only once its file changes; `cancel` (the turn's Stop) ends the wait, not the start."""
+        with self._lock:
+            if self._closed:
+                return
+            gone = [n for n, c in self._servers.items() if configs.get(n) != c.config]
+            for name in gone:
+                self._stop(name)
+            starting = []
+            for name, config in sorted(configs.items()):
+                if name not in self._servers:
+                    connection = McpConnection(name, config, self.root, self._failed)
+                    self._servers[name] = connection
+                    self._runs[name] = asyncio.run_coroutine_threadsafe(
+                        connection.serve(), self._running_loop()
+                    )
+                    starting.append(connection)
+        if not wait:
+            return
+        # Each connection's own deadline ends a slow start; this only bounds the wait for them.
+        deadline = time.monotonic() + max((c.config.startup_timeout for c in starting), default=0) + STOP_WAIT
+        while not all(c.settled.is_set() for c in starting) and time.monotonic() < deadline:
+            if cancel is not None and cancel.is_set():
+                return
+            time.sleep(_POLL)
+
+    def statuses(self) -> list[ServerStatus]:
+        """Each server's state, by name."""
+        with self._lock:
+            servers = sorted(self._servers.items())
+        return [
+            ServerStatus(
+                name,
+                c.config.transport,
+                c.config.where,
+                c.state,
+                tuple(tool_name(name, t.name) for t in c.tools) if c.state == "running" else (),
+                c.reason,
+            )
+            for name, c in servers
+        ]
+
+    def news(self) -> list[str]:
+        """One sentence for each server that failed since the last call (then forgotten)."""
+        with self._lock:
+            failed, self._news = self._news, []
+        return [_failure_sentence(c) for c in failed]
+
+    def tools(self) -> list[Tool]:
+        """The tools of the running servers, as the registry runs them."""
+        found: list[Tool] = []
+        with self._lock:
+            for server, connection in sorted(self._servers.items()):
+                if connection.state != "running":
+                    continue
+                made = self._made.get(id(connection))
+                if made is None or made[0] is not connection:
+                    tools = [
+                        self._tool(connection, name, listed)
+                        for listed in connection.tools
+                        # A name past the limit would make a vendor refuse the whole request.
+                        if len(name := tool_name(server, listed.name)) <= MAX_NAME
+                    ]
+                    made = self._made[id(connection)] = (connection, tools)
+                found += made[1]
+        return found
+
+    def close(self) -> None:
+        """Stop every server (the SDK ends each process tree) and the loop; nothing is started after."""
+        with self._lock:
+            self._closed = True
+            runs = list(self._runs.values())
+            for name in list(self._servers):
+                self._stop(name)
+            loop, thread = self._loop, self._thread
+        concurrent.futures.wait(runs, timeout=STOP_WAIT)
+        if loop is not None and thread is not None:
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join(STOP_WAIT)
+            if not thread.is_alive():
+                loop.close()
+
+    # ---- inside --------------------------------------------------------------------------------
+
+    def _running_loop(self) -> asyncio.AbstractEventLoop:
+        if self._loop is None:
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(target=loop.run_forever, name="mewrk-mcp", daemon=True)
+            thread.start()
+            self._loop, self._thread = loop, thread
+        return self._loop
+
+    def _stop(self, name: str) -> None:
+        connection = self._servers.pop(name)
+        self._runs.pop(name, None)
+        self._made.pop(id(connection), None)
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(connection.stop_on_loop)
+
+    def _failed(self, connection: McpConnection) -> None:
+        with self._lock:
+            if self._servers.get(connection.name) is connection:
+                self._news.append(connection)
+
+    def _tool(self, connection: McpConnection, name: str, listed: mcp_types.Tool) -> Tool:
+        loop = self._running_loop()
+        schema: dict[str, Any] = dict(listed.input_schema or {"type": "object", "properties": {}})
+        schema.setdefault("type", "object")
+        # An MCP schema rarely says so: its servers take what the schema lists and ignore nothing.
+        schema.setdefault("additionalProperties", False)
+        description = (listed.description or listed.title or listed.name).strip()
+
+        def handler(params: dict[str, Any], cancel: threading.Event | None) -> ToolResult:
+            future = asyncio.run_coroutine_threadsafe(connection.call(listed.name, params), loop)
+            # Waited for by polling, not by result(timeout): a TimeoutError the call itself raised (the
+            # SDK's read timeout) must not read as "not done yet".
+            while not future.done():
+                if cancel is not None and cancel.is_set():
+                    future.cancel()  # the SDK tells the server the request was cancelled
+                    return ToolResult(text=f"`{name}` was stopped before it finished.", is_error=True)
+                concurrent.futures.wait([future], _POLL)
+            try:
+                return result_of(future.result())
+            except ConnectionError as exc:
+                return ToolResult(text=str(exc), is_error=True)
+            except concurrent.futures.CancelledError:
+                # Not by Stop: the connection failed under the call (an HTTP server gone away).
+                connection.ended.wait(GONE_WAIT)
+                return ToolResult(text=_ended(connection, name), is_error=True)
+            except Exception as exc:  # the server's error answer, or the SDK's read timeout
+                text = str(exc).strip() or type(exc).__name__
+                return ToolResult(
+                    text=f"The call to the MCP server `{connection.name}` failed: {text}", is_error=True
+                )
+
+        return Tool(
+            name,
+            f"{description}\n\n(From the MCP server `{connection.name}`.)",
+            schema,
+            handler,
+            timeout=connection.config.timeout,
+        )
+
+
+def result_of(result: mcp_types.CallToolResult) -> ToolResult:
+    """A tool result card's text from an MCP call's content blocks (text kept, anything else described)."""
+    import mcp_types
+
+    parts: list[str] = []
+    for block in result.content:
+        if isinstance(block, mcp_types.TextContent):
+            parts.append(block.text)
+        elif isinstance(block, mcp_types.ImageContent | mcp_types.AudioContent):
+            kind = "image" if isinstance(block, mcp_types.ImageContent) else "audio"
+            parts.append(f"[{kind} {block.mime_type}, {len(block.data) * 3 // 4} bytes, not shown]")
+        elif isinstance(block, mcp_types.ResourceLink):
+            parts.append(f"[resource {block.uri}]")
+        elif isinstance(block, mcp_types.EmbeddedResource):
+            inner = block.resource
+            text = getattr(inner, "text", None)
+            parts.append(text if isinstance(text, str) else f"[resource {inner.uri}, binary, not shown]")
+    if not parts and result.structured_content is not None:
+        parts.append(json.dumps(result.structured_content, ensure_ascii=False))
+    text = "\n".join(parts) if parts else "(no output)"
+    return ToolResult(text=text, is_error=bool(result.is_error))
+
+
+def _failure_sentence(connection: McpConnection) -> str:
+    what = "stopped" if connection.started_once else "failed to start"
+    return (
+        f"The MCP server `{connection.name}` {what}: {connection.reason}. "
+        f"Its tools are not available in this conversation."
+    )
+
+
+def _ended(connection: McpConnection, name: str) -> str:
+    if connection.state == "failed":
+        return connection.unavailable()
+    return f"`{name}` ended without a result: the MCP server `{connection.name}` closed the call."
