@@ -63,6 +63,18 @@ function toolLine(card: CardPayload): string {
   return `${card.name ?? "tool"}(${params})`;
 }
 
+/** What a message typed in a notebook interpolated: the message as typed, and each `{expression}` with
+ * the text it became (the model read the text). Shown on the card and above its editor. */
+export function interpolations(card: CardPayload): HTMLElement | null {
+  const done = card.interpolated ?? [];
+  if (!done.length && !card.template) return null;
+  const rows = done.map((i) =>
+    h("li", {}, h("code", {}, `{${i.source}}`), " → ", h("span", { class: "mw-plain" }, firstLine(i.text) || "(empty)")),
+  );
+  const typed = card.template ? [h("div", { class: "mw-muted" }, "Typed as:"), h("div", { class: "mw-plain mw-template" }, card.template)] : [];
+  return h("div", { class: "mw-interpolated", "data-testid": "mw-interpolated" }, ...typed, h("ul", {}, ...rows));
+}
+
 /** Disclosure (<details>) whose open state survives re-renders. */
 function disclosure(summary: string, body: Node, open: boolean, onToggle: (open: boolean) => void): HTMLElement {
   const details = h("details", { class: "mw-disclosure" }, h("summary", {}, summary), body);
@@ -125,6 +137,8 @@ export function cardBody(card: CardPayload, opts: BodyOptions): HTMLElement {
       return approvalBody(card, opts.reason ?? "");
     case "user_input": {
       const body = h("div", { class: "mw-plain" }, text);
+      const interpolated = interpolations(card);
+      if (interpolated) body.append(interpolated);
       const files = card.attachments ?? [];
       if (files.length) {
         const tag = (f: (typeof files)[number]) => {

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from ..cards.models import Approval, Card, HostMessage, SummaryDivider
+from ..cards.models import Approval, Card, HostMessage, Interpolation, SummaryDivider
 from ..cards.order import key_between
 from ..config.hooks import HOOK_EVENTS
 from ..config.policy import Tier
@@ -384,15 +384,22 @@ class Session:
     # ---- turns (T12, A1–A3, T5, T6) --------------------------------------------------------------
 
     def send(
-        self, text: str | None = None, *, attachments: Iterable[Any] = (), wait: bool | None = None
+        self,
+        text: str | None = None,
+        *,
+        attachments: Iterable[Any] = (),
+        wait: bool | None = None,
+        template: str | None = None,
+        interpolated: Iterable[Interpolation] = (),
     ) -> Run:
         """Start a turn: with text, a new user input; with none (or only spaces), continue (T12).
 
         In a script this waits for the turn to end; in a kernel it returns at once and the turn runs
         in the background, so that Stop and approvals keep working (pass `wait=` to choose).
+        `template` and `interpolated` record a message typed with `{expressions}` (the magics fill them).
         """
         self._settings.refresh()  # the turn uses the settings as stored, whoever changed them last
-        return self._turns.send(text, attachments, wait)
+        return self._turns.send(text, attachments, wait, template, list(interpolated))
 
     def approve(self, reason: str | None = None, *, always: bool = False, wait: bool | None = None) -> Run:
         """Approve the pending tool call (A1) — for this session from now on with `always=True` — and go on."""
