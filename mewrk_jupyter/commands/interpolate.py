@@ -70,6 +70,17 @@ def _value(source: str, namespace: Mapping[str, Any]) -> Any:
         ) from None
 
 
+def evaluate(source: str, namespace: Mapping[str, Any]) -> Any:
+    """The value of an expression of the namespace's names; InvalidInput says why there is none."""
+    try:
+        return _value(source, namespace)
+    except _NotAnExpression:
+        raise InvalidInput(
+            f"`{source}` is not a name or an expression of names defined in the kernel; "
+            "check its spelling, or run the cell that defines it first."
+        ) from None
+
+
 def as_text(value: Any) -> str:
     """A value as a message carries it: its `str`, cut with a note past MAX_VALUE_CHARS."""
     text = value if isinstance(value, str) else str(value)

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from ..cards.models import Approval, Card, HostMessage, Interpolation, SummaryDivider
+from ..cards.models import Approval, Card, HostMessage, Interpolation, SummaryDivider, UserInput
 from ..cards.order import key_between
 from ..config.hooks import HOOK_EVENTS
 from ..config.policy import Tier
@@ -25,6 +25,7 @@ from ..store import sessions as session_rows
 from ..store.db import Database, database
 from .admission import admit
 from .agent import agent_of, agent_start
+from .assembly.attachments import attachments_for_message
 from .assembly.context import ContextInfo, measure, session_spending
 from .assembly.prefix import skill_text
 from .catalog import history_entry_of
@@ -33,6 +34,7 @@ from .configure import changed_fields, changed_settings
 from .display import make_view, view_bundle
 from .events import Listener, SessionState, SettingsChanged
 from .render import timeline_markdown
+from .represent import represent
 from .settings import SessionSettings, StoredSettings, parse_settings
 from .timeline.edits import TimelineEdits
 from .timeline.mirror import Timeline
@@ -350,6 +352,24 @@ class Session:
     def redo(self) -> str:
         """Apply again the step this session undid last; returns what was redone."""
         return self._edits.redo()
+
+    def attach(
+        self,
+        obj: Any,
+        name: str | None = None,
+        *,
+        before: str | Card | None = None,
+        after: str | Card | None = None,
+    ) -> UserInput:
+        """Add a user input carrying `obj` (default: at the end; nothing is sent): a DataFrame or Series as a
+        bounded Markdown table with its shape and dtypes, an array's shape, dtype and preview, a figure or
+        image as a PNG attachment (the vision gate applies), an exception with its traceback, other
+        objects as their text. `name` labels it (default: the object's type)."""
+        shown = represent(obj, name or type(obj).__name__)
+        card = UserInput(text=shown.text, attachments=attachments_for_message(shown.attachments))
+        inserted = self.insert(card, before=before, after=after)
+        assert isinstance(inserted, UserInput)  # insert returns the card it placed
+        return inserted
 
     def compact(self) -> SummaryDivider:
         """Summarise the conversation in place (C6): one call to the session's model writes a summary, and
