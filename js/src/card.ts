@@ -105,7 +105,12 @@ export function cardBody(card: CardPayload, opts: BodyOptions): HTMLElement {
       return disclosure(firstLine(text) || "(empty)", full, opts.open, opts.onToggle);
     }
     case "tool_call": {
-      const box = h("div", { class: "mw-tool" }, h("code", { class: "mw-tool-line" }, toolLine(card)));
+      // A `python` call shows its code as code, not squeezed into one line of parameters.
+      const code = card.name === "python" && typeof card.params?.code === "string" ? card.params.code : null;
+      const head = code !== null
+        ? h("pre", { class: "mw-tool-code", "data-testid": "mw-tool-code" }, h("code", { class: "language-python" }, code))
+        : h("code", { class: "mw-tool-line" }, toolLine(card));
+      const box = h("div", { class: "mw-tool" }, head);
       if (card.result != null) {
         const result = h("pre", { class: "mw-tool-result" + (card.is_error ? " mw-is-error" : "") }, card.result);
         box.append(disclosure(firstLine(card.result) || "(empty result)", result, opts.open, opts.onToggle));
