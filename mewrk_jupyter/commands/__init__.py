@@ -110,6 +110,13 @@ COMMANDS: dict[str, Command] = {
             kernel.attach,
             needs="attach",
         ),
+        Command(
+            "export",
+            "PATH",
+            "write the session as a notebook (`PATH.ipynb`) or as Markdown (`PATH.md`)",
+            kernel.export,
+            needs="export",
+        ),
         Command("delete", "CARD [CARD…]", "delete cards (one undo restores them)", timeline.delete),
         Command("edit", "CARD TEXT", "replace a card's text", timeline.edit, surfaces=ONLY_NOTEBOOK),
         Command("cards", "", "the timeline as a table of cards", timeline.cards, surfaces=ONLY_NOTEBOOK),
@@ -212,6 +219,7 @@ COMMANDS: dict[str, Command] = {
 NOTES: dict[str, str] = {
     "CARD": "CARD is a card id, an unambiguous id prefix, or a position from the end (`-1`: the last card).",
     "N": "N is a request's number in the history: that request in full, exactly as sent.",
+    "PATH": "PATH is a file path, relative to the workspace.",
     "NAME": "NAME is a variable of the kernel or an expression of them, such as `df.head()` or `Out[3]`.",
 }
 

@@ -1,4 +1,4 @@
-"""Commands of the notebook's context: attach a variable or a cell's output."""
+"""Commands of the notebook's context: attach a variable or a cell's output, and export the session."""
 
 from __future__ import annotations
 
@@ -21,3 +21,10 @@ def attach(call: Call) -> Result:
     also = f" with {images} image{'s' * (images != 1)}" if images else ""
     said = f"Attached `{source}`{also} at the end of the timeline; the model reads it with your next message."
     return Result(said, markdown=f"{said} (`{card.id}`)", data={"card_id": card.id})
+
+
+def export(call: Call) -> Result:
+    """`export PATH`: the session written as a notebook (`.ipynb`) or Markdown (`.md`)."""
+    written = call.current.export(call.args[0])
+    said = f"Exported the session to {written.name}."
+    return Result(said, markdown=f"Exported the session to `{written}`.", data={"path": str(written)})

@@ -33,6 +33,7 @@ from .compaction import AutoCompaction, HandoffTool, compact_in_place, compact_n
 from .configure import changed_fields, changed_settings
 from .display import make_view, view_bundle
 from .events import Listener, SessionState, SettingsChanged
+from .notebook import read_notebook, write_export
 from .render import timeline_markdown
 from .represent import represent
 from .settings import SessionSettings, StoredSettings, parse_settings
@@ -131,6 +132,32 @@ class Session:
         session = cls._create(ws, title or "untitled", parsed, parent_id=None, cards=cards)
         session.run_hooks("session_start")  # what they print opens the conversation
         return session
+
+    @classmethod
+    def import_notebook(
+        cls,
+        path: str | Path,
+        *,
+        model: str | None = None,
+        title: str | None = None,
+        workspace: str | Path | None = None,
+    ) -> Session:
+        """A new session from a notebook that `export` wrote: its cards in order, with their kinds, ids and
+        text (as edited in the notebook; cells added there by hand are left out). The model is `model`, or
+        the workspace's default; the title is `title`, or the exported session's."""
+        cards, meta = read_notebook(Path(path))
+        ws = Workspace.at(workspace)
+        config = config_for(ws.home)
+        assert config is not None  # a workspace always has a configuration folder, perhaps empty
+        start, notices = admit(config, agent_start(config, model, {}), model_asked=model is not None)
+        parsed = parse_settings(start.settings)
+        resolve(parsed.model, ws.home)
+        warn_unbuilt(notices)
+        rows: list[tuple[str, Card]] = []
+        for card in cards:
+            rows.append((key_between(rows[-1][0] if rows else None, None), card))
+        name = title or str(meta.get("title") or Path(path).stem)
+        return cls._create(ws, name, parsed, parent_id=None, cards=rows)
 
     @classmethod
     def _create(
@@ -370,6 +397,15 @@ class Session:
         inserted = self.insert(card, before=before, after=after)
         assert isinstance(inserted, UserInput)  # insert returns the card it placed
         return inserted
+
+    def export(self, path: str | Path) -> Path:
+        """Write the timeline to `path` (relative to the workspace): a notebook for `.ipynb` — messages and
+        replies as Markdown cells, `python` calls as code cells with their output, thinking and other tool
+        calls collapsed, each card's kind and id in the cell's metadata — or Markdown for `.md`."""
+        target = Path(path).expanduser()
+        target = target if target.is_absolute() else self.workspace.root / target
+        cards = list(self.stored_timeline.current().cards)
+        return write_export(target, cards, self.title, self.id, self.settings.model)
 
     def compact(self) -> SummaryDivider:
         """Summarise the conversation in place (C6): one call to the session's model writes a summary, and

@@ -40,3 +40,11 @@ def test_the_composer_attaches_through_the_same_table(ip, mewrk):
     said, data = run_command(session, "/attach numbers")
     assert said == "Attached `numbers` at the end of the timeline; the model reads it with your next message."
     assert data["card_id"] == session.cards[-1].id and "[1, 2, 3]" in session.cards[-1].text
+
+
+def test_export_writes_the_notebook_from_a_cell(mewrk, workspace):
+    mewrk("new")
+    mewrk("send hello")
+    shown = mewrk("export talk.ipynb")
+    assert f"Exported the session to `{workspace / 'talk.ipynb'}`." in shown
+    assert (workspace / "talk.ipynb").exists()
