@@ -111,6 +111,11 @@ export function cardBody(card: CardPayload, opts: BodyOptions): HTMLElement {
         ? h("pre", { class: "mw-tool-code", "data-testid": "mw-tool-code" }, h("code", { class: "language-python" }, code))
         : h("code", { class: "mw-tool-line" }, toolLine(card));
       const box = h("div", { class: "mw-tool" }, head);
+      const images = card.images ?? [];
+      if (images.length) {
+        const tag = (f: (typeof images)[number]) => h("span", { class: "mw-tag", "data-testid": "mw-tool-image" }, `image: ${f.name}`);
+        box.append(h("div", { class: "mw-attachments" }, ...images.map(tag)));
+      }
       if (card.result != null) {
         const result = h("pre", { class: "mw-tool-result" + (card.is_error ? " mw-is-error" : "") }, card.result);
         box.append(disclosure(firstLine(card.result) || "(empty result)", result, opts.open, opts.onToggle));

@@ -132,6 +132,8 @@ class ToolCall(Card):
     is_error: bool = False
     call_id: str = Field(default_factory=lambda: "call_" + uuid.uuid4().hex[:16])
     status: Literal["saved", "pending", "running", "done", "rejected", "denied"] = "saved"
+    # Images the call made (a kernel `python` call's figures), for the person; the model reads the result.
+    images: list[Attachment] = Field(default_factory=list)
 
     def title_line(self) -> str:
         """Tool name and parameters on one line."""

@@ -2,13 +2,14 @@
 cards read back from such a notebook.
 
 In the notebook, messages and replies are Markdown cells under their card's heading, a `python` tool
-call is a code cell with its result as output, thinking and other tool calls are collapsed cells. Each
-cell's metadata (`mewrk`) keeps its card's kind, id and fields, so reading the notebook back gives the
+call is a code cell with its result and images as outputs, thinking and other tool calls are collapsed
+cells. Each cell's metadata (`mewrk`) keeps its card's kind, id and fields, so reading the notebook back gives the
 same kinds, order and text — with the visible text as the person may have edited it in the notebook.
 """
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 from typing import Any
 
@@ -38,13 +39,18 @@ def _cell(card: Card) -> Any:
     """One notebook cell for a card, its fields in the metadata."""
     import nbformat.v4 as v4
 
-    fields = card.model_dump(mode="json", exclude=set(SHOWN))
+    python = _is_python(card)
+    fields = card.model_dump(mode="json", exclude={*SHOWN, "images"} if python else set(SHOWN))
     meta: dict[str, Any] = {"mewrk": {"kind": card.kind, "id": card.id, "card": fields}}
-    if _is_python(card):
+    if python:
         assert isinstance(card, ToolCall)
         outputs = (
             [v4.new_output("stream", name="stdout", text=card.result)] if card.result is not None else []
         )
+        outputs += [
+            v4.new_output("display_data", data={"image/png": image.data}, metadata={"mewrk_name": image.name})
+            for image in card.images
+        ]
         return v4.new_code_cell(card.params["code"], outputs=outputs, metadata=meta)
     if isinstance(card, ToolCall):
         result = f"\n\n```\n{card.result}\n```" if card.result is not None else ""
@@ -104,6 +110,18 @@ def _stream_text(cell: Any) -> str | None:
     return "".join(texts) if texts else None
 
 
+def _images(cell: Any) -> list[dict[str, Any]]:
+    """The PNG outputs of a code cell, as a tool call's images."""
+    found = []
+    for i, out in enumerate(cell.get("outputs", []), 1):
+        data = _source({"source": out.get("data", {}).get("image/png", "")}).replace("\n", "")
+        if data:
+            name = out.get("metadata", {}).get("mewrk_name") or f"output-{i}.png"
+            size = len(base64.b64decode(data, validate=False))
+            found.append({"name": name, "media_type": "image/png", "data": data, "size": size})
+    return found
+
+
 def _has_text(kind: str) -> bool:
     cls = CARD_CLASSES.get(kind)
     return cls is not None and "text" in cls.model_fields
@@ -120,6 +138,7 @@ def _card_of(cell: Any, number: int) -> Card | None:
     if cell.get("cell_type") == "code" and fields["kind"] == "tool_call":
         fields["params"] = {**fields.get("params", {}), "code": source}
         fields["result"] = _stream_text(cell)
+        fields["images"] = _images(cell)
     elif _has_text(fields["kind"]):
         heading = _heading(fields["kind"])
         fields["text"] = source[len(heading) :] if source.startswith(heading) else source

@@ -3,7 +3,7 @@ namespace, `inspect {name}` describes a variable without running anything of the
 
 `python` captures what the code prints (stdout and stderr of its own thread only, so a cell the person
 runs meanwhile keeps its output), the value of a last expression, an error's traceback, and notes the
-figures and images it made. At its time limit the code is interrupted (a KeyboardInterrupt raised in its
+figures and images it made (as PNG images on its card; the model reads a note of each). At its time limit the code is interrupted (a KeyboardInterrupt raised in its
 thread, as Jupyter's interrupt does in the main one) and what it printed so far is returned.
 """
 
@@ -134,11 +134,12 @@ def run_python(
             interrupter.finish()
     interrupter.watcher.join()
     parts = _output(out.getvalue(), err.getvalue(), error, interrupter.why, limit)
-    parts += rich_outputs(value, new_figures(before))
+    notes, images = rich_outputs(value, new_figures(before))
+    parts += notes
     if error is None and value is not None:
         parts.append(f"[result]\n{value!r}")
     limited = truncate("\n".join(parts) if parts else "(no output)")
-    return limited.model_copy(update={"is_error": error is not None})
+    return limited.model_copy(update={"is_error": error is not None, "images": tuple(images)})
 
 
 def _python(namespace: dict[str, Any]) -> Tool:

@@ -1,7 +1,8 @@
-"""What a `python` call printed and drew: stdout and stderr of its own thread, and the figures it made."""
+"""What a `python` call printed and drew: stdout and stderr of its own thread, and the images it made."""
 
 from __future__ import annotations
 
+import base64
 import io
 import sys
 import threading
@@ -9,7 +10,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from ..cards.models import Attachment
+
 _LOCK = threading.Lock()
+MAX_IMAGES = 4
+MAX_IMAGE_BYTES = 5 * 1024 * 1024
 
 
 class _ThreadRouter:
@@ -77,24 +82,42 @@ def _size_of(obj: Any) -> str:
     return "size unknown"
 
 
-def rich_outputs(value: Any, figures: set[int]) -> list[str]:
-    """Notes of the images a call made: figures it opened, and a result that is a figure or an image.
+def _png_of(obj: Any) -> bytes | None:
+    """A figure's or an image's PNG bytes; None when it cannot be drawn."""
+    buffer = io.BytesIO()
+    try:
+        if callable(getattr(obj, "savefig", None)):
+            obj.savefig(buffer, format="png", bbox_inches="tight")
+        else:
+            obj.save(buffer, format="PNG")
+    except Exception:  # a figure that fails to draw is noted without its image
+        return None
+    data = buffer.getvalue()
+    return data if len(data) <= MAX_IMAGE_BYTES else None
 
-    The images stay in the kernel; the note says how the person can attach one for the model to see.
-    """
-    notes = []
+
+def _image(name: str, data: bytes) -> Attachment:
+    return Attachment(name=name, media_type="image/png", data=base64.b64encode(data).decode(), size=len(data))
+
+
+def rich_outputs(value: Any, figures: set[int]) -> tuple[list[str], list[Attachment]]:
+    """The images a call made — figures it opened, and a result that is a figure or an image — as PNG
+    attachments for its card (at most MAX_IMAGES), and a note of each for the model, which reads text."""
+    found: list[tuple[str, Any]] = []
     pyplot = sys.modules.get("matplotlib.pyplot")
-    for number in sorted(figures):
-        figure = pyplot.figure(number) if pyplot is not None else None
-        notes.append(
-            f"[image: matplotlib figure {number}, {_size_of(figure)}; the person can attach it with "
-            f"`%mewrk attach plt.figure({number})`]"
-        )
+    if pyplot is not None:
+        found += [(f"matplotlib figure {n}", pyplot.figure(n)) for n in sorted(figures)]
     module = type(value).__module__ or ""
     if module.startswith("PIL") and hasattr(value, "save"):
-        notes.append(
-            f"[image: the result is an image, {_size_of(value)}, mode {getattr(value, 'mode', '?')}]"
-        )
+        found.append((f"the result, an image, mode {getattr(value, 'mode', '?')}", value))
     elif module.startswith("matplotlib") and callable(getattr(value, "savefig", None)) and not figures:
-        notes.append(f"[image: the result is a matplotlib figure, {_size_of(value)}]")
-    return notes
+        found.append(("the result, a matplotlib figure", value))
+    notes: list[str] = []
+    images: list[Attachment] = []
+    for i, (what, obj) in enumerate(found, 1):
+        data = _png_of(obj) if len(images) < MAX_IMAGES else None
+        if data is not None:
+            images.append(_image(f"output-{i}.png", data))
+        kept = "shown to the person on the card" if data is not None else "not kept"
+        notes.append(f"[image: {what}, {_size_of(obj)}; {kept}]")
+    return notes, images

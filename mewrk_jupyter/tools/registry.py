@@ -107,7 +107,7 @@ class ToolRegistry:
         if result.truncated:
             return result
         limited = truncate(result.text)
-        return limited.model_copy(update={"is_error": result.is_error}) if result.is_error else limited
+        return limited.model_copy(update={"is_error": result.is_error, "images": result.images})
 
     def close(self) -> None:
         """Stop the language server this registry started, if any."""

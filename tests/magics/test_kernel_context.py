@@ -135,3 +135,20 @@ def test_inspect_runs_without_asking_and_describes_a_variable(kernel):
     assert "shape: 3 rows × 2 columns" in frame["result"] and "columns: city (" in frame["result"]
     assert "signature: df.merge(right" in method["result"] and "docstring:" in method["result"]
     assert value(kernel, "s.state") == "idle"
+
+
+def test_a_figure_the_python_call_draws_is_kept_on_its_card_and_noted_for_the_model(kernel):
+    kernel.execute("import matplotlib\nmatplotlib.use('Agg')")
+    kernel.execute("%mewrk new")
+    code = "import matplotlib.pyplot as plt\\nfig = plt.figure(figsize=(2, 1))\\nplt.plot([1, 2])"
+    kernel.execute(f'%%mewrk\ncall: python {{"code": "{code}"}}')
+    kernel.execute("s = current_session()\ns.last_run.wait()\ns.approve(wait=True)")
+    call = next(c for c in cards(kernel) if c["kind"] == "tool_call")
+    assert "[image: matplotlib figure 1, 200 × 100 pixels; shown to the person on the card]" in call["result"]
+    assert [(i["name"], i["media_type"]) for i in call["images"]] == [("output-1.png", "image/png")]
+    kernel.execute(
+        "s.export('drawn.ipynb')\nimport mewrk_jupyter as mw\nback = mw.Session.import_notebook('drawn.ipynb')"
+    )
+    assert value(
+        kernel, "[c.images == d.images for c, d in zip(s.cards, back.cards) if c.kind == 'tool_call']"
+    ) == [True]

@@ -54,6 +54,7 @@ class CardPayload(TypedDict):
     params: NotRequired[dict[str, Any]]
     result: NotRequired[str | None]
     is_error: NotRequired[bool]
+    images: NotRequired[list[AttachmentInfo]]  # a tool call's images (a kernel `python` call's figures)
     call_id: NotRequired[str]
     status: NotRequired[Literal["saved", "pending", "running", "done", "rejected", "denied"]]
     model: NotRequired[str | None]
