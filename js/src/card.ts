@@ -63,6 +63,18 @@ function toolLine(card: CardPayload): string {
   return `${card.name ?? "tool"}(${params})`;
 }
 
+/** What a message typed in a notebook interpolated: the message as typed, and each `{expression}` with
+ * the text it became (the model read the text). Shown on the card and above its editor. */
+export function interpolations(card: CardPayload): HTMLElement | null {
+  const done = card.interpolated ?? [];
+  if (!done.length && !card.template) return null;
+  const rows = done.map((i) =>
+    h("li", {}, h("code", {}, `{${i.source}}`), " → ", h("span", { class: "mw-plain" }, firstLine(i.text) || "(empty)")),
+  );
+  const typed = card.template ? [h("div", { class: "mw-muted" }, "Typed as:"), h("div", { class: "mw-plain mw-template" }, card.template)] : [];
+  return h("div", { class: "mw-interpolated", "data-testid": "mw-interpolated" }, ...typed, h("ul", {}, ...rows));
+}
+
 /** Disclosure (<details>) whose open state survives re-renders. */
 function disclosure(summary: string, body: Node, open: boolean, onToggle: (open: boolean) => void): HTMLElement {
   const details = h("details", { class: "mw-disclosure" }, h("summary", {}, summary), body);
@@ -93,7 +105,17 @@ export function cardBody(card: CardPayload, opts: BodyOptions): HTMLElement {
       return disclosure(firstLine(text) || "(empty)", full, opts.open, opts.onToggle);
     }
     case "tool_call": {
-      const box = h("div", { class: "mw-tool" }, h("code", { class: "mw-tool-line" }, toolLine(card)));
+      // A `python` call shows its code as code, not squeezed into one line of parameters.
+      const code = card.name === "python" && typeof card.params?.code === "string" ? card.params.code : null;
+      const head = code !== null
+        ? h("pre", { class: "mw-tool-code", "data-testid": "mw-tool-code" }, h("code", { class: "language-python" }, code))
+        : h("code", { class: "mw-tool-line" }, toolLine(card));
+      const box = h("div", { class: "mw-tool" }, head);
+      const images = card.images ?? [];
+      if (images.length) {
+        const tag = (f: (typeof images)[number]) => h("span", { class: "mw-tag", "data-testid": "mw-tool-image" }, `image: ${f.name}`);
+        box.append(h("div", { class: "mw-attachments" }, ...images.map(tag)));
+      }
       if (card.result != null) {
         const result = h("pre", { class: "mw-tool-result" + (card.is_error ? " mw-is-error" : "") }, card.result);
         box.append(disclosure(firstLine(card.result) || "(empty result)", result, opts.open, opts.onToggle));
@@ -127,6 +149,8 @@ export function cardBody(card: CardPayload, opts: BodyOptions): HTMLElement {
       return subagentBody(card, opts);
     case "user_input": {
       const body = h("div", { class: "mw-plain" }, text);
+      const interpolated = interpolations(card);
+      if (interpolated) body.append(interpolated);
       const files = card.attachments ?? [];
       if (files.length) {
         const tag = (f: (typeof files)[number]) => {

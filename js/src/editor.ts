@@ -1,6 +1,6 @@
 // The in-place editor of a card (T6): its text, or a tool call's parameters and result, or the form of
 // a new tool call (T5). Ctrl/Cmd+Enter saves, Esc cancels; the view decides what saving means.
-import { h } from "./card";
+import { h, interpolations } from "./card";
 import { MOD, autosize } from "./composer";
 import type { CardPayload, ToolInfo } from "./protocol";
 import { toolForm } from "./toolform";
@@ -50,6 +50,8 @@ export function makeEditor(card: CardPayload | undefined, tools: ToolInfo[] | nu
     };
   } else {
     const text = area(card?.text ?? "", "Card text");
+    const interpolated = card ? interpolations(card) : null;
+    if (interpolated) node.append(interpolated);
     node.append(text);
     fields = () => ({ text: text.value });
   }

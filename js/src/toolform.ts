@@ -127,12 +127,15 @@ export function toolForm(tools: ToolInfo[]): ToolForm {
 
 /** The approval card (A1): the tool's name and full input; while pending, a reason box and the three decisions. */
 export function approvalBody(card: CardPayload, reason: string): HTMLElement {
-  const input = JSON.stringify(card.params ?? {}, null, 2);
+  // The code of a `python` call is read as code; other calls show their parameters as JSON.
+  const code = card.name === "python" && typeof card.params?.code === "string" ? card.params.code : null;
+  const input = code ?? JSON.stringify(card.params ?? {}, null, 2);
+  const shown = code !== null ? h("code", { class: "language-python" }, input) : input;
   const body = h(
     "div",
     { class: "mw-approval" },
     h("div", {}, card.session_id ? "A subagent asks to run " : "The model asks to run ", h("code", {}, card.name ?? "a tool"), ":"),
-    h("pre", { class: "mw-tool-result", "data-testid": "mw-approval-input" }, input),
+    h("pre", { class: code !== null ? "mw-tool-code" : "mw-tool-result", "data-testid": "mw-approval-input" }, shown),
   );
   const decision = card.decision ?? "pending";
   if (decision !== "pending") {

@@ -49,6 +49,15 @@ class Attachment(BaseModel):
     pages: int | None = None  # of a PDF, when it could be read
 
 
+class Interpolation(BaseModel):
+    """One `{expression}` of a message typed in a notebook, and the text it became when it was sent."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: str  # the expression between the braces, as typed
+    text: str
+
+
 class Card(BaseModel):
     """Fields every card has: a stable id, its kind, who made it and whether a person edited it."""
 
@@ -88,6 +97,10 @@ class UserInput(Card):
     kind: Literal["user_input"] = "user_input"
     text: str = ""
     attachments: list[Attachment] = Field(default_factory=list)
+    # A message with `{expressions}` typed in a notebook: `text` is what the model reads (the values in
+    # place); the message as typed and each expression with its text are kept, so an edit shows both.
+    template: str | None = None
+    interpolated: list[Interpolation] = Field(default_factory=list)
 
 
 class Thinking(Card):
@@ -120,6 +133,8 @@ class ToolCall(Card):
     is_error: bool = False
     call_id: str = Field(default_factory=lambda: "call_" + uuid.uuid4().hex[:16])
     status: Literal["saved", "pending", "running", "done", "rejected", "denied"] = "saved"
+    # Images the call made (a kernel `python` call's figures), for the person; the model reads the result.
+    images: list[Attachment] = Field(default_factory=list)
 
     def title_line(self) -> str:
         """Tool name and parameters on one line."""

@@ -10,7 +10,7 @@ live view in a notebook, a notice, an offer or a panel in the widget) is each su
 from __future__ import annotations
 
 from ..engine.session import Session
-from . import mcp, preferences, sessions, settings, skills, timeline, tools
+from . import kernel, mcp, preferences, sessions, settings, skills, timeline, tools
 from .base import (
     COMPOSER,
     NOTEBOOK,
@@ -102,6 +102,20 @@ COMMANDS: dict[str, Command] = {
             "new session with everything above CARD",
             timeline.copy,
             synopsis_on=CARD_DEFAULTS_TO_LAST,
+        ),
+        Command(
+            "attach",
+            "NAME",
+            "add a variable, `Out[N]` or `In[N]` to the timeline: a table, an array's preview, a figure's image",
+            kernel.attach,
+            needs="attach",
+        ),
+        Command(
+            "export",
+            "PATH",
+            "write the session as a notebook (`PATH.ipynb`) or as Markdown (`PATH.md`)",
+            kernel.export,
+            needs="export",
         ),
         Command("delete", "CARD [CARD…]", "delete cards (one undo restores them)", timeline.delete),
         Command("edit", "CARD TEXT", "replace a card's text", timeline.edit, surfaces=ONLY_NOTEBOOK),
@@ -212,6 +226,8 @@ COMMANDS: dict[str, Command] = {
 NOTES: dict[str, str] = {
     "CARD": "CARD is a card id, an unambiguous id prefix, or a position from the end (`-1`: the last card).",
     "N": "N is a request's number in the history: that request in full, exactly as sent.",
+    "PATH": "PATH is a file path, relative to the workspace.",
+    "NAME": "NAME is a variable of the kernel or an expression of them, such as `df.head()` or `Out[3]`.",
 }
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -42,6 +42,8 @@ class Call:
     args: list[str] = field(default_factory=list)
     text: str = ""
     surface: Surface = NOTEBOOK
+    # The kernel's user namespace, where there is one: what `{expressions}` and `attach NAME` read.
+    namespace: Mapping[str, Any] | None = None
 
     @property
     def current(self) -> Session:

@@ -12,6 +12,7 @@ from ..engine.navigation import copy_session
 from ..engine.session import Session
 from ..errors import InvalidInput
 from .base import NOTEBOOK, Call, Result, refuse, sentence
+from .interpolate import interpolate
 
 STOPPING = "Stopping the turn."
 NOTHING_RUNS = "Nothing is running."
@@ -39,8 +40,13 @@ def deleted(gone: list[Card]) -> str:
 
 
 def send(call: Call) -> Result:
-    """`send [TEXT]`: a message (no text: the model continues)."""
-    return Result(run=call.current.send(call.text or None, wait=False))
+    """`send [TEXT]`: a message (no text: the model continues); in a notebook its `{expressions}` are
+    interpolated from the kernel's namespace, and the card keeps what each became."""
+    if call.namespace is None or not call.text.strip():
+        return Result(run=call.current.send(call.text or None, wait=False))
+    text, done = interpolate(call.text, call.namespace)
+    template = call.text if done or text != call.text else None
+    return Result(run=call.current.send(text, wait=False, template=template, interpolated=done))
 
 
 def continue_(call: Call) -> Result:

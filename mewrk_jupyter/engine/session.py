@@ -11,7 +11,15 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from ..cards.models import Approval, Card, HostMessage, SummaryDivider, register_session_opener
+from ..cards.models import (
+    Approval,
+    Card,
+    HostMessage,
+    Interpolation,
+    SummaryDivider,
+    UserInput,
+    register_session_opener,
+)
 from ..cards.order import key_between
 from ..config.hooks import HOOK_EVENTS
 from ..config.policy import Tier
@@ -26,6 +34,7 @@ from ..store.db import Database, database
 from ..tools.mcp import ServerStatus
 from .admission import admit
 from .agent import agent_of, agent_start
+from .assembly.attachments import attachments_for_message
 from .assembly.context import ContextInfo, measure, session_spending
 from .assembly.prefix import skill_text
 from .background import TASKS, stop_background_work
@@ -34,7 +43,9 @@ from .compaction import AutoCompaction, HandoffTool, compact_in_place, compact_n
 from .configure import changed_fields, changed_settings, check_async_tools
 from .display import make_view, view_bundle
 from .events import Listener, SessionState, SettingsChanged
+from .notebook import read_notebook, write_export
 from .render import timeline_markdown
+from .represent import represent
 from .settings import SessionSettings, StoredSettings, parse_settings
 from .subagents import (
     SubagentCalls,
@@ -151,6 +162,32 @@ class Session:
         session = cls._create(ws, title or "untitled", parsed, parent_id=None, cards=cards)
         session.run_hooks("session_start")  # what they print opens the conversation
         return session
+
+    @classmethod
+    def import_notebook(
+        cls,
+        path: str | Path,
+        *,
+        model: str | None = None,
+        title: str | None = None,
+        workspace: str | Path | None = None,
+    ) -> Session:
+        """A new session from a notebook that `export` wrote: its cards in order, with their kinds, ids and
+        text (as edited in the notebook; cells added there by hand are left out). The model is `model`, or
+        the workspace's default; the title is `title`, or the exported session's."""
+        cards, meta = read_notebook(Path(path))
+        ws = Workspace.at(workspace)
+        config = config_for(ws.home)
+        assert config is not None  # a workspace always has a configuration folder, perhaps empty
+        start, notices = admit(config, agent_start(config, model, {}), model_asked=model is not None)
+        parsed = parse_settings(start.settings)
+        resolve(parsed.model, ws.home)
+        warn_unbuilt(notices)
+        rows: list[tuple[str, Card]] = []
+        for card in cards:
+            rows.append((key_between(rows[-1][0] if rows else None, None), card))
+        name = title or str(meta.get("title") or Path(path).stem)
+        return cls._create(ws, name, parsed, parent_id=None, cards=rows)
 
     @classmethod
     def _create(
@@ -396,6 +433,33 @@ class Session:
         """Apply again the step this session undid last; returns what was redone."""
         return self._edits.redo()
 
+    def attach(
+        self,
+        obj: Any,
+        name: str | None = None,
+        *,
+        before: str | Card | None = None,
+        after: str | Card | None = None,
+    ) -> UserInput:
+        """Add a user input carrying `obj` (default: at the end; nothing is sent): a DataFrame or Series as a
+        bounded Markdown table with its shape and dtypes, an array's shape, dtype and preview, a figure or
+        image as a PNG attachment (the vision gate applies), an exception with its traceback, other
+        objects as their text. `name` labels it (default: the object's type)."""
+        shown = represent(obj, name or type(obj).__name__)
+        card = UserInput(text=shown.text, attachments=attachments_for_message(shown.attachments))
+        inserted = self.insert(card, before=before, after=after)
+        assert isinstance(inserted, UserInput)  # insert returns the card it placed
+        return inserted
+
+    def export(self, path: str | Path) -> Path:
+        """Write the timeline to `path` (relative to the workspace): a notebook for `.ipynb` — messages and
+        replies as Markdown cells, `python` calls as code cells with their output, thinking and other tool
+        calls collapsed, each card's kind and id in the cell's metadata — or Markdown for `.md`."""
+        target = Path(path).expanduser()
+        target = target if target.is_absolute() else self.workspace.root / target
+        cards = list(self.stored_timeline.current().cards)
+        return write_export(target, cards, self.title, self.id, self.settings.model)
+
     def compact(self) -> SummaryDivider:
         """Summarise the conversation in place (C6): one call to the session's model writes a summary, and
         the divider placed after the last card makes requests carry it instead of every card above (they
@@ -429,15 +493,22 @@ class Session:
     # ---- turns (T12, A1–A3, T5, T6) --------------------------------------------------------------
 
     def send(
-        self, text: str | None = None, *, attachments: Iterable[Any] = (), wait: bool | None = None
+        self,
+        text: str | None = None,
+        *,
+        attachments: Iterable[Any] = (),
+        wait: bool | None = None,
+        template: str | None = None,
+        interpolated: Iterable[Interpolation] = (),
     ) -> Run:
         """Start a turn: with text, a new user input; with none (or only spaces), continue (T12).
 
         In a script this waits for the turn to end; in a kernel it returns at once and the turn runs
         in the background, so that Stop and approvals keep working (pass `wait=` to choose).
+        `template` and `interpolated` record a message typed with `{expressions}` (the magics fill them).
         """
         self._settings.refresh()  # the turn uses the settings as stored, whoever changed them last
-        return self._turns.send(text, attachments, wait)
+        return self._turns.send(text, attachments, wait, template, list(interpolated))
 
     def approve(self, reason: str | None = None, *, always: bool = False, wait: bool | None = None) -> Run:
         """Approve the pending tool call (A1) — for this session from now on with `always=True` — and go on;

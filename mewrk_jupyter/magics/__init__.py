@@ -20,6 +20,7 @@ from ..commands.settings import settings_markdown
 from ..engine.render import timeline_markdown
 from ..engine.session import Session
 from ..errors import MewrkError
+from .errors import record_errors
 from .output import help_markdown, say
 from .turn_view import TurnView, turn_markdown
 
@@ -65,7 +66,8 @@ def run_command(shell: Any, line: str, body: str | None = None) -> None:
         say(f"**mewrk:** {NO_SESSION}")
         return
     try:
-        present(shell, command.run(Call(name, STATE.session, args, text, NOTEBOOK)))
+        namespace = getattr(shell, "user_ns", None)
+        present(shell, command.run(Call(name, STATE.session, args, text, NOTEBOOK, namespace)))
     except UsageProblem:
         say(usage(command, NOTEBOOK))
     except MewrkError as exc:
@@ -127,7 +129,7 @@ def follow_turn(shell: Any, run: Any) -> None:
 class MewrkMagics(Magics):
     """`%mewrk COMMAND …` and `%%mewrk` (sends the cell body)."""
 
-    @no_var_expand  # a message is sent as typed: `{x}` and `$y` stay text
+    @no_var_expand  # `$y` stays text; `{x}` is interpolated by the send command, which records it
     @line_cell_magic
     def mewrk(self, line: str, cell: str | None = None) -> None:
         """Run a `%mewrk` command; `%%mewrk` sends the cell body and an empty body continues."""
@@ -135,5 +137,7 @@ class MewrkMagics(Magics):
 
 
 def register(ipython: Any) -> None:
-    """Register `%mewrk` and `%%mewrk` in an IPython shell (called by `%load_ext mewrk_jupyter`)."""
+    """Register `%mewrk` and `%%mewrk` in an IPython shell (called by `%load_ext mewrk_jupyter`), and
+    start recording each cell's error as `Err[N]`, for `{Err[N]}` in a message."""
     ipython.register_magics(MewrkMagics)
+    record_errors(ipython)

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from ..cards.models import Attachment
 from ..cards.words import count
 from ..providers.base import ToolSpec
 
@@ -27,6 +28,8 @@ class ToolResult(BaseModel):
     text: str
     is_error: bool = False
     truncated: bool = False
+    # Images the call made (the kernel's `python`): kept on its card and in an exported notebook.
+    images: tuple[Attachment, ...] = ()
 
 
 class ToolFailure(Exception):

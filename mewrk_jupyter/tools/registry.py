@@ -13,6 +13,7 @@ from ..errors import ConfigError
 from ..providers.base import ToolSpec
 from .base import Tool, ToolFailure, ToolResult, truncate
 from .files import file_tools
+from .kernel import KERNEL_TOOLS, kernel_tools
 from .lsp import LSP_COMMAND, LspTool
 from .paths import Workspace
 from .schema import check_params
@@ -65,13 +66,15 @@ class ToolRegistry:
             tool.name: tool
             for tool in (*file_tools(ws), *search_tools(ws), bash_tool(ws.root, environment), lsp.tool())
         }
+        # `python` and `inspect` exist only inside a kernel; an agent that lists them elsewhere goes without.
+        available.update((tool.name, tool) for tool in kernel_tools())
         for name, tool_config in (config.tools if config else {}).items():
             if name in available:
                 raise ConfigError(f"`.mewrk/tools/{name}.yaml` declares `{name}`, which is a built-in tool")
             available[name] = command_tool(tool_config, ws.root, environment)
         ordered = [*BUILTIN_TOOLS, *(name for name in available if name not in BUILTIN_TOOLS)]
         if enabled is not None:
-            unknown = [name for name in enabled if name not in available]
+            unknown = [name for name in enabled if name not in available and name not in KERNEL_TOOLS]
             if unknown:
                 raise ConfigError(
                     f"Unknown tools: {', '.join(unknown)} (the tools are: {', '.join(ordered)})"
@@ -109,7 +112,7 @@ class ToolRegistry:
         if result.truncated:
             return result
         limited = truncate(result.text)
-        return limited.model_copy(update={"is_error": result.is_error}) if result.is_error else limited
+        return limited.model_copy(update={"is_error": result.is_error, "images": result.images})
 
     def close(self) -> None:
         """Stop the language server this registry started, if any."""

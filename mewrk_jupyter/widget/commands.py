@@ -46,6 +46,16 @@ def answer(result: Result) -> tuple[str, dict[str, Any]]:
     return result.message, data
 
 
+def user_namespace() -> dict[str, Any] | None:
+    """The kernel's user namespace, which `/attach` reads; None outside IPython."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    shell = get_ipython()
+    return None if shell is None else shell.user_ns
+
+
 def run_command(session: Any, line: str) -> tuple[str, dict[str, Any]]:
     """Carry out one `/name args` line typed in the composer; an unknown name is a plain refusal."""
     line = line.strip()
@@ -60,6 +70,6 @@ def run_command(session: Any, line: str) -> tuple[str, dict[str, Any]]:
         )
     try:
         args, text = parse(command, rest, None, COMPOSER)
-        return answer(command.run(Call(command.name, session, args, text, COMPOSER)))
+        return answer(command.run(Call(command.name, session, args, text, COMPOSER, user_namespace())))
     except UsageProblem:
         raise InvalidInput(usage(command, COMPOSER)) from None

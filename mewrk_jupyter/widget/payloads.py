@@ -21,11 +21,11 @@ def card_payload(card: Card, not_sent: str | None = None) -> CardPayload:
     data = card.model_dump(mode="json")
     if not_sent:
         data["not_sent"] = not_sent
-    if "attachments" in data:
-        data["attachments"] = [
-            {key: value for key, value in a.items() if key not in ("data", "text")}
-            for a in data["attachments"]
-        ]
+    for files in ("attachments", "images"):
+        if files in data:
+            data[files] = [
+                {key: value for key, value in a.items() if key not in ("data", "text")} for a in data[files]
+            ]
     if card.kind == "thinking":
         data["signed"] = bool(data.pop("signature", None)) or bool(data.get("encrypted"))
         data["encrypted"] = bool(data.get("encrypted"))

@@ -62,13 +62,14 @@ def test_send_waits_in_a_plain_shell_and_shows_the_turn_once(ip, workspace):
     assert "Running" not in shown
 
 
-def test_send_keeps_the_text_as_typed(ip, mewrk):
+def test_send_keeps_the_text_as_typed_but_for_its_braces(ip, mewrk):
+    # Issue 17 made `{x}` interpolate (IPython's own `$x` expansion stays off, and so do comments).
     ip.user_ns["x"] = "EXPANDED"
     mewrk("new")
     mewrk("send What's {x} worth? $x # not a comment")
     mewrk('send "a quoted question"')
     texts = [c.text for c in magics.current_session().cards if c.kind == "user_input"]
-    assert texts == ["What's {x} worth? $x # not a comment", "a quoted question"]
+    assert texts == ["What's EXPANDED worth? $x # not a comment", "a quoted question"]
 
 
 def test_cell_magic_sends_the_body_and_an_empty_body_continues(mewrk):

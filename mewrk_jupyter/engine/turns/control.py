@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ...cards.models import Card, UserInput
+from ...cards.models import Card, Interpolation, UserInput
 from ...errors import InvalidInput, SessionBusy
 from ...providers.base import ModelInfo
 from ...providers.registry import check_trusted, one_reading, resolve
@@ -68,7 +68,14 @@ class TurnControl:
         """Start a run from a resume point: a decided approval, or a tool call run by hand."""
         return self.start(None, resume, on_finish)
 
-    def send(self, text: str | None, attachments: Iterable[Any], wait: bool | None) -> Run:
+    def send(
+        self,
+        text: str | None,
+        attachments: Iterable[Any],
+        wait: bool | None,
+        template: str | None = None,
+        interpolated: list[Interpolation] | None = None,
+    ) -> Run:
         """Start a turn: with text, a new user input; with none (or only spaces), continue (T12)."""
         if text is not None and not isinstance(text, str):
             raise InvalidInput(f"send() takes text (a string) or nothing; got {type(text).__name__}.")
@@ -76,7 +83,11 @@ class TurnControl:
         if text is not None and not text.strip() and not files_given:
             text = None
         files = attachments_for_message(files_given)
-        user = UserInput(text=text or "", attachments=files) if text is not None or files else None
+        user = (
+            UserInput(text=text or "", attachments=files, template=template, interpolated=interpolated or [])
+            if text is not None or files
+            else None
+        )
         with one_reading():  # the checks and the turn's start see one reading of the configuration
             model, home = self.parts.settings.value.model, self.parts.workspace.home
             # A folder not trusted yet sends nothing: refused before the input is added.

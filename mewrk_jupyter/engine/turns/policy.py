@@ -10,8 +10,8 @@ from ...tools.mcp import server_prefix
 # With no `policy/default.yaml`: reading is free, anything that changes files or runs commands asks.
 DEFAULT_POLICY = PolicyConfig(
     safety_level="default",
-    allow=["ls", "read", "grep", "find", "lsp"],
-    ask=["bash", "write", "edit"],
+    allow=["ls", "read", "grep", "find", "lsp", "inspect"],
+    ask=["bash", "write", "edit", "python"],
     deny=[],
 )
 
@@ -52,12 +52,12 @@ def denial(tool: str, level: str) -> str:
 
 
 # Plan mode (a conversation setting): the model plans and reads, and these tools are not offered.
-PLAN_WITHHELD = ("write", "edit", "bash")
+PLAN_WITHHELD = ("write", "edit", "bash", "python")
 PLAN_ON = (
     "Plan mode is on: the person wants a plan before any change. Read and search as much as you need, "
-    "then present a plan for the person to review. `write`, `edit` and `bash` are not yours to use until "
-    "the person turns plan mode off (a call of one, while the tool list still shows it, is not run); do "
-    "not try to change files another way."
+    "then present a plan for the person to review. `write`, `edit`, `bash` and `python` are not yours to "
+    "use until the person turns plan mode off (a call of one, while the tool list still shows it, is not "
+    "run); do not try to change files another way."
 )
 PLAN_OFF = "Plan mode is off: you may change files and run commands again, under the safety level."
 

@@ -162,6 +162,7 @@ class ToolBox:
         result = result.model_copy(update={"text": self.secrets.redact(result.text)})
         call.result = result.text
         call.is_error = result.is_error
+        call.images = list(result.images)
         call.status = "done"
         self.timeline.save(call)
         with self.timeline.db.tx() as conn:

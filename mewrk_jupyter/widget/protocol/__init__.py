@@ -13,7 +13,7 @@ view; a snapshot and a result name the view that asked in `for`, and other views
 
 from __future__ import annotations
 
-from .card import AttachmentInfo, CardPayload, CardRow
+from .card import AttachmentInfo, CardPayload, CardRow, InterpolationInfo
 from .kernel import (
     JSON_SCHEMA_DEF,
     KERNEL,
@@ -131,6 +131,7 @@ __all__ = [
     "AliveMsg",
     "ApproveAction",
     "AttachmentInfo",
+    "InterpolationInfo",
     "BackAction",
     "BranchAction",
     "ByeMsg",

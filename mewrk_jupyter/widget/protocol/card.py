@@ -22,6 +22,14 @@ class AttachmentInfo(TypedDict):
 
 
 @with_config(ConfigDict(extra="forbid"))
+class InterpolationInfo(TypedDict):
+    """One `{expression}` of a message typed in a notebook, and the text it became."""
+
+    source: str
+    text: str
+
+
+@with_config(ConfigDict(extra="forbid"))
 class CardPayload(TypedDict):
     """A card as the views see it: the card's fields (one model per kind), minus opaque blobs."""
 
@@ -33,6 +41,8 @@ class CardPayload(TypedDict):
     response_id: str | None
     text: NotRequired[str]
     attachments: NotRequired[list[AttachmentInfo]]
+    template: NotRequired[str | None]  # a user input typed with `{expressions}`: the message as typed
+    interpolated: NotRequired[list[InterpolationInfo]]
     signed: NotRequired[bool]  # thinking: it carries a vendor signature (or is encrypted)
     encrypted: NotRequired[bool]  # thinking, native compaction: the content is opaque
     protocol: NotRequired[str | None]
@@ -44,6 +54,7 @@ class CardPayload(TypedDict):
     params: NotRequired[dict[str, Any]]
     result: NotRequired[str | None]
     is_error: NotRequired[bool]
+    images: NotRequired[list[AttachmentInfo]]  # a tool call's images (a kernel `python` call's figures)
     call_id: NotRequired[str]
     status: NotRequired[Literal["saved", "pending", "running", "done", "rejected", "denied"]]
     model: NotRequired[str | None]

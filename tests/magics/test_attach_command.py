@@ -1,0 +1,50 @@
+"""`%mewrk attach NAME|Out[N]|In[N]` and `/attach` in the composer: the kernel's objects as cards."""
+
+import pandas as pd
+
+from mewrk_jupyter import magics
+from mewrk_jupyter.widget.commands import run_command
+
+
+def test_attach_a_variable_an_output_and_a_cell_source(ip, mewrk):
+    ip.user_ns["sales"] = pd.DataFrame({"region": ["north", "south"], "total": [10, 20]})
+    ip.run_cell("40 + 2", store_history=True)
+    n = ip.execution_count - 1
+    mewrk("new")
+    shown = mewrk("attach sales")
+    session = magics.current_session()
+    table = session.cards[-1]
+    assert (
+        "Attached `sales` at the end of the timeline; the model reads it with your next message." in shown
+        and table.id in shown
+    )
+    assert table.text.startswith("`sales`: pandas DataFrame, 2 rows × 2 columns")
+    mewrk(f"attach Out[{n}]")
+    assert session.cards[-1].text == f"`Out[{n}]`: int\n\n```\n42\n```"
+    mewrk(f"attach In[{n}]")
+    assert session.cards[-1].text == f"`In[{n}]`:\n\n```\n40 + 2\n```"
+    assert [c.kind for c in session.cards] == ["user_input"] * 3  # nothing was sent
+
+
+def test_attach_of_an_unknown_name_says_so_and_adds_nothing(mewrk):
+    mewrk("new")
+    shown = mewrk("attach no_such_variable")
+    assert "`no_such_variable` is not a name or an expression of names defined in the kernel" in shown
+    assert magics.current_session().cards == []
+
+
+def test_the_composer_attaches_through_the_same_table(ip, mewrk):
+    ip.user_ns["numbers"] = [1, 2, 3]
+    mewrk("new")
+    session = magics.current_session()
+    said, data = run_command(session, "/attach numbers")
+    assert said == "Attached `numbers` at the end of the timeline; the model reads it with your next message."
+    assert data["card_id"] == session.cards[-1].id and "[1, 2, 3]" in session.cards[-1].text
+
+
+def test_export_writes_the_notebook_from_a_cell(mewrk, workspace):
+    mewrk("new")
+    mewrk("send hello")
+    shown = mewrk("export talk.ipynb")
+    assert f"Exported the session to `{workspace / 'talk.ipynb'}`." in shown
+    assert (workspace / "talk.ipynb").exists()

@@ -1,0 +1,51 @@
+"""`{expression}`, `{In[N]}`, `{Out[N]}` and `{Err[N]}` in `%%mewrk` and `%mewrk send`: the card keeps what
+was typed and what each expression became; the request carries the text."""
+
+from mewrk_jupyter import magics
+
+
+def user_inputs(session):
+    return [c for c in session.cards if c.kind == "user_input"]
+
+
+def test_a_cell_body_interpolates_names_and_expressions_and_the_history_sends_the_text(ip, mewrk):
+    ip.user_ns["rows"] = [3, 1, 2]
+    mewrk("new")
+    mewrk("", "Sorted: {sorted(rows)}; first {rows[0]}; braces {{kept}}")
+    card = user_inputs(magics.current_session())[0]
+    assert card.text == "Sorted: [1, 2, 3]; first 3; braces {kept}"
+    assert card.template == "Sorted: {sorted(rows)}; first {rows[0]}; braces {{kept}}"
+    assert [(i.source, i.text) for i in card.interpolated] == [
+        ("sorted(rows)", "[1, 2, 3]"),
+        ("rows[0]", "3"),
+    ]
+    sent = magics.current_session().history[-1].request["messages"][0]["parts"][0]["text"]
+    assert sent == card.text
+
+
+def test_in_out_and_err_of_earlier_cells(ip, mewrk):
+    ip.run_cell("21 * 2", store_history=True)
+    n = ip.execution_count - 1
+    ip.run_cell("1 / 0", store_history=True)
+    failed = ip.execution_count - 1
+    mewrk("new")
+    mewrk(f"send code {{In[{n}]}} gave {{Out[{n}]}}; then: {{Err[{failed}]}}")
+    card = user_inputs(magics.current_session())[0]
+    assert card.text.startswith("code 21 * 2 gave 42; then: Traceback (most recent call last):")
+    assert card.text.rstrip().endswith("ZeroDivisionError: division by zero")
+    assert [i.source for i in card.interpolated] == [f"In[{n}]", f"Out[{n}]", f"Err[{failed}]"]
+
+
+def test_a_message_without_expressions_records_nothing(mewrk):
+    mewrk("new")
+    mewrk('send {"json": true} stays as typed')
+    card = user_inputs(magics.current_session())[0]
+    assert card.text == '{"json": true} stays as typed'
+    assert card.template is None and card.interpolated == []
+
+
+def test_a_failing_expression_is_refused_and_nothing_is_sent(mewrk):
+    mewrk("new")
+    shown = mewrk("send look at {Out[999999]}")
+    assert "could not be interpolated (KeyError: 999999)" in shown and "nothing was sent" in shown
+    assert magics.current_session().cards == []

@@ -1,0 +1,154 @@
+"""The notebook's context in a real ipykernel: interpolation, attach, and the `python` and `inspect` tools."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+from jupyter_client.manager import start_new_kernel
+
+from .test_kernel import WAIT, Kernel
+
+SETUP = "%load_ext mewrk_jupyter\nimport json\nfrom mewrk_jupyter.magics import current_session"
+
+
+@pytest.fixture
+def kernel(tmp_path: Path):
+    env = {k: v for k, v in os.environ.items() if k != "MEWRK_HOME"}
+    env["HOME"] = str(tmp_path / "home")
+    (tmp_path / "home").mkdir()
+    manager, client = start_new_kernel(kernel_name="python3", cwd=str(tmp_path), env=env)
+    try:
+        kernel = Kernel(client)
+        kernel.execute(SETUP)
+        yield kernel
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+
+
+def failing_cell(kernel: Kernel, code: str) -> int:
+    """Run a cell that raises (the cells after it are not aborted); its prompt number."""
+    msg_id = kernel.client.execute(code, stop_on_error=False)
+    reply = kernel.client.get_shell_msg(timeout=WAIT)
+    while reply["parent_header"].get("msg_id") != msg_id:
+        reply = kernel.client.get_shell_msg(timeout=WAIT)
+    assert reply["content"]["status"] == "error"
+    return int(reply["content"]["execution_count"])
+
+
+def value(kernel: Kernel, expression: str):
+    """An expression's value in the kernel, through JSON."""
+    return json.loads(kernel.stdout(f"print(json.dumps({expression}))"))
+
+
+def cards(kernel: Kernel) -> list[dict]:
+    """The current session's cards once its turn has ended (or paused for an approval)."""
+    kernel.execute("s = current_session()\nif s.last_run is not None: s.last_run.wait()")
+    return value(kernel, "[c.model_dump(mode='json') for c in s.cards]")
+
+
+def test_cell_bodies_and_send_interpolate_names_cells_outputs_and_errors(kernel):
+    _, reply = kernel.execute("x = 20\nx + 1")
+    n = reply["content"]["execution_count"]
+    failed = failing_cell(kernel, "undefined_thing")
+    kernel.execute("%mewrk new")
+    kernel.execute(f"%%mewrk\nx is {{x}}, twice {{x * 2}}; In {{In[{n}]}}; Out {{Out[{n}]}}; {{{{literal}}}}")
+    kernel.execute(f"%mewrk send and the error: {{Err[{failed}]}}")
+    first, _, second, _ = cards(kernel)
+    assert first["text"] == "x is 20, twice 40; In x = 20\nx + 1; Out 21; {literal}\n"  # a body ends its line
+    assert first["template"].startswith("x is {x}, twice {x * 2};")
+    assert [i["source"] for i in first["interpolated"]] == ["x", "x * 2", f"In[{n}]", f"Out[{n}]"]
+    assert second["text"].startswith("and the error: Traceback (most recent call last):")
+    assert second["text"].endswith("NameError: name 'undefined_thing' is not defined")
+    sent = value(kernel, "s.history[0].request['messages'][0]['parts'][0]['text']")
+    assert sent == first["text"]
+
+
+def test_attach_a_dataframe_an_array_a_figure_and_an_image(kernel):
+    kernel.execute(
+        "import pandas as pd, numpy as np\n"
+        "import matplotlib.pyplot as plt\n"
+        "from PIL import Image\n"
+        "df = pd.DataFrame({'a': range(30), 'b': [i / 2 for i in range(30)]})\n"
+        "arr = np.zeros((4, 5), dtype='float32')\n"
+        "fig, ax = plt.subplots()\n"
+        "ax.plot([1, 2, 3])\n"
+        "img = Image.new('RGB', (3, 2), 'blue')"
+    )
+    kernel.execute("%mewrk new")
+    for name in ("df", "arr", "fig", "img"):
+        kernel.execute(f"%mewrk attach {name}")
+    table, array, figure, image = cards(kernel)
+    assert table["text"].startswith("`df`: pandas DataFrame, 30 rows × 2 columns")
+    assert "_Not shown: 10 more rows._" in table["text"]
+    assert array["text"].startswith("`arr`: NumPy array, shape 4 × 5, dtype float32")
+    assert figure["attachments"][0]["media_type"] == "image/png" and figure["attachments"][0]["size"] > 0
+    assert image["attachments"][0]["name"] == "img.png"
+
+
+def test_the_python_tool_asks_first_then_runs_in_the_kernel_and_captures_what_it_did(kernel):
+    kernel.execute("x = 41")
+    kernel.execute("%mewrk new")
+    assert value(kernel, "[t.name for t in current_session().tool_specs()][-2:]") == ["python", "inspect"]
+    assert value(kernel, "[current_session().tool_tier(n) for n in ('python', 'inspect')]") == [
+        "ask",
+        "allow",
+    ]
+    code = "import sys\\nprint('hello')\\nprint('careful', file=sys.stderr)\\ny = x + 1\\ny"
+    kernel.execute(f'%%mewrk\ncall: python {{"code": "{code}"}}')
+    kernel.execute("s = current_session()\ns.last_run.wait()")
+    assert value(kernel, "s.state") == "awaiting_approval"
+    assert value(kernel, "'y' in globals()") is False  # nothing ran before the approval
+    kernel.execute("s.approve(wait=True)")
+    call = next(c for c in cards(kernel) if c["kind"] == "tool_call")
+    assert call["result"] == "[stdout]\nhello\n[stderr]\ncareful\n[result]\n42" and not call["is_error"]
+    assert value(kernel, "y") == 42  # the code ran in the person's namespace
+
+
+def test_a_python_call_past_its_time_limit_is_interrupted_and_errors_come_back(kernel):
+    kernel.execute("%mewrk new")
+    kernel.execute(
+        '%%mewrk\ncall: python {"code": "print(\'started\')\\nwhile True: pass", "timeout": 1}\n'
+        'call: python {"code": "1 / 0"}'
+    )
+    kernel.execute("s = current_session()\ns.last_run.wait()")
+    kernel.execute("s.approve(always=True, wait=True)")
+    looped, failed = (c for c in cards(kernel) if c["kind"] == "tool_call")
+    assert (
+        looped["result"] == "[stdout]\nstarted\n[interrupted: the code ran past its time limit of 1 seconds]"
+    )
+    assert looped["is_error"]
+    assert failed["is_error"] and failed["result"].endswith("ZeroDivisionError: division by zero")
+    assert value(kernel, "1 + 1") == 2  # the kernel is well after the interrupt
+
+
+def test_inspect_runs_without_asking_and_describes_a_variable(kernel):
+    kernel.execute("import pandas as pd\ndf = pd.DataFrame({'city': ['a', 'b', 'c'], 'n': [1, 2, 3]})")
+    kernel.execute("%mewrk new")
+    kernel.execute('%%mewrk\ncall: inspect {"name": "df"}\ncall: inspect {"name": "df.merge"}')
+    frame, method = (c for c in cards(kernel) if c["kind"] == "tool_call")
+    assert re.search(r"^type: pandas\.(core\.frame\.)?DataFrame$", frame["result"], re.M)
+    assert "shape: 3 rows × 2 columns" in frame["result"] and "columns: city (" in frame["result"]
+    assert "signature: df.merge(right" in method["result"] and "docstring:" in method["result"]
+    assert value(kernel, "s.state") == "idle"
+
+
+def test_a_figure_the_python_call_draws_is_kept_on_its_card_and_noted_for_the_model(kernel):
+    kernel.execute("import matplotlib\nmatplotlib.use('Agg')")
+    kernel.execute("%mewrk new")
+    code = "import matplotlib.pyplot as plt\\nfig = plt.figure(figsize=(2, 1))\\nplt.plot([1, 2])"
+    kernel.execute(f'%%mewrk\ncall: python {{"code": "{code}"}}')
+    kernel.execute("s = current_session()\ns.last_run.wait()\ns.approve(wait=True)")
+    call = next(c for c in cards(kernel) if c["kind"] == "tool_call")
+    assert "[image: matplotlib figure 1, 200 × 100 pixels; shown to the person on the card]" in call["result"]
+    assert [(i["name"], i["media_type"]) for i in call["images"]] == [("output-1.png", "image/png")]
+    kernel.execute(
+        "s.export('drawn.ipynb')\nimport mewrk_jupyter as mw\nback = mw.Session.import_notebook('drawn.ipynb')"
+    )
+    assert value(
+        kernel, "[c.images == d.images for c, d in zip(s.cards, back.cards) if c.kind == 'tool_call']"
+    ) == [True]
