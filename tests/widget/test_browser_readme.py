@@ -18,7 +18,8 @@ def _notebook_blocks() -> tuple[list[str], str]:
     """The code blocks of the README's "In a notebook" section, and the dashboard line it quotes."""
     text = README.read_text()
     section = text.split("## In a notebook", 1)[1].split("\n## ", 1)[0]
-    code = re.findall(r"```python\n(.*?)```", section, re.S)
+    # The code of the section's opening: its subsections show more than the first five minutes.
+    code = re.findall(r"```python\n(.*?)```", section.split("\n### ", 1)[0], re.S)
     dashboard = re.search(r"```text\n(Agent: .*?)\n```", section).group(1)
     return code, dashboard
 
