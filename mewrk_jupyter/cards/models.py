@@ -133,7 +133,8 @@ class ToolCall(Card):
     is_error: bool = False
     call_id: str = Field(default_factory=lambda: "call_" + uuid.uuid4().hex[:16])
     status: Literal["saved", "pending", "running", "done", "rejected", "denied"] = "saved"
-    # Images the call made (a kernel `python` call's figures), for the person; the model reads the result.
+    # Images the call made (a `python` call's figures, an MCP tool's images): the person sees them, and a
+    # model with vision input receives them with the result (a model without reads the result's notes).
     images: list[Attachment] = Field(default_factory=list)
 
     def title_line(self) -> str:

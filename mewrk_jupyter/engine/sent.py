@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..providers.base import ToolSpec
+from ..providers.base import TOOL_IMAGES_MARK, ToolSpec
 
 REMINDER_OPEN, REMINDER_CLOSE = "<system-reminder>", "</system-reminder>"
 
@@ -21,7 +21,7 @@ REMINDER_OPEN, REMINDER_CLOSE = "<system-reminder>", "</system-reminder>"
 class SentItem:
     """One part of a sent message: who or what it is, in words, and its content as sent."""
 
-    label: str  # "You", "Model", "Thinking", "Tool call", "Tool result", "Host", "System prompt", …
+    label: str  # "You", "Model", "Thinking", "Tool call", "Tool result", "Tool image", "Host", …
     text: str
     note: str = ""  # how it went, when that matters: "signed", "encrypted, sent as is", "error"
 
@@ -62,10 +62,25 @@ def _call(name: str, arguments: Any) -> SentItem:
     return SentItem("Tool call", f"{name} {json.dumps(arguments, ensure_ascii=False)}")
 
 
-def _result(content: Any, is_error: bool = False) -> SentItem:
-    if isinstance(content, list):  # Anthropic: a list of content blocks
-        content = "\n".join(b.get("text", f"[{b.get('type')}]") for b in content if isinstance(b, dict))
-    return SentItem("Tool result", str(content), "error" if is_error else "")
+def _results(content: Any, is_error: bool = False) -> list[SentItem]:
+    """A tool result, and after it each image it carried (Anthropic's blocks, the Responses parts)."""
+    blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+    if isinstance(content, list):
+        content = "\n".join(b["text"] for b in blocks if isinstance(b.get("text"), str))
+    images = [_image(b) for b in blocks if b.get("type") in ("image", "input_image", "image_url")]
+    return [SentItem("Tool result", str(content), "error" if is_error else ""), *images]
+
+
+def _image(block: dict[str, Any]) -> SentItem:
+    """An image a tool's result carried, by its media type where the block says it."""
+    source = block.get("source")
+    source = source if isinstance(source, dict) else {}
+    url = block.get("image_url")
+    url = url.get("url") if isinstance(url, dict) else url
+    media_type = source.get("media_type") or (
+        url[5:].split(";", 1)[0] if isinstance(url, str) and url.startswith("data:") else ""
+    )
+    return SentItem("Tool image", media_type or "image")
 
 
 def _attachment(name: str, media_type: str = "") -> SentItem:
@@ -93,7 +108,10 @@ def _neutral(body: dict[str, Any], out: SentRequest) -> None:
             elif kind == "tool_use":
                 out.items.append(_call(part.get("name", "?"), part.get("input")))
             elif kind == "tool_result":
-                out.items.append(_result(part.get("content", ""), bool(part.get("is_error"))))
+                out.items += _results(part.get("content", ""), bool(part.get("is_error")))
+                out.items += [
+                    SentItem("Tool image", i.get("media_type") or "image") for i in part.get("images", [])
+                ]
             elif kind == "attachment":
                 out.items.append(_attachment(part.get("name", "?"), part.get("media_type", "")))
 
@@ -120,7 +138,7 @@ def _anthropic(body: dict[str, Any], out: SentRequest) -> None:
             elif kind == "tool_use":
                 out.items.append(_call(block.get("name", "?"), block.get("input")))
             elif kind == "tool_result":
-                out.items.append(_result(block.get("content", ""), bool(block.get("is_error"))))
+                out.items += _results(block.get("content", ""), bool(block.get("is_error")))
             elif kind in ("image", "document"):
                 source = block.get("source") or {}
                 out.items.append(_attachment(block.get("title") or kind, source.get("media_type", "")))
@@ -137,13 +155,20 @@ def _chat(body: dict[str, Any], out: SentRequest) -> None:
         if message.get("reasoning_content"):
             out.items.append(SentItem("Thinking", message["reasoning_content"]))
         if role == "tool":
-            out.items.append(_result(content or ""))
+            out.items += _results(content or "")
             continue
         chunks: list[dict[str, Any]] = (
             [{"type": "text", "text": content}] if isinstance(content, str) else content or []
         )
+        tool_images = False  # after the line that marks a tool's images, until the person's own parts
         for block in chunks:
-            if block.get("type") == "text":
+            text = block.get("text")
+            if block.get("type") == "text" and isinstance(text, str) and text.startswith(TOOL_IMAGES_MARK):
+                tool_images = True  # the line is the engine's; the images after it are the tool's
+            elif block.get("type") == "image_url" and tool_images:
+                out.items.append(_image(block))
+            elif block.get("type") == "text":
+                tool_images = False
                 out.items.append(_text_item(role, block.get("text", "")))
             elif block.get("type") == "file":
                 out.items.append(_attachment((block.get("file") or {}).get("filename", "file")))
@@ -163,7 +188,7 @@ def _responses(body: dict[str, Any], out: SentRequest) -> None:
         if kind == "function_call":
             out.items.append(_call(item.get("name", "?"), item.get("arguments")))
         elif kind == "function_call_output":
-            out.items.append(_result(item.get("output", "")))
+            out.items += _results(item.get("output", ""))
         elif kind == "reasoning":
             out.items.append(
                 SentItem("Thinking", _opaque(item.get("encrypted_content")), "encrypted, sent as is")

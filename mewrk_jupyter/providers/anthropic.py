@@ -55,12 +55,21 @@ def _user_block(part: Any) -> dict[str, Any] | None:
         return {
             "type": "tool_result",
             "tool_use_id": part.tool_use_id,
-            "content": part.content,
+            "content": _result_content(part),
             "is_error": part.is_error,
         }
     if isinstance(part, AttachmentPart):
         return _attachment_block(part)
     return None
+
+
+def _result_content(part: ToolResultPart) -> str | list[dict[str, Any]]:
+    """A tool result's content: its text, or a list of its text and the images the call made (the API
+    takes text and image blocks in a `tool_result`; an empty text block it refuses)."""
+    if not part.images:
+        return part.content
+    text = [{"type": "text", "text": part.content}] if part.content else []
+    return text + [_attachment_block(image) for image in part.images]
 
 
 def _attachment_block(part: AttachmentPart) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar, cast
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from ..cards.models import Usage
 from ..errors import ProviderError
@@ -46,15 +46,6 @@ class ToolUsePart(_Part):
     input: dict[str, Any]
 
 
-class ToolResultPart(_Part):
-    """The result paired with a tool use."""
-
-    type: Literal["tool_result"] = "tool_result"
-    tool_use_id: str
-    content: str
-    is_error: bool = False
-
-
 class AttachmentPart(_Part):
     """An attached file, base64 data, with extracted text where there is some."""
 
@@ -65,10 +56,44 @@ class AttachmentPart(_Part):
     text: str | None = None
 
 
+class ToolResultPart(_Part):
+    """The result paired with a tool use; `images` are the images the call made (a figure `python` drew,
+    an MCP tool's image), present only for a model with vision input: the text notes each of them."""
+
+    type: Literal["tool_result"] = "tool_result"
+    tool_use_id: str
+    content: str
+    is_error: bool = False
+    images: tuple[AttachmentPart, ...] = ()
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A result without images dumps as it did before they existed: the offline models' recorded
+        # bodies and the digests signed thinking is bound to stay the same.
+        data: dict[str, Any] = handler(self)
+        if not self.images:
+            data.pop("images", None)
+        return data
+
+
 def attachment_text(part: AttachmentPart) -> str:
     """An attachment sent as text: the file named on the first line, then its text."""
     source = ": text extracted from the PDF" if part.media_type == "application/pdf" else ""
     return f"[{part.name}{source}]\n{part.text or ''}"
+
+
+# The image types all three protocols take as input, in a message or in a tool's result.
+IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+
+# Where a protocol's tool result takes text only (Chat Completions), a tool's images follow in a user
+# message that names the call they came from, so that the model cannot take them for the person's.
+TOOL_IMAGES_MARK = "[Tool output, not the person's words]"
+
+
+def tool_images_label(name: str, call_id: str, count: int) -> str:
+    """The line that introduces a tool call's images in a user message."""
+    images = "image" if count == 1 else f"{count} images"
+    return f"{TOOL_IMAGES_MARK} The {images} below came with the result of the `{name}` call {call_id}."
 
 
 def data_url(part: AttachmentPart) -> str:

@@ -194,11 +194,13 @@ def _serialized(request: ModelRequest) -> tuple[str, int]:
     files = 0
     for message in messages:
         for part in message.get("parts", []):
-            if part.get("type") == "attachment" and part.get("data"):
-                # A vendor counts a file's content, not its base64: an image costs a fixed amount, and
-                # a text or PDF is counted by the text beside it.
-                part["data"] = ""
-                files += 1
+            # A tool's images count as the person's attached images do.
+            for file in [part, *part.get("images", [])]:
+                if file.get("type") == "attachment" and file.get("data"):
+                    # A vendor counts a file's content, not its base64: an image costs a fixed amount,
+                    # and a text or PDF is counted by the text beside it.
+                    file["data"] = ""
+                    files += 1
     return json.dumps(request.model_dump(mode="json")["system"]) + json.dumps(messages), files
 
 

@@ -31,6 +31,7 @@ from .base import (
     UsageEvent,
     attachment_text,
     data_url,
+    tool_images_label,
 )
 from .unstreamed import ended_early, json_object, not_a_reply, whole_body
 
@@ -47,9 +48,10 @@ STOP_REASONS = {
 REASONING_FIELDS = ("reasoning_content", "reasoning")  # DeepSeek and most vendors; vLLM
 
 
-def _user_content(parts: list[Any]) -> str | list[dict[str, Any]]:
-    """A user message's content: a plain string, or content parts when an image or a PDF is attached."""
-    blocks: list[dict[str, Any]] = []
+def _user_content(parts: list[Any], blocks: list[dict[str, Any]] | None = None) -> str | list[dict[str, Any]]:
+    """A user message's content: a plain string, or content parts when an image or a PDF is attached;
+    `blocks` are parts that go first (a tool's images)."""
+    blocks = list(blocks or [])
     for part in parts:
         if isinstance(part, TextPart):
             blocks.append({"type": "text", "text": part.text})
@@ -88,10 +90,28 @@ def _assistant(message: Message, roundtrip: str) -> dict[str, Any] | None:
     return out
 
 
+def _tool_images(results: list[ToolResultPart], names: dict[str, str]) -> list[dict[str, Any]]:
+    """The images of a reply's tool results as user content parts, each call's under a line naming it.
+
+    A `tool` message takes text parts only, so the images cannot go in the result itself: they go in
+    the user message right after the reply's tool messages.
+    """
+    blocks: list[dict[str, Any]] = []
+    for result in results:
+        if result.images:
+            name = names.get(result.tool_use_id, "tool")
+            label = tool_images_label(name, result.tool_use_id, len(result.images))
+            blocks.append({"type": "text", "text": label})
+            blocks += [{"type": "image_url", "image_url": {"url": data_url(i)}} for i in result.images]
+    return blocks
+
+
 def _messages(request: ModelRequest, info: ModelInfo) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = [{"role": "system", "content": text} for text in request.system]
+    names: dict[str, str] = {}  # the tool of each call, by its id: the label of its images says it
     for message in request.messages:
         if message.role == "assistant":
+            names.update((p.id, p.name) for p in message.parts if isinstance(p, ToolUsePart))
             if (built := _assistant(message, info.reasoning_content_roundtrip)) is not None:
                 out.append(built)
             continue
@@ -99,12 +119,13 @@ def _messages(request: ModelRequest, info: ModelInfo) -> list[dict[str, Any]]:
             text = "\n\n".join(p.text for p in message.parts if isinstance(p, TextPart))
             out.append({"role": "system", "content": text})
             continue
-        for part in message.parts:  # tool results come first, right after the calls they answer
-            if isinstance(part, ToolResultPart):
-                out.append({"role": "tool", "tool_call_id": part.tool_use_id, "content": part.content})
+        results = [p for p in message.parts if isinstance(p, ToolResultPart)]
+        for part in results:  # tool results come first, right after the calls they answer
+            out.append({"role": "tool", "tool_call_id": part.tool_use_id, "content": part.content})
+        images = _tool_images(results, names)
         rest = [p for p in message.parts if not isinstance(p, ToolResultPart)]
-        if rest:
-            out.append({"role": "user", "content": _user_content(rest)})
+        if rest or images:
+            out.append({"role": "user", "content": _user_content(rest, images)})
     if out and out[-1]["role"] == "assistant" and not info.prefill:
         out.append({"role": "user", "content": CONTINUE_TEXT})
     return out

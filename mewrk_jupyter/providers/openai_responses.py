@@ -74,6 +74,15 @@ def _user_content(part: Any) -> dict[str, Any] | None:
     return None
 
 
+def _output(part: ToolResultPart) -> str | list[dict[str, Any]]:
+    """A function call's output: its text, or a list of `input_text` and `input_image` parts when the call
+    made images (the API takes them in `function_call_output`, as the SDK's types declare)."""
+    if not part.images:
+        return part.content
+    text = [{"type": "input_text", "text": part.content}] if part.content else []
+    return text + [{"type": "input_image", "image_url": data_url(image)} for image in part.images]
+
+
 def _assistant_items(message: Message, protocol: str) -> list[dict[str, Any]]:
     """Output items of one assistant message; a reasoning item goes only with the item that followed it."""
     items: list[dict[str, Any]] = []
@@ -107,7 +116,7 @@ def _input(messages: list[Message], protocol: str, go_on: bool = True) -> list[d
         for part in message.parts:
             if isinstance(part, ToolResultPart):
                 out.append(
-                    {"type": "function_call_output", "call_id": part.tool_use_id, "output": part.content}
+                    {"type": "function_call_output", "call_id": part.tool_use_id, "output": _output(part)}
                 )
             elif (block := _user_content(part)) is not None:
                 content.append(block)

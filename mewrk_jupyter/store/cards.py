@@ -1,8 +1,8 @@
 """Card rows: each card is one row with a stable id and an order key, so a change touches one row.
 
-A file attached to a card is stored once, as a part named by its digest (store/parts.py): the row keeps
-the digest under `blob`, so editing the card, branching the session or sending the file again stores
-no second copy. In memory the card holds the file as before.
+A file attached to a card (or an image a tool call made) is stored once, as a part named by its digest
+(store/parts.py): the row keeps the digest under `blob`, so editing the card, branching the session or
+sending the file again stores no second copy. In memory the card holds the file as before.
 """
 
 from __future__ import annotations
@@ -11,31 +11,35 @@ import base64
 import json
 import sqlite3
 
-from ..cards.models import Card, UserInput, card_from_json
+from ..cards.models import Card, card_from_json
 from ..cards.order import key_between
 from .parts import LONG_STRING, base64_part, get_part, put_part
 
+# The field of each kind of card that holds files: a person's attachments, the images a tool call made.
+FILES = {"user_input": "attachments", "tool_call": "images"}
+
 
 def _card_of(conn: sqlite3.Connection, kind: str, data: str) -> Card:
-    if kind != "user_input" or '_blob":' not in data and '"blob":' not in data:
+    if kind not in FILES or '_blob":' not in data and '"blob":' not in data:
         return card_from_json(data)
     fields = json.loads(data)
-    for attachment in fields["attachments"]:
+    for attachment in fields.get(FILES[kind]) or []:
         h = attachment.pop("blob", None)
         if h is not None:
             attachment["data"] = base64.b64encode(get_part(conn, h)).decode("ascii")
         h = attachment.pop("text_blob", None)
         if h is not None:
             attachment["text"] = get_part(conn, h).decode()
-    return UserInput.model_validate(fields)
+    return card_from_json(json.dumps(fields))
 
 
 def _row_of(conn: sqlite3.Connection, card: Card) -> str:
-    """The card as its row stores it: each attached file by its digest."""
-    if not isinstance(card, UserInput) or not card.attachments:
+    """The card as its row stores it: each attached file (or image a tool made) by its digest."""
+    files = FILES.get(card.kind)
+    if files is None or not getattr(card, files):
         return card.model_dump_json()
     fields = card.model_dump(mode="json")
-    for attachment in fields["attachments"]:
+    for attachment in fields[files]:
         h = base64_part(conn, attachment["data"]) if attachment["data"] else None
         if h is not None:  # data that is not canonical base64 stays in the row, as it came
             attachment["data"], attachment["blob"] = "", h

@@ -28,7 +28,8 @@ class ToolResult(BaseModel):
     text: str
     is_error: bool = False
     truncated: bool = False
-    # Images the call made (the kernel's `python`): kept on its card and in an exported notebook.
+    # Images the call made (`python`'s figures, an MCP tool's images): kept on its card and in an exported
+    # notebook, and sent with the result to a model with vision input.
     images: tuple[Attachment, ...] = ()
 
 

@@ -3,8 +3,10 @@ namespace, `inspect {name}` describes a variable without running anything of the
 
 `python` captures what the code prints (stdout and stderr of its own thread only, so a cell the person
 runs meanwhile keeps its output), the value of a last expression, an error's traceback, and notes the
-figures and images it made (as PNG images on its card; the model reads a note of each). At its time limit the code is interrupted (a KeyboardInterrupt raised in its
-thread, as Jupyter's interrupt does in the main one) and what it printed so far is returned.
+figures and images it made (as PNG images on its card, which a model with vision input receives with
+the result; every model reads a note of each). At its time limit the code is interrupted (a
+KeyboardInterrupt raised in its thread, as Jupyter's interrupt does in the main one) and what it printed
+so far is returned.
 """
 
 from __future__ import annotations
@@ -151,7 +153,8 @@ def _python(namespace: dict[str, Any]) -> Tool:
         description=(
             "Run Python code in the person's live Jupyter kernel, in the namespace of their notebook: "
             "variables you define stay. Returns what the code printed, the value of its last line, or "
-            "its error. A figure it makes is noted. Interrupted after `timeout` seconds (default 60)."
+            "its error. A figure it draws is noted, and comes back as an image where you take images. "
+            "Interrupted after `timeout` seconds (default 60)."
         ),
         input_schema=object_schema(
             {

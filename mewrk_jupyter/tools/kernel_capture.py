@@ -102,7 +102,8 @@ def _image(name: str, data: bytes) -> Attachment:
 
 def rich_outputs(value: Any, figures: set[int]) -> tuple[list[str], list[Attachment]]:
     """The images a call made — figures it opened, and a result that is a figure or an image — as PNG
-    attachments for its card (at most MAX_IMAGES), and a note of each for the model, which reads text."""
+    attachments for its card (at most MAX_IMAGES), and a note of each, which a model without vision
+    input reads instead of the image."""
     found: list[tuple[str, Any]] = []
     pyplot = sys.modules.get("matplotlib.pyplot")
     if pyplot is not None:

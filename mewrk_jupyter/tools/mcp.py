@@ -6,6 +6,8 @@ process exits. A server that fails to start or dies is reported (`news()`), neve
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import concurrent.futures
 import json
 import re
@@ -16,8 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..cards.models import Attachment
 from ..config.mcp import McpServerConfig
+from ..providers.base import IMAGE_TYPES
 from .base import Tool, ToolResult
+from .kernel_capture import MAX_IMAGE_BYTES, MAX_IMAGES
 from .mcp_client import McpConnection, ServerState
 
 if TYPE_CHECKING:
@@ -220,13 +225,21 @@ class McpServers:
 
 
 def result_of(result: mcp_types.CallToolResult) -> ToolResult:
-    """A tool result card's text from an MCP call's content blocks (text kept, anything else described)."""
+    """A tool result from an MCP call's content blocks: text kept, images kept as the card's images (each
+    noted in the text), anything else described."""
     import mcp_types
 
     parts: list[str] = []
+    images: list[Attachment] = []
     for block in result.content:
         if isinstance(block, mcp_types.TextContent):
             parts.append(block.text)
+        elif isinstance(block, mcp_types.ImageContent) and (image := _image(block, len(images) + 1)):
+            # Kept on the card, and sent to a model with vision input; one without reads this note.
+            images.append(image)
+            parts.append(
+                f"[image: {image.name}, {block.mime_type}, {image.size} bytes; shown to the person on the card]"
+            )
         elif isinstance(block, mcp_types.ImageContent | mcp_types.AudioContent):
             kind = "image" if isinstance(block, mcp_types.ImageContent) else "audio"
             parts.append(f"[{kind} {block.mime_type}, {len(block.data) * 3 // 4} bytes, not shown]")
@@ -239,7 +252,25 @@ def result_of(result: mcp_types.CallToolResult) -> ToolResult:
     if not parts and result.structured_content is not None:
         parts.append(json.dumps(result.structured_content, ensure_ascii=False))
     text = "\n".join(parts) if parts else "(no output)"
-    return ToolResult(text=text, is_error=bool(result.is_error))
+    return ToolResult(text=text, is_error=bool(result.is_error), images=tuple(images))
+
+
+def _image(block: Any, number: int) -> Attachment | None:
+    """An MCP image block as a card's image: a type every protocol takes, in valid base64, at most
+    MAX_IMAGES of them; None otherwise (the result then describes it instead)."""
+    if block.mime_type not in IMAGE_TYPES or number > MAX_IMAGES:
+        return None
+    try:
+        data = base64.b64decode(block.data, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    if not data or len(data) > MAX_IMAGE_BYTES:
+        return None
+    extension = block.mime_type.split("/", 1)[1].replace("jpeg", "jpg")
+    encoded = base64.b64encode(data).decode("ascii")
+    return Attachment(
+        name=f"image-{number}.{extension}", media_type=block.mime_type, data=encoded, size=len(data)
+    )
 
 
 def _failure_sentence(connection: McpConnection) -> str:

@@ -6,7 +6,11 @@ import tracemalloc
 import pytest
 
 import mewrk_jupyter as mw
-from mewrk_jupyter.engine.assembly.attachments import UnreadablePdf, pdf_text
+from mewrk_jupyter.cards.models import Attachment, ToolCall, UserInput
+from mewrk_jupyter.engine.assembly.assemble import assemble
+from mewrk_jupyter.engine.assembly.attachments import UnreadablePdf, check_attachments, pdf_text
+from mewrk_jupyter.providers.base import ModelInfo, ToolResultPart
+from mewrk_jupyter.providers.offline import FILE_TOKENS, request_tokens
 
 from ..pdf_files import encrypted_pdf, make_pdf
 
@@ -105,3 +109,28 @@ def test_bytes_are_read_as_a_file_of_that_name_would_be(workspace):
     blob = attachment_from_bytes("data", b"\x00\x01", "image/png")
     assert blob.media_type == "image/png" and blob.text is None
     assert mw.Session.new().model_info.vision is False
+
+
+def test_a_tool_s_images_go_only_to_a_vision_model_and_count_as_attached_images_do(workspace):
+    def timeline(png: bytes) -> list:
+        image = Attachment(name="output-1.png", media_type="image/png", data=base64.b64encode(png).decode())
+        svg = Attachment(
+            name="drawing.svg", media_type="image/svg+xml", data=base64.b64encode(b"<svg/>").decode()
+        )
+        return [
+            UserInput(text="plot it"),
+            ToolCall(name="python", params={"code": "plot()"}, result="[image: …]", images=[image, svg]),
+        ]
+
+    seeing = ModelInfo(name="v/m", protocol="anthropic-messages", vision=True)
+    blind = ModelInfo(name="t/m", protocol="anthropic-messages")
+    small, large = timeline(b"\x89PNG" * 4), timeline(b"\x89PNG" * 40_000)
+    check_attachments(small, blind)  # a tool's image never blocks a model without vision input
+    [sent] = assemble(small, seeing, []).messages[-1].parts
+    assert isinstance(sent, ToolResultPart) and [i.name for i in sent.images] == ["output-1.png"]  # no SVG
+    [plain] = assemble(small, blind, []).messages[-1].parts
+    assert isinstance(plain, ToolResultPart) and plain.images == () and plain.content == "[image: …]"
+    # A vendor counts an image, not its base64: the size of the file does not change the estimate.
+    with_image = request_tokens(assemble(large, seeing, []))
+    assert with_image == request_tokens(assemble(small, seeing, []))
+    assert with_image >= request_tokens(assemble(large, blind, [])) + FILE_TOKENS

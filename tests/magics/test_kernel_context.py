@@ -10,6 +10,9 @@ from pathlib import Path
 import pytest
 from jupyter_client.manager import start_new_kernel
 
+from tests.providers.conftest import wire_server  # noqa: F401  (the fixture)
+from tests.providers.wire import anthropic_reply, anthropic_tool_use
+
 from .test_kernel import WAIT, Kernel
 
 SETUP = "%load_ext mewrk_jupyter\nimport json\nfrom mewrk_jupyter.magics import current_session"
@@ -152,3 +155,38 @@ def test_a_figure_the_python_call_draws_is_kept_on_its_card_and_noted_for_the_mo
     assert value(
         kernel, "[c.images == d.images for c, d in zip(s.cards, back.cards) if c.kind == 'tool_call']"
     ) == [True]
+
+
+def test_a_figure_the_python_call_draws_reaches_a_model_with_vision_input(kernel, tmp_path, wire_server):  # noqa: F811
+    """Against the local Anthropic wire server: the figure goes in the call's `tool_result` as an image
+    block after the result's text, the same bytes the card keeps."""
+    llm = tmp_path / ".mewrk" / "llm"
+    llm.mkdir(parents=True)
+    (llm / "ant.yaml").write_text(
+        f"protocol: anthropic-messages\nbase_url: {wire_server.url}\napi_key: ${{IMG_KEY}}\n"
+        "models:\n  v: {context_window: 100000, vision: true}\n"
+    )
+    code = "import matplotlib.pyplot as plt\nfig = plt.figure(figsize=(2, 1))\nplt.plot([1, 2])"
+    wire_server.enqueue(
+        anthropic_reply(anthropic_tool_use("python", {"code": code})), anthropic_reply("A line.")
+    )
+    kernel.execute(
+        "import matplotlib\nmatplotlib.use('Agg')\nimport os\nos.environ['IMG_KEY'] = 'sk-img-test'"
+    )
+    kernel.execute("import mewrk_jupyter as mw\nmw.trust()\n%mewrk new")
+    kernel.execute("s = current_session()\ns.configure(model='ant/v')")
+    kernel.execute("%mewrk send draw a line")
+    kernel.execute("s.last_run.wait()\ns.approve(wait=True)")
+    call = next(c for c in cards(kernel) if c["kind"] == "tool_call")
+    [image] = call["images"]
+    [result] = [
+        block
+        for message in wire_server.json_bodies()[-1]["messages"]
+        for block in message["content"]
+        if block["type"] == "tool_result"
+    ]
+    assert result["content"] == [
+        {"type": "text", "text": call["result"]},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": image["data"]}},
+    ]
+    assert "[image: matplotlib figure 1, 200 × 100 pixels; shown to the person on the card]" in call["result"]

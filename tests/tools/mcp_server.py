@@ -8,12 +8,16 @@ test can see that the process ended; the tool `env` reads `ARGV`, the arguments 
 from __future__ import annotations
 
 import os
+import random
 import signal
+import struct
 import sys
+import zlib
 from pathlib import Path
 
 import anyio
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Image, MCPServer
+from mcp_types import ImageContent, TextContent
 
 server = MCPServer("testing")
 
@@ -42,6 +46,34 @@ def crash() -> str:
     """End the server's process at once, without answering."""
     os.kill(os.getpid(), signal.SIGKILL)
     return "not reached"
+
+
+def _png(width: int, height: int) -> bytes:
+    """A PNG of noise (it does not compress: a figure's size), written by hand: no imaging library."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    noise = random.Random(width * height)
+    rows = b"".join(b"\x00" + noise.randbytes(3 * width) for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+
+
+if os.environ.get("DRAW"):  # only where a test asks: the other tests count this server's tools
+
+    @server.tool()
+    def draw(size: int) -> list[TextContent | ImageContent]:
+        """Draw a square of noise `size` pixels wide, and an SVG that no vendor takes as an image."""
+        svg = Image(data=b"<svg xmlns='http://www.w3.org/2000/svg'/>", format="svg+xml")
+        square = Image(data=_png(size, size))
+        text = TextContent(type="text", text=f"a square, {size} × {size} pixels")
+        return [text, square.to_image_content(), svg.to_image_content()]
 
 
 if __name__ == "__main__":

@@ -41,7 +41,7 @@ from ...providers.base import (
     ToolSpec,
     ToolUsePart,
 )
-from .attachments import attachment_part
+from .attachments import attachment_part, tool_images
 from .compacted import item_part, kept_parts
 from .cut import read_cards, summary_message
 from .prefix import PrefixSection
@@ -106,6 +106,9 @@ def _sent_form(part: Part) -> list:
             hashlib.sha256(part.data.encode()).hexdigest(),
             part.text,
         ]
+    if isinstance(part, ToolResultPart) and part.images:  # the images by their digest, as attachments
+        text = part.model_copy(update={"images": ()}).model_dump(mode="json")
+        return [part.type, text, [_sent_form(image) for image in part.images]]
     return [part.type, part.model_dump(mode="json")]
 
 
@@ -278,6 +281,7 @@ def assembly(
                     tool_use_id=card.call_id,
                     content=card.result if card.result is not None else NO_RESULT,
                     is_error=card.is_error,
+                    images=tool_images(card, model),
                 )
             )
     builder.flush_results()

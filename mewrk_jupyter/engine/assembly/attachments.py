@@ -12,9 +12,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
-from ...cards.models import Attachment, Card, UserInput
+from ...cards.models import Attachment, Card, ToolCall, UserInput
 from ...errors import InvalidInput
-from ...providers.base import AttachmentPart, ModelInfo
+from ...providers.base import IMAGE_TYPES, AttachmentPart, ModelInfo
 
 MAX_MESSAGE_BYTES = 32 * 1024 * 1024
 # Pages a protocol takes in one PDF document (Anthropic Messages: 100 per request).
@@ -214,3 +214,18 @@ def check_attachments(cards: Iterable[Card], info: ModelInfo, new: UserInput | N
             a.model_copy(update={"sent_as": pdf_sent_as(a, info)}) if a.media_type == PDF else a
             for a in new.attachments
         ]
+
+
+def tool_images(card: ToolCall, info: ModelInfo) -> tuple[AttachmentPart, ...]:
+    """The images a tool call made, as its result carries them to a model with vision input (T19).
+
+    A model without vision gets none and reads the note of each in the result's text instead: unlike
+    an image the person attached, a tool's image never blocks the conversation.
+    """
+    if not info.vision:
+        return ()
+    return tuple(
+        AttachmentPart(name=image.name, media_type=image.media_type, data=image.data)
+        for image in card.images
+        if image.data and image.media_type in IMAGE_TYPES
+    )
