@@ -386,6 +386,9 @@ def test_stop_reaches_a_subagent_that_another_process_drives(workspace):
         s = mw.Session.open(parent_id)
         child = mw.Session.open(subagent_cards(s)[0].session_id)
         wait_for(lambda: child.state == "running")
+        conn = s.stored_timeline.db.conn()
+        task_id = subagent_cards(s)[0].task_id
+        assert running_background_work(s.id, conn) == [f"subagent `helper` ({task_id}, in another process)"]
         assert s.state == "idle" and s.stop()  # the parent's own turn has ended: only its subagent runs
         assert process.stdout.readline().strip() == "stopped"
         assert child.runs()[-1].state == "stopped"
@@ -404,3 +407,65 @@ def test_with_async_tool_calls_a_background_commands_output_becomes_its_calls_ou
     s.send("go on")
     call = next(c for c in s.cards if c.kind == "tool_call")
     assert call.result.strip() == "late-output" and notifications(s) == []
+
+
+def follow_elsewhere(workspace, start: str):
+    """A second process that starts background work with `start` (on `s`), prints the session's id, then
+    follows its task until it ends and prints how it ended."""
+    code = "\n".join(
+        [
+            "import sys, time",
+            "import mewrk_jupyter as mw",
+            "from mewrk_jupyter.engine.background import TASKS",
+            "s = mw.Session.new(title='elsewhere')",
+            start,
+            "[task] = TASKS.of(s.id)",
+            "deadline = time.monotonic() + 30",
+            "while task.state == 'running' and time.monotonic() < deadline:",
+            "    time.sleep(0.01)",
+            "print(s.id, flush=True)",
+            "task.done.wait(60)",
+            "print(task.state, flush=True)",
+        ]
+    )
+    return subprocess.Popen([sys.executable, "-c", code], cwd=workspace, stdout=subprocess.PIPE, text=True)
+
+
+def test_handoff_and_compact_now_see_a_subagent_that_another_process_follows(workspace):
+    agents(workspace)
+    start = "s.send(" + repr(SPAWN % GATED) + ")"  # its approval waits: the process follows it meanwhile
+    process = follow_elsewhere(workspace, start)
+    try:
+        s = mw.Session.open(process.stdout.readline().split()[0])
+        task_id = subagent_cards(s)[0].task_id
+        conn = s.stored_timeline.db.conn()
+        expected = f"subagent `helper` ({task_id}, waiting for an approval, in another process)"
+        assert running_background_work(s.id, conn) == [expected]
+        assert TASKS.of(s.id) == []  # nothing of it in this process
+        with pytest.raises(mw.MewrkError, match=r"Background work is still running \(subagent `helper` \("):
+            s.compact_now()
+        assert s.stop()  # asked through the store; the process that follows it stops it at its next beat
+        assert process.stdout.readline().strip() == "stopped"
+        assert running_background_work(s.id, conn) == []
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_a_background_command_of_another_process_is_seen_and_stopped_from_here(workspace):
+    agents(workspace)
+    start = 's.send(\'call: bash {"command": "sleep 30", "background": true}\'); s.approve()'
+    process = follow_elsewhere(workspace, start)
+    try:
+        s = mw.Session.open(process.stdout.readline().split()[0])
+        conn = s.stored_timeline.db.conn()
+        [work] = running_background_work(s.id, conn)
+        assert work.startswith("command `sleep 30` (task_") and work.endswith(", in another process)")
+        with pytest.raises(mw.MewrkError, match=r"Background work is still running \(command `sleep 30`"):
+            s.compact_now()
+        assert s.stop()
+        assert process.stdout.readline().strip() == "stopped"
+        assert running_background_work(s.id, conn) == []
+    finally:
+        process.kill()
+        process.wait()
