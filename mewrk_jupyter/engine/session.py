@@ -48,11 +48,13 @@ from .render import timeline_markdown
 from .represent import represent
 from .settings import SessionSettings, StoredSettings, parse_settings
 from .subagents import (
+    WITHDRAWN,
     SubagentCalls,
     chain,
     decide_for_subagent,
     stop_subagents_elsewhere,
     subagent_approval,
+    waiting_status,
 )
 from .timeline.edits import TimelineEdits
 from .timeline.mirror import Timeline
@@ -338,6 +340,12 @@ class Session:
         waits for — or None."""
         return self._parts.approvals.pending_approval() or subagent_approval(self.id)
 
+    @property
+    def status_line(self) -> str | None:
+        """What the composer's status line says beside the cards while a subagent's approval waits on
+        this timeline (the session itself stays idle: the person may go on writing), else None."""
+        return waiting_status(self.stored_timeline.current().cards)
+
     def not_sent(self) -> dict[str, str]:
         """Cards the next request leaves out although they are on the timeline: card id -> why (T7)."""
         timeline = self.stored_timeline.current()
@@ -549,7 +557,18 @@ class Session:
         work (its subagents stop in turn); False if nothing ran."""
         stopped = bool(stop_background_work(self.id))
         stopped = stop_subagents_elsewhere(self) or stopped  # those another process follows
+        if self._is_subagent() and self._parts.approvals.withdraw(WITHDRAWN):
+            # A stopped subagent's approval is nobody's to answer: deciding it later would run the call
+            # with no one to take its result. Its supervisor here ends it as stopped.
+            task = TASKS.by_child(self.id)
+            if task is not None:
+                task.stop()
+            stopped = True
         return self._turns.stop() or stopped
+
+    def _is_subagent(self) -> bool:
+        row = session_rows.get_session(self.stored_timeline.db.conn(), self.id)
+        return bool(row is not None and row["subagent"])
 
     def runs(self) -> list[RunInfo]:
         """This session's runs, oldest first, from any process: id, state, whether it still runs, times (R5)."""

@@ -55,3 +55,12 @@ def live_tasks(conn: sqlite3.Connection, session_id: str) -> list[sqlite3.Row]:
 def request_task_stop(conn: sqlite3.Connection, task_id: str) -> None:
     """Ask a task's owner to stop it (it reads the request at its next beat)."""
     conn.execute("UPDATE tasks SET stop_requested = 1 WHERE id = ? AND ended_at IS NULL", (task_id,))
+
+
+def live_task_of_child(conn: sqlite3.Connection, child_session: str) -> sqlite3.Row | None:
+    """The live task (its owner alive) that follows the subagent session `child_session`, or None."""
+    rows = conn.execute(
+        "SELECT * FROM tasks WHERE child_session = ? AND ended_at IS NULL", (child_session,)
+    ).fetchall()
+    now = time.time()
+    return next((row for row in rows if not is_stale(row, now)), None)

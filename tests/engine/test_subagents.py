@@ -13,7 +13,7 @@ import pytest
 import mewrk_jupyter as mw
 from mewrk_jupyter.engine.assembly.assemble import NOTIFICATION_MARK
 from mewrk_jupyter.engine.background import TASKS, running_background_work
-from mewrk_jupyter.engine.subagents import agent_figures
+from mewrk_jupyter.engine.subagents import WITHDRAWN, agent_figures
 from mewrk_jupyter.store import sessions as session_rows
 
 from ..conftest import run_python, wait_for
@@ -220,9 +220,18 @@ def test_stopping_a_parent_whose_subagent_waits_for_an_approval_closes_that_appr
     s = mw.Session.new()
     s.send(SPAWN % GATED)
     mirror = wait_for(lambda: s.pending_approval)
+    child = subagent_cards(s)[0].session
+    own = child.pending_approval
     s.stop()
     assert ended(s).state == "stopped"
     assert s.card(mirror.id).decision == "expired" and s.pending_approval is None
+    # The subagent's own approval is closed too: nobody can approve it later and run the call.
+    assert child.card(own.id).decision == "expired" and child.state == "idle"
+    call = child.card(own.tool_card_id)
+    assert call.status == "denied" and call.result == WITHDRAWN
+    with pytest.raises(mw.InvalidInput, match="No approval is waiting in this session"):
+        child.approve()
+    assert "from-helper" not in call.result
 
 
 def test_compact_now_and_handoff_refuse_while_a_subagent_runs(workspace):
@@ -327,8 +336,15 @@ def test_an_approval_of_a_subagents_own_subagent_is_answered_from_the_top(worksp
     s.send("call: agent_spawn " + json.dumps({"agent": "helper", "task": helper_task}))
     waiting = wait_for(lambda: s.pending_approval)
     assert waiting.params == {"command": "echo deep"}
-    s.approve()
     helper = subagent_cards(s)[0].session
+    worker = wait_for(lambda: subagent_cards(helper) and subagent_cards(helper)[0].session)
+    # The card is on the top conversation's own timeline (the one the person looks at), and on the helper's.
+    assert s.card(waiting.id) == waiting and waiting.session_id == worker.id
+    on_helper = helper.pending_approval
+    assert on_helper.id != waiting.id and helper.card(on_helper.id).session_id == worker.id
+    assert s.state == "idle" and s.status_line.startswith("A subagent waits for your approval of `bash`")
+    s.approve()
+    assert s.card(waiting.id).decision == helper.card(on_helper.id).decision == "approved"
     worker_card = wait_for(
         lambda: [c for c in helper.cards if c.kind == "subagent" and c.state == "completed"]
     )
@@ -409,9 +425,10 @@ def test_with_async_tool_calls_a_background_commands_output_becomes_its_calls_ou
     assert call.result.strip() == "late-output" and notifications(s) == []
 
 
-def follow_elsewhere(workspace, start: str):
-    """A second process that starts background work with `start` (on `s`), prints the session's id, then
-    follows its task until it ends and prints how it ended."""
+def follow_elsewhere(workspace, start: str, until: str = "running"):
+    """A second process that starts background work with `start` (on `s`), prints the session's id once
+    its task has left the state `until` (a subagent waiting for its approval), then follows the task
+    until it ends and prints how it ended."""
     code = "\n".join(
         [
             "import sys, time",
@@ -421,7 +438,7 @@ def follow_elsewhere(workspace, start: str):
             start,
             "[task] = TASKS.of(s.id)",
             "deadline = time.monotonic() + 30",
-            "while task.state == 'running' and time.monotonic() < deadline:",
+            f"while task.state == {until!r} and time.monotonic() < deadline:",
             "    time.sleep(0.01)",
             "print(s.id, flush=True)",
             "task.done.wait(60)",
@@ -447,6 +464,10 @@ def test_handoff_and_compact_now_see_a_subagent_that_another_process_follows(wor
         assert s.stop()  # asked through the store; the process that follows it stops it at its next beat
         assert process.stdout.readline().strip() == "stopped"
         assert running_background_work(s.id, conn) == []
+        child = mw.Session.open(subagent_cards(s)[0].session_id)
+        assert child.state == "idle" and child.pending_approval is None  # its approval was closed there
+        mirror = next(c for c in s.cards if c.kind == "approval")
+        assert mirror.decision == "expired"
     finally:
         process.kill()
         process.wait()
@@ -455,7 +476,7 @@ def test_handoff_and_compact_now_see_a_subagent_that_another_process_follows(wor
 def test_a_background_command_of_another_process_is_seen_and_stopped_from_here(workspace):
     agents(workspace)
     start = 's.send(\'call: bash {"command": "sleep 30", "background": true}\'); s.approve()'
-    process = follow_elsewhere(workspace, start)
+    process = follow_elsewhere(workspace, start, until="")
     try:
         s = mw.Session.open(process.stdout.readline().split()[0])
         conn = s.stored_timeline.db.conn()
