@@ -373,9 +373,13 @@ def test_a_subagent_left_behind_by_a_process_that_ended_is_settled_at_the_next_r
     assert done.returncode == 0, done.stderr
     s = mw.Session.open(done.stdout.split()[-1])
     assert subagent_cards(s)[0].state == "awaiting_approval"
+    assert s.status_line is not None  # its copy of the approval still reads as waiting
     s.send("what happened?")
     card = subagent_cards(s)[0]
     assert card.state == "stopped" and card.result.endswith("its own session keeps what it did.)")
+    # Nobody follows the subagent any more: its approval's copy here is closed, and the line goes.
+    assert next(c for c in s.cards if c.kind == "approval").decision == "expired"
+    assert s.status_line is None and s.pending_approval is None
     [note] = notifications(s)
     assert "<status>stopped</status>" in note.text and card.task_id in note.text
 
@@ -490,3 +494,17 @@ def test_a_background_command_of_another_process_is_seen_and_stopped_from_here(w
     finally:
         process.kill()
         process.wait()
+
+
+def test_stopping_a_subagent_itself_while_its_approval_waits_ends_it_as_stopped(workspace):
+    agents(workspace)
+    s = mw.Session.new()
+    s.send(SPAWN % GATED)
+    mirror = wait_for(lambda: s.pending_approval)
+    child = subagent_cards(s)[0].session
+    own = child.pending_approval
+    assert child.stop()  # in its own session: its approval closes and its supervisor ends it
+    card = ended(s)
+    assert card.state == "stopped" and s.card(mirror.id).decision == "expired"
+    assert child.card(own.id).decision == "expired" and child.card(own.tool_card_id).result == WITHDRAWN
+    assert s.status_line is None and running_background_work(s.id, s.stored_timeline.db.conn()) == []
