@@ -54,6 +54,7 @@ from .subagents import (
     decide_for_subagent,
     stop_subagents_elsewhere,
     subagent_approval,
+    waiting_below,
     waiting_status,
 )
 from .timeline.edits import TimelineEdits
@@ -95,6 +96,12 @@ def forget_open_sessions() -> None:
     """Forget the sessions this process has open, so the next `Session.open` reads them from the store."""
     with _LIVE_LOCK:
         _LIVE.clear()
+
+
+FOLLOWED_ELSEWHERE = (
+    "This approval belongs to a subagent that another process follows (the kernel or script that started "
+    "it): approve or reject it there, or stop it from here with s.stop()."
+)
 
 
 class Session:
@@ -525,6 +532,7 @@ class Session:
             run = decide_for_subagent(self.id, "approved", reason, always)
             if run is not None:
                 return run
+            self._refuse_if_followed_elsewhere()
         return self._turns.decide("approved_always" if always else "approved", reason, wait)
 
     def reject(self, reason: str | None = None, *, wait: bool | None = None) -> Run:
@@ -534,6 +542,7 @@ class Session:
             run = decide_for_subagent(self.id, "rejected", reason, False)
             if run is not None:
                 return run
+            self._refuse_if_followed_elsewhere()
         return self._turns.decide("rejected", reason, wait)
 
     def execute(
@@ -565,6 +574,12 @@ class Session:
                 task.stop()
             stopped = True
         return self._turns.stop() or stopped
+
+    def _refuse_if_followed_elsewhere(self) -> None:
+        """A subagent's approval shown here that no supervisor of this process follows is answered in the
+        process that follows it: deciding it here would run the call with nobody to take its result."""
+        if self._parts.approvals.pending_approval() is None and waiting_below(self.cards) is not None:
+            raise InvalidInput(FOLLOWED_ELSEWHERE)
 
     def _is_subagent(self) -> bool:
         row = session_rows.get_session(self.stored_timeline.db.conn(), self.id)

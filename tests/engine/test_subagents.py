@@ -465,6 +465,11 @@ def test_handoff_and_compact_now_see_a_subagent_that_another_process_follows(wor
         assert TASKS.of(s.id) == []  # nothing of it in this process
         with pytest.raises(mw.MewrkError, match=r"Background work is still running \(subagent `helper` \("):
             s.compact_now()
+        assert s.status_line is not None  # its copy of the approval is here, from the store
+        with pytest.raises(
+            mw.InvalidInput, match=r"^This approval belongs to a subagent that another process"
+        ):
+            s.approve()  # its supervisor is there: deciding here would run the call with nobody to follow it
         assert s.stop()  # asked through the store; the process that follows it stops it at its next beat
         assert process.stdout.readline().strip() == "stopped"
         assert running_background_work(s.id, conn) == []
