@@ -1,19 +1,25 @@
 """Background work of a session — subagents and background commands that run beside its turns.
 
-Each piece of work is a `BackgroundTask` in this process's registry, under the session that started it.
-What must wait for background work (a handoff, a compaction into a new session) asks
-`running_background_work`; `task_wait` waits here; the next request of the session delivers what
+Each piece of work is a `BackgroundTask` in this process's registry, under the session that started it,
+and a row of the store's `tasks` table beaten for by its owner (turns/background_rows.py), so that every
+process sees it. What must wait for background work (a handoff, a compaction into a new session) asks
+`running_background_work`, which reads both; `task_wait` waits here; the next request of the session delivers what
 finished and was not collected (turns/background_results.py); stopping the session stops its work.
 """
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
+
+from ..store import runs as run_rows
+from ..store import sessions as session_rows
+from ..store import tasks as task_rows
 
 TaskState = Literal["running", "awaiting_approval", "completed", "failed", "stopped"]
 ENDED: tuple[TaskState, ...] = ("completed", "failed", "stopped")
@@ -43,6 +49,8 @@ class BackgroundTask:
     stop: Callable[[], None] = lambda: None
     started_at: float = field(default_factory=time.time)
     done: threading.Event = field(default_factory=threading.Event)
+    # Told of each change of state (the store's row follows it), outside the registry's lock.
+    on_change: Callable[[BackgroundTask], None] | None = None
 
     @property
     def ended(self) -> bool:
@@ -91,6 +99,9 @@ class BackgroundRegistry:
             task.state = state
             if result is not None:
                 task.result = result
+        if task.on_change is not None:  # the store first: whoever waits for `done` reads the row ended
+            task.on_change(task)
+        with self.changed:
             if task.ended:
                 task.done.set()
             self.changed.notify_all()
@@ -121,9 +132,40 @@ class BackgroundRegistry:
 TASKS = BackgroundRegistry()
 
 
-def running_background_work(session_id: str) -> list[str]:
-    """What runs in the background for the session, one short description each."""
-    return [task.describe() for task in TASKS.of(session_id) if not task.ended]
+ELSEWHERE = "in another process"
+
+
+def running_background_work(session_id: str, conn: sqlite3.Connection | None = None) -> list[str]:
+    """What runs in the background for the session, one short description each: this process's tasks,
+    and with the store's connection those another live process runs — its task rows, and any subagent
+    session of the session whose turn runs there."""
+    mine = [task for task in TASKS.of(session_id) if not task.ended]
+    work = [task.describe() for task in mine]
+    if conn is None:
+        return work
+    children = {task.child_session for task in mine}
+    for row in task_rows.live_tasks(conn, session_id):
+        if TASKS.get(row["id"]) is not None:  # this process's own: said above, or just ended here
+            continue
+        waiting = ", waiting for an approval" if row["state"] == "awaiting_approval" else ""
+        work.append(f"{row['label']} ({row['id']}{waiting}, {ELSEWHERE})")
+        children.add(row["child_session"])
+    for row in session_rows.subagents_of(conn, session_id):
+        run = run_rows.current_run(conn, row["id"])
+        if row["id"] not in children and run is not None and not run_rows.is_stale(run):
+            work.append(f"subagent session `{row['title']}` ({row['id']}, its turn running {ELSEWHERE})")
+    return work
+
+
+def stop_work_elsewhere(session_id: str, conn: sqlite3.Connection) -> bool:
+    """Ask the processes that run the session's other background tasks to stop them (each reads the
+    request at its next beat); True when one was asked."""
+    asked = False
+    for row in task_rows.live_tasks(conn, session_id):
+        if TASKS.get(row["id"]) is None:
+            task_rows.request_task_stop(conn, row["id"])
+            asked = True
+    return asked
 
 
 def stop_background_work(session_id: str) -> list[BackgroundTask]:

@@ -48,11 +48,14 @@ from .render import timeline_markdown
 from .represent import represent
 from .settings import SessionSettings, StoredSettings, parse_settings
 from .subagents import (
+    WITHDRAWN,
     SubagentCalls,
     chain,
     decide_for_subagent,
     stop_subagents_elsewhere,
     subagent_approval,
+    waiting_below,
+    waiting_status,
 )
 from .timeline.edits import TimelineEdits
 from .timeline.mirror import Timeline
@@ -93,6 +96,12 @@ def forget_open_sessions() -> None:
     """Forget the sessions this process has open, so the next `Session.open` reads them from the store."""
     with _LIVE_LOCK:
         _LIVE.clear()
+
+
+FOLLOWED_ELSEWHERE = (
+    "This approval belongs to a subagent that another process follows (the kernel or script that started "
+    "it): approve or reject it there, or stop it from here with s.stop()."
+)
 
 
 class Session:
@@ -338,6 +347,12 @@ class Session:
         waits for — or None."""
         return self._parts.approvals.pending_approval() or subagent_approval(self.id)
 
+    @property
+    def status_line(self) -> str | None:
+        """What the composer's status line says beside the cards while a subagent's approval waits on
+        this timeline (the session itself stays idle: the person may go on writing), else None."""
+        return waiting_status(self.stored_timeline.current().cards)
+
     def not_sent(self) -> dict[str, str]:
         """Cards the next request leaves out although they are on the timeline: card id -> why (T7)."""
         timeline = self.stored_timeline.current()
@@ -517,6 +532,7 @@ class Session:
             run = decide_for_subagent(self.id, "approved", reason, always)
             if run is not None:
                 return run
+            self._refuse_if_followed_elsewhere()
         return self._turns.decide("approved_always" if always else "approved", reason, wait)
 
     def reject(self, reason: str | None = None, *, wait: bool | None = None) -> Run:
@@ -526,6 +542,7 @@ class Session:
             run = decide_for_subagent(self.id, "rejected", reason, False)
             if run is not None:
                 return run
+            self._refuse_if_followed_elsewhere()
         return self._turns.decide("rejected", reason, wait)
 
     def execute(
@@ -549,7 +566,24 @@ class Session:
         work (its subagents stop in turn); False if nothing ran."""
         stopped = bool(stop_background_work(self.id))
         stopped = stop_subagents_elsewhere(self) or stopped  # those another process follows
+        if self._is_subagent() and self._parts.approvals.withdraw(WITHDRAWN):
+            # A stopped subagent's approval is nobody's to answer: deciding it later would run the call
+            # with no one to take its result. Its supervisor here ends it as stopped.
+            task = TASKS.by_child(self.id)
+            if task is not None:
+                task.stop()
+            stopped = True
         return self._turns.stop() or stopped
+
+    def _refuse_if_followed_elsewhere(self) -> None:
+        """A subagent's approval shown here that no supervisor of this process follows is answered in the
+        process that follows it: deciding it here would run the call with nobody to take its result."""
+        if self._parts.approvals.pending_approval() is None and waiting_below(self.cards) is not None:
+            raise InvalidInput(FOLLOWED_ELSEWHERE)
+
+    def _is_subagent(self) -> bool:
+        row = session_rows.get_session(self.stored_timeline.db.conn(), self.id)
+        return bool(row is not None and row["subagent"])
 
     def runs(self) -> list[RunInfo]:
         """This session's runs, oldest first, from any process: id, state, whether it still runs, times (R5)."""

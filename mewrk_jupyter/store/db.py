@@ -14,7 +14,7 @@ from . import fence
 from .faults import BUSY_SECONDS, damaged, store_connection
 
 APPLICATION_ID = 0x4D57524B  # "MWRK": tells our database from any other SQLite file
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 SCHEMA = """
 CREATE TABLE sessions (
@@ -95,6 +95,24 @@ ALTER TABLE history ADD COLUMN packed INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE sessions ADD COLUMN handover_of TEXT;
 ALTER TABLE sessions ADD COLUMN subagent INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX sessions_handover_of ON sessions (handover_of) WHERE handover_of IS NOT NULL;
+""",
+    # Background work (subagents, background commands) with its owner's heartbeat, so that every
+    # process sees what runs for a session, and a stop asked anywhere reaches the process that owns it.
+    5: """
+CREATE TABLE tasks (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    label TEXT NOT NULL,
+    child_session TEXT,
+    state TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    started_at REAL NOT NULL,
+    heartbeat_at REAL NOT NULL,
+    ended_at REAL,
+    stop_requested INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+CREATE INDEX tasks_running ON tasks (session_id) WHERE ended_at IS NULL;
 """,
 }
 

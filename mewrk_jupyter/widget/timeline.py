@@ -27,6 +27,7 @@ from ..engine.events import (
     TextDelta,
 )
 from ..engine.preferences import preferences_at
+from ..engine.subagents import waiting_status
 from ..engine.trust import untrusted_sentence
 from ..errors import InvalidInput, MewrkError
 from . import commands, protocol
@@ -78,6 +79,8 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
             str, tuple[str, protocol.CardPayload]
         ] = {}  # what the views hold: id -> (key, card)
         self._state = "idle"  # the session state the views were last told
+        # The composer's line while a subagent's approval waits on this timeline, as views were last told.
+        self._waiting: str | None = None
         self._unsent: dict[str, str] = {}  # card id -> why the next request leaves it out, as views know it
         self._confirm_delete = False  # the preference as views were last told
         self._closed = threading.Event()
@@ -183,7 +186,15 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                 trust=untrusted_sentence(self.session.workspace.home),
             )
             self._tell(message)
+            self._restate_waiting(waiting_status(timeline.cards), always=True)
             return message
+
+    def _restate_waiting(self, waiting: str | None, always: bool = False) -> None:
+        """Tell the views whether a subagent's approval waits on this timeline (the composer's line);
+        a line the engine set for something else (a compaction) is not cleared when none waits."""
+        if waiting != self._waiting or (always and waiting is not None):
+            self._waiting = waiting
+            self._tell(protocol.StatusMsg(text=waiting))
 
     def _on_event(self, event: SessionEvent) -> None:
         if isinstance(event, Reloaded):
@@ -231,7 +242,10 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                     self._tell(protocol.NoticeMsg(level=level, text=text))
                 case StatusChanged(text=status):
                     self._deltas.flush()
-                    self._tell(protocol.StatusMsg(text=status))
+                    # When the engine is done with its line, a subagent's approval that still waits
+                    # keeps the composer's.
+                    self._waiting = waiting_status(self.session.timeline().cards)
+                    self._tell(protocol.StatusMsg(text=status if status is not None else self._waiting))
 
     def _restate_unsent(self, unsent: dict[str, str]) -> None:
         """Patch the cards whose "not sent" note changed: a change above a signed block reaches below it."""
@@ -286,6 +300,7 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                 patch = protocol.CardChangedMsg if known is not None else protocol.CardAddedMsg
                 self._tell(patch(card=payload, order_key=key))
             self._tell(context_payload(self.session))
+            self._restate_waiting(waiting_status(timeline.cards))  # another process's subagent
 
     # ---- the store watch, while views are alive --------------------------------------------------
 

@@ -238,7 +238,9 @@ def test_compact_now_is_refused_while_an_approval_waits(workspace):
 def test_compact_now_is_refused_while_background_work_runs(workspace, monkeypatch):
     # No background work exists yet (subagents come later): the one function that reports it is made
     # to report some, to see the refusal a person will read.
-    monkeypatch.setattr(compact_now_module, "running_background_work", lambda _sid: ["a subagent"])
+    monkeypatch.setattr(
+        compact_now_module, "running_background_work", lambda _sid, _conn=None: ["a subagent"]
+    )
     s = mw.Session.new("offline/echo")
     s.send("hello")
     before = store_of(s)

@@ -13,7 +13,7 @@ import pytest
 import mewrk_jupyter as mw
 from mewrk_jupyter.engine.assembly.assemble import NOTIFICATION_MARK
 from mewrk_jupyter.engine.background import TASKS, running_background_work
-from mewrk_jupyter.engine.subagents import agent_figures
+from mewrk_jupyter.engine.subagents import WITHDRAWN, agent_figures
 from mewrk_jupyter.store import sessions as session_rows
 
 from ..conftest import run_python, wait_for
@@ -220,9 +220,18 @@ def test_stopping_a_parent_whose_subagent_waits_for_an_approval_closes_that_appr
     s = mw.Session.new()
     s.send(SPAWN % GATED)
     mirror = wait_for(lambda: s.pending_approval)
+    child = subagent_cards(s)[0].session
+    own = child.pending_approval
     s.stop()
     assert ended(s).state == "stopped"
     assert s.card(mirror.id).decision == "expired" and s.pending_approval is None
+    # The subagent's own approval is closed too: nobody can approve it later and run the call.
+    assert child.card(own.id).decision == "expired" and child.state == "idle"
+    call = child.card(own.tool_card_id)
+    assert call.status == "denied" and call.result == WITHDRAWN
+    with pytest.raises(mw.InvalidInput, match="No approval is waiting in this session"):
+        child.approve()
+    assert "from-helper" not in call.result
 
 
 def test_compact_now_and_handoff_refuse_while_a_subagent_runs(workspace):
@@ -327,8 +336,15 @@ def test_an_approval_of_a_subagents_own_subagent_is_answered_from_the_top(worksp
     s.send("call: agent_spawn " + json.dumps({"agent": "helper", "task": helper_task}))
     waiting = wait_for(lambda: s.pending_approval)
     assert waiting.params == {"command": "echo deep"}
-    s.approve()
     helper = subagent_cards(s)[0].session
+    worker = wait_for(lambda: subagent_cards(helper) and subagent_cards(helper)[0].session)
+    # The card is on the top conversation's own timeline (the one the person looks at), and on the helper's.
+    assert s.card(waiting.id) == waiting and waiting.session_id == worker.id
+    on_helper = helper.pending_approval
+    assert on_helper.id != waiting.id and helper.card(on_helper.id).session_id == worker.id
+    assert s.state == "idle" and s.status_line.startswith("A subagent waits for your approval of `bash`")
+    s.approve()
+    assert s.card(waiting.id).decision == helper.card(on_helper.id).decision == "approved"
     worker_card = wait_for(
         lambda: [c for c in helper.cards if c.kind == "subagent" and c.state == "completed"]
     )
@@ -357,9 +373,13 @@ def test_a_subagent_left_behind_by_a_process_that_ended_is_settled_at_the_next_r
     assert done.returncode == 0, done.stderr
     s = mw.Session.open(done.stdout.split()[-1])
     assert subagent_cards(s)[0].state == "awaiting_approval"
+    assert s.status_line is not None  # its copy of the approval still reads as waiting
     s.send("what happened?")
     card = subagent_cards(s)[0]
     assert card.state == "stopped" and card.result.endswith("its own session keeps what it did.)")
+    # Nobody follows the subagent any more: its approval's copy here is closed, and the line goes.
+    assert next(c for c in s.cards if c.kind == "approval").decision == "expired"
+    assert s.status_line is None and s.pending_approval is None
     [note] = notifications(s)
     assert "<status>stopped</status>" in note.text and card.task_id in note.text
 
@@ -386,6 +406,9 @@ def test_stop_reaches_a_subagent_that_another_process_drives(workspace):
         s = mw.Session.open(parent_id)
         child = mw.Session.open(subagent_cards(s)[0].session_id)
         wait_for(lambda: child.state == "running")
+        conn = s.stored_timeline.db.conn()
+        task_id = subagent_cards(s)[0].task_id
+        assert running_background_work(s.id, conn) == [f"subagent `helper` ({task_id}, in another process)"]
         assert s.state == "idle" and s.stop()  # the parent's own turn has ended: only its subagent runs
         assert process.stdout.readline().strip() == "stopped"
         assert child.runs()[-1].state == "stopped"
@@ -404,3 +427,89 @@ def test_with_async_tool_calls_a_background_commands_output_becomes_its_calls_ou
     s.send("go on")
     call = next(c for c in s.cards if c.kind == "tool_call")
     assert call.result.strip() == "late-output" and notifications(s) == []
+
+
+def follow_elsewhere(workspace, start: str, until: str = "running"):
+    """A second process that starts background work with `start` (on `s`), prints the session's id once
+    its task has left the state `until` (a subagent waiting for its approval), then follows the task
+    until it ends and prints how it ended."""
+    code = "\n".join(
+        [
+            "import sys, time",
+            "import mewrk_jupyter as mw",
+            "from mewrk_jupyter.engine.background import TASKS",
+            "s = mw.Session.new(title='elsewhere')",
+            start,
+            "[task] = TASKS.of(s.id)",
+            "deadline = time.monotonic() + 30",
+            f"while task.state == {until!r} and time.monotonic() < deadline:",
+            "    time.sleep(0.01)",
+            "print(s.id, flush=True)",
+            "task.done.wait(60)",
+            "print(task.state, flush=True)",
+        ]
+    )
+    return subprocess.Popen([sys.executable, "-c", code], cwd=workspace, stdout=subprocess.PIPE, text=True)
+
+
+def test_handoff_and_compact_now_see_a_subagent_that_another_process_follows(workspace):
+    agents(workspace)
+    start = "s.send(" + repr(SPAWN % GATED) + ")"  # its approval waits: the process follows it meanwhile
+    process = follow_elsewhere(workspace, start)
+    try:
+        s = mw.Session.open(process.stdout.readline().split()[0])
+        task_id = subagent_cards(s)[0].task_id
+        conn = s.stored_timeline.db.conn()
+        expected = f"subagent `helper` ({task_id}, waiting for an approval, in another process)"
+        assert running_background_work(s.id, conn) == [expected]
+        assert TASKS.of(s.id) == []  # nothing of it in this process
+        with pytest.raises(mw.MewrkError, match=r"Background work is still running \(subagent `helper` \("):
+            s.compact_now()
+        assert s.status_line is not None  # its copy of the approval is here, from the store
+        with pytest.raises(
+            mw.InvalidInput, match=r"^This approval belongs to a subagent that another process"
+        ):
+            s.approve()  # its supervisor is there: deciding here would run the call with nobody to follow it
+        assert s.stop()  # asked through the store; the process that follows it stops it at its next beat
+        assert process.stdout.readline().strip() == "stopped"
+        assert running_background_work(s.id, conn) == []
+        child = mw.Session.open(subagent_cards(s)[0].session_id)
+        assert child.state == "idle" and child.pending_approval is None  # its approval was closed there
+        mirror = next(c for c in s.cards if c.kind == "approval")
+        assert mirror.decision == "expired"
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_a_background_command_of_another_process_is_seen_and_stopped_from_here(workspace):
+    agents(workspace)
+    start = 's.send(\'call: bash {"command": "sleep 30", "background": true}\'); s.approve()'
+    process = follow_elsewhere(workspace, start, until="")
+    try:
+        s = mw.Session.open(process.stdout.readline().split()[0])
+        conn = s.stored_timeline.db.conn()
+        [work] = running_background_work(s.id, conn)
+        assert work.startswith("command `sleep 30` (task_") and work.endswith(", in another process)")
+        with pytest.raises(mw.MewrkError, match=r"Background work is still running \(command `sleep 30`"):
+            s.compact_now()
+        assert s.stop()
+        assert process.stdout.readline().strip() == "stopped"
+        assert running_background_work(s.id, conn) == []
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_stopping_a_subagent_itself_while_its_approval_waits_ends_it_as_stopped(workspace):
+    agents(workspace)
+    s = mw.Session.new()
+    s.send(SPAWN % GATED)
+    mirror = wait_for(lambda: s.pending_approval)
+    child = subagent_cards(s)[0].session
+    own = child.pending_approval
+    assert child.stop()  # in its own session: its approval closes and its supervisor ends it
+    card = ended(s)
+    assert card.state == "stopped" and s.card(mirror.id).decision == "expired"
+    assert child.card(own.id).decision == "expired" and child.card(own.tool_card_id).result == WITHDRAWN
+    assert s.status_line is None and running_background_work(s.id, s.stored_timeline.db.conn()) == []

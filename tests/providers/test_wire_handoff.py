@@ -205,7 +205,9 @@ def test_a_handoff_is_refused_with_a_sentence_the_model_reads(claude, monkeypatc
     if documents == DOCS:
         # No background work exists yet (it comes with subagents): the one function that reports it is
         # made to report some, to see the refusal the model will read.
-        monkeypatch.setattr(handoff_module, "running_background_work", lambda _sid: ["a workflow"])
+        monkeypatch.setattr(
+            handoff_module, "running_background_work", lambda _sid, _conn=None: ["a workflow"]
+        )
     s = armed_session(claude)
     claude.enqueue(
         anthropic_reply(anthropic_tool_use("handoff", {"documents": documents}, id="toolu_h")),

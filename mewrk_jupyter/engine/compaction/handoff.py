@@ -69,7 +69,7 @@ class HandoffTool:
             return calls, False  # never offered: the registry answers that no such tool exists
         rest = [call for call in calls if call.name != HANDOFF]
         documents = ours[0].params.get("documents")
-        work = running_background_work(self.parts.session_id)
+        work = running_background_work(self.parts.session_id, self.parts.timeline.db.conn())
         refusal = None
         if rest or len(ours) > 1:
             refusal = ALONE

@@ -100,7 +100,7 @@ def compact_now(parts: SessionParts, session: Handed) -> Any:
     why = not_replied(cards)
     if why is not None:
         raise NothingToCompact(why)
-    work = running_background_work(sid)
+    work = running_background_work(sid, conn)
     if work:
         raise SessionBusy(still_running(work, "then compact"))
     model, home = parts.settings.value.model, parts.workspace.home

@@ -4,9 +4,11 @@ collects results, and its approvals are answered on the parent's timeline."""
 from .calls import SubagentCalls, chain
 from .figures import AgentFigure, agent_figures
 from .spawn import spawn, stop_subagents_elsewhere
-from .supervisor import decide_for_subagent, subagent_approval
+from .supervisor import WITHDRAWN, decide_for_subagent, subagent_approval
+from .waiting import waiting_below, waiting_status
 
 __all__ = [
+    "WITHDRAWN",
     "AgentFigure",
     "SubagentCalls",
     "agent_figures",
@@ -15,4 +17,6 @@ __all__ = [
     "spawn",
     "stop_subagents_elsewhere",
     "subagent_approval",
+    "waiting_below",
+    "waiting_status",
 ]

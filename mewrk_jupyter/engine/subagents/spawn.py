@@ -17,10 +17,11 @@ from ...providers.registry import config_for, resolve
 from ...store import cards as card_rows
 from ...store import sessions as session_rows
 from ..agent import DEFAULT_AGENT, agent_start
-from ..background import TASKS, BackgroundTask
+from ..background import TASKS, BackgroundTask, stop_work_elsewhere
 from ..settings import SessionSettings, parse_settings
 from ..timeline.stored import StoredTimeline
 from ..turns.background_results import started_text
+from ..turns.background_rows import track
 from ..turns.policy import PLAN_ON
 from ..turns.status import state_of
 from ..workspace import Workspace
@@ -88,17 +89,16 @@ def spawn(parent: Parent, call: ToolCall) -> tuple[str, bool]:
         return f"No subagent was started: {exc}", True
     child_id = create_child(parent, agent.strip(), task_text, settings, cards)
     timeline = parent.stored_timeline
-    task = TASKS.add(
-        BackgroundTask(
-            session_id=parent.id,
-            kind="subagent",
-            label=f"subagent `{agent.strip()}`",
-            call_card=call.id,
-            as_output=parent.settings.async_tools,
-            child_session=child_id,
-            workspace=str(parent.workspace.root),
-        )
+    task = BackgroundTask(
+        session_id=parent.id,
+        kind="subagent",
+        label=f"subagent `{agent.strip()}`",
+        call_card=call.id,
+        as_output=parent.settings.async_tools,
+        child_session=child_id,
+        workspace=str(parent.workspace.root),
     )
+    TASKS.add(track(task, timeline.db))
     card = Subagent(text=task_text.strip(), agent=agent.strip(), session_id=child_id, task_id=task.id)
     timeline.append(card)
     task.card_id = card.id
@@ -127,10 +127,12 @@ def create_child(
 
 
 def stop_subagents_elsewhere(parent: Parent) -> bool:
-    """Stop the turns of the parent's subagents that another process drives (this process's own are
+    """Stop the parent's background work that another process follows — its tasks there are asked to
+    stop through the store, and the running turns of its subagents are stopped (this process's own are
     stopped through their supervisors); True when one was running."""
+    with parent.stored_timeline.db.tx() as conn:
+        stopped = stop_work_elsewhere(parent.id, conn)
     conn = parent.stored_timeline.db.conn()
-    stopped = False
     for row in session_rows.subagents_of(conn, parent.id):
         if TASKS.by_child(row["id"]) is None and state_of(conn, row["id"]) == "running":
             type(parent).open(row["id"], workspace=parent.workspace.root).stop()

@@ -1,5 +1,6 @@
 """A subagent's supervisor: drives its session on a thread of its own — the first turn, each approval it
-pauses for (shown on the parent's timeline and answered there), and its result once it ended.
+pauses for (shown on the timeline of its parent and of every conversation above it, up to the top one
+the person looks at, and answered on any of them), and its result once it ended.
 """
 
 from __future__ import annotations
@@ -8,13 +9,17 @@ import threading
 from typing import Any
 
 from ...cards.models import Approval, ModelReply, Subagent
+from ...store import sessions as session_rows
 from ..background import TASKS, BackgroundTask, TaskState
+from ..events import StatusChanged
 from ..timeline.stored import StoredTimeline
+from .waiting import waiting_status
 
 # The supervisors of this process's subagents that still run, by task id (an approval is forwarded here).
 SUPERVISORS: dict[str, Supervisor] = {}
 NO_REPLY = "(The subagent ended without a reply.)"
 STOPPED = "(The subagent was stopped before it finished.)"
+WITHDRAWN = "This call was not run: the subagent was stopped while its approval waited."
 ENDINGS: dict[str, TaskState] = {"done": "completed", "stopped": "stopped"}
 MAX_DEPTH = 8  # subagents of subagents searched for a waiting approval
 MAX_ROUNDS = 8  # turns a subagent takes to read the results of its own background work
@@ -40,7 +45,36 @@ class Supervisor:
         self.stopping = False
         self.decided = threading.Event()
         self.next_run: Any = None
-        self.mirror: Approval | None = None  # the approval shown on the parent's timeline, while it waits
+        # The approval shown on each conversation above the subagent while it waits: session id -> card.
+        self.mirrors: dict[str, tuple[StoredTimeline, Approval]] = {}
+
+    @property
+    def mirror(self) -> Approval | None:
+        """The waiting approval as shown on the parent's timeline, or None."""
+        shown = self.mirrors.get(self.parent.session_id)
+        return shown[1] if shown is not None else None
+
+    def mirror_on(self, session_id: str) -> Approval | None:
+        """The waiting approval as shown on the timeline of `session_id` (the parent or one above)."""
+        shown = self.mirrors.get(session_id)
+        return shown[1] if shown is not None else None
+
+    def above(self) -> list[StoredTimeline]:
+        """The timelines of the parent and of every conversation above it, up to the top one."""
+        timelines = [self.parent]
+        conn = self.parent.db.conn()
+        for _ in range(MAX_DEPTH):
+            row = session_rows.get_session(conn, timelines[-1].session_id)
+            if row is None or not row["subagent"] or row["parent_id"] is None:
+                break
+            opened = type(self.child).open(row["parent_id"], workspace=self.child.workspace.root)
+            timelines.append(opened.stored_timeline)
+        return timelines
+
+    def tell_status(self, timelines: list[StoredTimeline]) -> None:
+        """Tell the views of each timeline whether an approval waits below it (the composer's line)."""
+        for timeline in timelines:
+            timeline.emit(StatusChanged(timeline.session_id, waiting_status(timeline.current().cards)))
 
     def start(self) -> None:
         """Start the subagent's first turn in the background."""
@@ -90,15 +124,19 @@ class Supervisor:
         pending = self.child.pending_approval
         if pending is None:
             return None
+        timelines = self.above()
         with self.lock:
             self.decided.clear()
-            self.mirror = Approval(
-                tool_card_id=pending.tool_card_id,
-                name=pending.name,
-                params=dict(pending.params),
-                session_id=self.child.id,
-            )
-            self.parent.append(self.mirror)
+            for timeline in timelines:
+                mirror = Approval(
+                    tool_card_id=pending.tool_card_id,
+                    name=pending.name,
+                    params=dict(pending.params),
+                    session_id=self.child.id,
+                )
+                timeline.append(mirror)
+                self.mirrors[timeline.session_id] = (timeline, mirror)
+        self.tell_status(timelines)
         self.show("awaiting_approval")
         self.decided.wait()
         with self.lock:
@@ -111,29 +149,36 @@ class Supervisor:
         """The person's decision on the approval shown on the parent: the subagent goes on (or reads the
         rejection); returns its run, or None when no approval of this subagent waits."""
         with self.lock:
-            if self.mirror is None or self.decided.is_set():
+            if not self.mirrors or self.decided.is_set():
                 return None
             if decision == "rejected":
                 run = self.child.reject(reason, wait=False)
             else:
                 run = self.child.approve(reason, always=always, wait=False)
-            decided = self.mirror.model_copy(
-                update={"decision": "approved_always" if always else decision, "reason": reason}
-            )
-            self.parent.save(decided)
-            self.mirror, self.next_run = None, run
+            update = {"decision": "approved_always" if always else decision, "reason": reason}
+            timelines = self.close_mirrors(update)
+            self.next_run = run
             self.decided.set()
+        self.tell_status(timelines)
         return run
+
+    def close_mirrors(self, update: dict[str, Any]) -> list[StoredTimeline]:
+        """Write the decision (or the expiry) on every shown copy of the approval; returns their timelines."""
+        shown, self.mirrors = list(self.mirrors.values()), {}
+        for timeline, mirror in shown:
+            timeline.save(mirror.model_copy(update=update))
+        return [timeline for timeline, _ in shown]
 
     def stop(self) -> None:
         """Stop the subagent (its own background work too); its result says it was stopped."""
+        if self.stopping:  # the subagent's own stop asks again: once is enough
+            return
         self.stopping = True
         self.child.stop()
         with self.lock:
-            if self.mirror is not None:  # nobody will answer it now
-                self.parent.save(self.mirror.model_copy(update={"decision": "expired"}))
-                self.mirror = None
+            timelines = self.close_mirrors({"decision": "expired"})  # nobody will answer them now
             self.decided.set()
+        self.tell_status(timelines)
 
     def show(self, state: TaskState, result: str | None = None) -> None:
         """The task's state on the parent's `subagent` card."""
@@ -156,7 +201,7 @@ def waiting_supervisor(session_id: str, depth: int = 0) -> Supervisor | None:
     tasks = [task for task in TASKS.of(session_id) if not task.ended]
     for task in tasks:
         supervisor = SUPERVISORS.get(task.id)
-        if supervisor is not None and supervisor.mirror is not None:
+        if supervisor is not None and supervisor.mirrors:
             return supervisor
     if depth < MAX_DEPTH:
         for task in tasks:
@@ -167,9 +212,9 @@ def waiting_supervisor(session_id: str, depth: int = 0) -> Supervisor | None:
 
 
 def subagent_approval(session_id: str) -> Approval | None:
-    """A subagent's approval waiting for the person (shown on its parent's timeline), or None."""
+    """A subagent's approval waiting for the person, as shown on this session's timeline, or None."""
     supervisor = waiting_supervisor(session_id)
-    return supervisor.mirror if supervisor is not None else None
+    return supervisor.mirror_on(session_id) if supervisor is not None else None
 
 
 def decide_for_subagent(session_id: str, decision: str, reason: str | None, always: bool) -> Any:

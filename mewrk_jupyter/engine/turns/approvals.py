@@ -185,13 +185,24 @@ class Approvals:
         with self.timeline.db.tx() as conn:
             resume_rows.put_resume_point(conn, self.session_id, approval.id, resume)
 
-    def abandon(self, approval: Approval) -> None:
+    def abandon(self, approval: Approval, text: str = NOT_RESUMABLE) -> None:
         """Close an approval that can no longer be resumed, so the timeline can be sent as it stands."""
         approval.decision = "expired"
         self.timeline.save(approval)
         call = self.timeline.find(approval.tool_card_id)
         if isinstance(call, ToolCall) and call.result is None:
-            self._answer(call, NOT_RESUMABLE, "denied")
+            self._answer(call, text, "denied")
+
+    def withdraw(self, text: str) -> bool:
+        """Close the waiting approval so that it can never be decided (its turn's follower is gone): no
+        resume point, the card expired, its call answered with `text`; False when none waited."""
+        approval = self.waiting_approval()
+        if approval is None:
+            return False
+        with self.timeline.db.tx() as conn:
+            resume_rows.drop_resume_point(conn, self.session_id, approval.id)
+        self.abandon(approval, text)
+        return True
 
     def abandon_lost(self) -> None:
         """Before a new message: close a pending approval whose resume point is gone (A3)."""

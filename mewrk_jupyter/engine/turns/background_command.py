@@ -9,10 +9,12 @@ import threading
 from collections.abc import Callable
 
 from ...cards.models import ToolCall
+from ...store.db import Database
 from ...tools import ToolRegistry
 from ...tools.base import ToolResult
 from ..background import TASKS, BackgroundTask, TaskState
 from .background_results import started_text
+from .background_rows import track
 
 BASH = "bash"
 LABEL_CHARS = 60
@@ -33,6 +35,7 @@ def start_background_command(
     registry: ToolRegistry,
     call: ToolCall,
     session_id: str,
+    db: Database,
     as_output: bool,
     redact: Callable[[str], str],
     cancel: threading.Event | None,
@@ -44,16 +47,15 @@ def start_background_command(
     if call.params.get("background") is not True or not isinstance(params.get("command"), str):
         return registry.run(BASH, params, cancel)  # run now, or refused as the tool refuses it
     stop = threading.Event()
-    task = TASKS.add(
-        BackgroundTask(
-            session_id=session_id,
-            kind="command",
-            label=command_label(params["command"]),
-            call_card=call.id,
-            as_output=as_output,
-            stop=stop.set,
-        )
+    task = BackgroundTask(
+        session_id=session_id,
+        kind="command",
+        label=command_label(params["command"]),
+        call_card=call.id,
+        as_output=as_output,
+        stop=stop.set,
     )
+    TASKS.add(track(task, db))
 
     def work() -> None:
         result = registry.run(BASH, params, stop)

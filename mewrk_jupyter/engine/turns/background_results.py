@@ -8,9 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...cards.models import HostMessage, ModelReply, Subagent, ToolCall
+from ...cards.models import Approval, HostMessage, ModelReply, Subagent, ToolCall
 from ...store import cards as card_rows
 from ...store import runs as run_rows
+from ...store import tasks as task_rows
 from ..assembly.assemble import NOTIFICATION_TOPIC
 from ..background import TASKS, BackgroundTask, TaskState
 from ..timeline.stored import StoredTimeline
@@ -81,10 +82,23 @@ def recover_orphans(timeline: StoredTimeline) -> None:
         timeline.save(card.model_copy(update={"state": state, "result": result}))
 
 
+def expire_orphan_approvals(timeline: StoredTimeline) -> None:
+    """A subagent's approval shown here whose subagent no live process follows any more can never be
+    answered: it is closed, so that no card waits for a decision nobody can take."""
+    conn = timeline.db.conn()
+    for card in timeline.current().cards:
+        if not isinstance(card, Approval) or card.session_id is None or card.decision != "pending":
+            continue
+        task = TASKS.by_child(card.session_id)
+        if (task is None or task.ended) and task_rows.live_task_of_child(conn, card.session_id) is None:
+            timeline.save(card.model_copy(update={"decision": "expired"}))
+
+
 def deliver_results(timeline: StoredTimeline) -> list[str]:
     """Before a request: every ended task of the session that the model has not got yet reaches it — as
     the output of its starting call (async tool calls), or as a host message; returns the task ids."""
     recover_orphans(timeline)
+    expire_orphan_approvals(timeline)
     delivered = []
     for task in TASKS.of(timeline.session_id):
         if not task.ended or task.collected:

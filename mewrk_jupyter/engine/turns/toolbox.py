@@ -150,6 +150,7 @@ class ToolBox:
                 self.registry,
                 call,
                 self.timeline.session_id,
+                self.timeline.db,
                 self.settings.value.async_tools,
                 self.secrets.redact,
                 cancel,
