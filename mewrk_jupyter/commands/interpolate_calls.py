@@ -62,9 +62,15 @@ def _guarded(source: str, func: Any, /, *args: Any, **kwargs: Any) -> Any:
     for value in (*args, *kwargs.values()):
         if isinstance(value, type | tuple) and any(func is f for f in _TAKES_CLASSES):
             continue
-        if callable(value) and not may_call(value):
+        # A list or dict of functions is called too (`df.agg([f])`): its items are looked at as well.
+        items = list(value.values()) if isinstance(value, dict) else value if _is_collection(value) else []
+        if any(callable(v) and not may_call(v) for v in (value, *items)):
             raise CallRefused(f"hands `{source}` something it would call")
     return func(*args, **kwargs)
+
+
+def _is_collection(value: Any) -> bool:
+    return isinstance(value, list | tuple | set | frozenset)
 
 
 class _Guard(ast.NodeTransformer):

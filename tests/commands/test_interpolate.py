@@ -55,6 +55,8 @@ def test_an_expression_calls_computing_builtins_and_methods_of_values_only():
         "{str.upper('a')}": "it calls `str.upper`",
         "{(lambda: 1)()}": "it calls `lambda: 1`",
         "{max(rows, key=os.getpid)}": "it hands `max` something it would call",
+        "{word.join([os.getcwd])}": "it hands `word.join` something it would call",
+        "{word.format(**{'f': os.getcwd})}": "it hands `word.format` something it would call",
     }
     for template, said in refusals.items():
         with pytest.raises(
