@@ -69,14 +69,19 @@ class ToolRegistry:
         lsp = LspTool(ws, environment, lsp_command)
         available = {
             tool.name: tool
-            for tool in (*file_tools(ws), *search_tools(ws), bash_tool(ws.root, environment), lsp.tool())
+            for tool in (
+                *file_tools(ws),
+                *search_tools(ws),
+                bash_tool(ws.root, environment, redact),
+                lsp.tool(),
+            )
         }
         # `python` and `inspect` exist only inside a kernel; an agent that lists them elsewhere goes without.
         available.update((tool.name, tool) for tool in kernel_tools(redact=redact))
         for name, tool_config in (config.tools if config else {}).items():
             if name in available:
                 raise ConfigError(f"`.mewrk/tools/{name}.yaml` declares `{name}`, which is a built-in tool")
-            available[name] = command_tool(tool_config, ws.root, environment)
+            available[name] = command_tool(tool_config, ws.root, environment, redact)
         ordered = [*BUILTIN_TOOLS, *(name for name in available if name not in BUILTIN_TOOLS)]
         if enabled is not None:
             unknown = [name for name in enabled if name not in available and name not in KERNEL_TOOLS]
