@@ -4,7 +4,8 @@ As in Jupyter AI's `%%ai`: `{df.shape}`, `{In[3]}` (a cell's source), `{Out[3]}`
 `{Err[3]}` (its error, recorded by the magics) become their text; `{{` and `}}` stand for one brace.
 Braces around something that is not an expression of names the namespace holds (a JSON object, a set
 literal of undefined names, code in a question) stay as typed, so pasted code is sent as it was.
-An expression of known names that fails is refused with a sentence: the person meant it.
+An expression of known names that fails is refused with a sentence: the person meant it. An expression
+reads values and never acts: what it may call is in interpolate_calls.py.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 from ..cards.models import Interpolation
 from ..errors import InvalidInput
+from .interpolate_calls import CallRefused, guarded_eval
 
 # An interpolated value longer than this is cut, with a note saying how long it was.
 MAX_VALUE_CHARS = 20_000
@@ -62,7 +64,13 @@ def _value(source: str, namespace: Mapping[str, Any]) -> Any:
     if any(name not in namespace and not hasattr(builtins, name) for name in _free_names(tree)):
         raise _NotAnExpression
     try:
-        return eval(compile(tree, "<interpolation>", "eval"), dict(namespace))  # noqa: S307 — the person's own code
+        return guarded_eval(tree, dict(namespace))
+    except CallRefused as refused:
+        raise InvalidInput(
+            f"`{{{source}}}` was not interpolated: it {refused}, and an expression in a message only reads "
+            "values (it may call builtins such as `len` and the methods of your values); nothing was sent — "
+            "compute it in a cell and interpolate the result, or write `{{` and `}}` to send braces as text."
+        ) from None
     except Exception as exc:  # whatever the expression raises, the person reads it in one sentence
         raise InvalidInput(
             f"`{{{source}}}` could not be interpolated ({type(exc).__name__}: {exc}); nothing was sent — "

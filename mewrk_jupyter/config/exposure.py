@@ -17,8 +17,10 @@ OFFICIAL_URLS: dict[str, tuple[str, ...]] = {
 }
 
 
-# Built-in tools that change files or run commands.
-ACTING_TOOLS = ("bash", "write", "edit")
+# Built-in tools that change files or run commands (`python` runs code in the kernel).
+ACTING_TOOLS = ("bash", "write", "edit", "python")
+# A name in a policy's list that stands for an MCP server's tools, which may do anything.
+_MCP = "mcp__"
 
 
 @dataclass(frozen=True)
@@ -98,7 +100,11 @@ def exposure_of(config: Config) -> Exposure:
             passed.append(
                 f"{_listed(tuple(policy.environment.keep))} (policy/{level}.yaml, environment.keep)"
             )
-        acting = [name for name in policy.allow if name in ACTING_TOOLS or name in config.tools]
+        acting = [
+            name
+            for name in policy.allow
+            if name in ACTING_TOOLS or name in config.tools or name.startswith(_MCP)
+        ]
         if acting:
             unasked.append(f"{_listed(tuple(acting))} (policy/{level}.yaml)")
     return Exposure(

@@ -13,6 +13,8 @@ from .problems import invalid
 
 Tier = Literal["allow", "ask", "deny"]
 TIERS: tuple[Tier, ...] = ("allow", "ask", "deny")
+# The engine's background-work tools run or are refused; what a subagent does asks under the level itself.
+NEVER_ASK = ("agent_spawn", "task_wait")
 
 
 class PolicyConfig(ConfigModel):
@@ -29,6 +31,19 @@ class PolicyConfig(ConfigModel):
     @classmethod
     def _names(cls, value: list[str], info: ValidationInfo) -> list[str]:
         return check_tool_list(value, str(info.field_name))
+
+    @field_validator("ask")
+    @classmethod
+    def _asks(cls, value: list[str]) -> list[str]:
+        for index, name in enumerate(value):
+            if name in NEVER_ASK:
+                raise invalid(
+                    f"ask: `{name}` does not ask first (a subagent's own calls ask at this level); "
+                    f"list it under allow, or under deny to refuse it",
+                    "ask",
+                    str(index),
+                )
+        return value
 
     @field_validator("safety_level")
     @classmethod

@@ -13,7 +13,7 @@ import base64
 from pathlib import Path
 from typing import Any
 
-from ..cards.models import CARD_CLASSES, Card, ToolCall, card_from_dict
+from ..cards.models import CARD_CLASSES, Approval, Card, Subagent, ToolCall, card_from_dict
 from ..cards.words import label
 from ..errors import InvalidInput
 
@@ -21,6 +21,10 @@ FORMAT = 1  # of the `mewrk` metadata, for a later change of the layout
 COLLAPSED = ("thinking", "tool_call")
 # Fields the cell shows (its source or output) rather than its metadata.
 SHOWN = ("text",)
+# What an imported card that claimed to be still going says instead: nothing runs or waits here.
+NOT_HERE = (
+    "(Imported from a notebook: it had not ended when the notebook was written, and it does not run here.)"
+)
 
 
 def _heading(kind: str) -> str:
@@ -143,11 +147,26 @@ def _card_of(cell: Any, number: int) -> Card | None:
         heading = _heading(fields["kind"])
         fields["text"] = source[len(heading) :] if source.startswith(heading) else source
     try:
-        return card_from_dict(fields)
+        return _ended(card_from_dict(fields))
     except ValueError as exc:
         raise InvalidInput(
             f"Cell {number} of the notebook does not hold a card mewrk can read: {exc}"
         ) from None
+
+
+def _ended(card: Card) -> Card:
+    """An imported card as a record of what happened, never as something going on: a notebook (perhaps a
+    stranger's) decides nothing here — an approval it says waits does not wait, a subagent it says runs is
+    not followed (its session id could name another conversation of this store), a call it says runs is
+    not run."""
+    if isinstance(card, Approval) and card.decision == "pending":
+        return card.model_copy(update={"decision": "expired"})
+    if isinstance(card, Subagent) and card.state in ("running", "awaiting_approval"):
+        result = f"{card.result}\n\n{NOT_HERE}" if card.result else NOT_HERE
+        return card.model_copy(update={"state": "stopped", "result": result})
+    if isinstance(card, ToolCall) and card.status in ("pending", "running"):
+        return card.model_copy(update={"status": "saved"})
+    return card
 
 
 def read_notebook(path: Path) -> tuple[list[Card], dict[str, Any]]:

@@ -461,7 +461,8 @@ class Session:
         image as a PNG attachment (the vision gate applies), an exception with its traceback, other
         objects as their text. `name` labels it (default: the object's type)."""
         shown = represent(obj, name or type(obj).__name__)
-        card = UserInput(text=shown.text, attachments=attachments_for_message(shown.attachments))
+        text = self._parts.secrets.redact(shown.text)  # a known secret in the object is hidden on its card
+        card = UserInput(text=text, attachments=attachments_for_message(shown.attachments))
         inserted = self.insert(card, before=before, after=after)
         assert isinstance(inserted, UserInput)  # insert returns the card it placed
         return inserted
@@ -523,7 +524,14 @@ class Session:
         `template` and `interpolated` record a message typed with `{expressions}` (the magics fill them).
         """
         self._settings.refresh()  # the turn uses the settings as stored, whoever changed them last
-        return self._turns.send(text, attachments, wait, template, list(interpolated))
+        done = list(interpolated)
+        if done and text:
+            # What the kernel's values became is the engine reading the kernel, like a tool's result: a
+            # known secret among them is hidden on the card (and in an export), not only in the request.
+            redact = self._parts.secrets.redact
+            text = redact(text)
+            done = [i.model_copy(update={"text": redact(i.text)}) for i in done]
+        return self._turns.send(text, attachments, wait, template, done)
 
     def approve(self, reason: str | None = None, *, always: bool = False, wait: bool | None = None) -> Run:
         """Approve the pending tool call (A1) — for this session from now on with `always=True` — and go on;

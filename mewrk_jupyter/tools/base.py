@@ -38,6 +38,14 @@ class ToolFailure(Exception):
 
 
 Handler = Callable[[dict[str, Any], threading.Event | None], ToolResult | str]
+# Hides the known secret values in a text; a tool that cuts its output applies it before cutting, so that
+# a cut never shows the first characters of a secret the whole of which would have been hidden.
+Redact = Callable[[str], str]
+
+
+def no_redaction(text: str) -> str:
+    """The text as it is (a registry built without a session's secrets)."""
+    return text
 
 
 @dataclass(frozen=True)

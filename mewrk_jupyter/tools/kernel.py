@@ -17,7 +17,7 @@ import threading
 import traceback
 from typing import Any
 
-from .base import Tool, ToolResult, object_schema, truncate
+from .base import Redact, Tool, ToolResult, no_redaction, object_schema, truncate
 from .kernel_capture import captured_output, new_figures, rich_outputs
 from .kernel_inspect import describe
 
@@ -116,9 +116,14 @@ def _output(out: str, err: str, error: BaseException | None, why: str | None, li
 
 
 def run_python(
-    code: str, namespace: dict[str, Any], limit: float, cancel: threading.Event | None
+    code: str,
+    namespace: dict[str, Any],
+    limit: float,
+    cancel: threading.Event | None,
+    redact: Redact = no_redaction,
 ) -> ToolResult:
-    """Run `code` in the kernel's namespace, interrupted at `limit` seconds or when `cancel` is set."""
+    """Run `code` in the kernel's namespace, interrupted at `limit` seconds or when `cancel` is set; known
+    secrets in what it printed are hidden before the output is cut to the limit."""
     interrupter = _Interrupter(limit, cancel)
     before = new_figures(None)
     value: Any = None
@@ -140,13 +145,13 @@ def run_python(
     parts += notes
     if error is None and value is not None:
         parts.append(f"[result]\n{value!r}")
-    limited = truncate("\n".join(parts) if parts else "(no output)")
+    limited = truncate(redact("\n".join(parts)) if parts else "(no output)")
     return limited.model_copy(update={"is_error": error is not None, "images": tuple(images)})
 
 
-def _python(namespace: dict[str, Any]) -> Tool:
+def _python(namespace: dict[str, Any], redact: Redact) -> Tool:
     def handler(params: dict[str, Any], cancel: threading.Event | None) -> ToolResult:
-        return run_python(str(params["code"]), namespace, _limit(params), cancel)
+        return run_python(str(params["code"]), namespace, _limit(params), cancel, redact)
 
     return Tool(
         name="python",
@@ -169,9 +174,9 @@ def _python(namespace: dict[str, Any]) -> Tool:
     )
 
 
-def _inspect(namespace: dict[str, Any]) -> Tool:
+def _inspect(namespace: dict[str, Any], redact: Redact) -> Tool:
     def handler(params: dict[str, Any], _cancel: threading.Event | None) -> ToolResult:
-        return describe(str(params["name"]), namespace)
+        return describe(str(params["name"]), namespace, redact)
 
     return Tool(
         name="inspect",
@@ -185,7 +190,8 @@ def _inspect(namespace: dict[str, Any]) -> Tool:
     )
 
 
-def kernel_tools(namespace: dict[str, Any] | None = None) -> list[Tool]:
-    """`python` and `inspect` over the kernel's namespace; none outside a kernel."""
+def kernel_tools(namespace: dict[str, Any] | None = None, redact: Redact = no_redaction) -> list[Tool]:
+    """`python` and `inspect` over the kernel's namespace (hiding what `redact` hides before their output
+    is cut); none outside a kernel."""
     namespace = namespace if namespace is not None else kernel_namespace()
-    return [] if namespace is None else [_python(namespace), _inspect(namespace)]
+    return [] if namespace is None else [_python(namespace, redact), _inspect(namespace, redact)]

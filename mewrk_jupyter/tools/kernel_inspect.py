@@ -7,7 +7,7 @@ import inspect as pyinspect
 import sys
 from typing import Any
 
-from .base import ToolFailure, ToolResult, truncate
+from .base import Redact, ToolFailure, ToolResult, no_redaction, truncate
 
 MAX_REPR = 2_000
 HEAD_ROWS = 5
@@ -29,11 +29,12 @@ def _lookup(name: str, namespace: dict[str, Any]) -> Any:
     return obj
 
 
-def _short(text: str, limit: int = MAX_REPR) -> str:
+def _short(text: str, limit: int = MAX_REPR, redact: Redact = no_redaction) -> str:
+    text = redact(text)  # before the cut: a secret cut in two would no longer be recognised
     return text if len(text) <= limit else f"{text[:limit]}… [{len(text):,} characters in all]"
 
 
-def _pandas_facts(obj: Any) -> list[str]:
+def _pandas_facts(obj: Any, redact: Redact) -> list[str]:
     pandas = sys.modules.get("pandas")
     if pandas is None:
         return []
@@ -41,7 +42,7 @@ def _pandas_facts(obj: Any) -> list[str]:
         columns = ", ".join(f"{column} ({dtype})" for column, dtype in obj.dtypes.items())
         return [
             f"shape: {obj.shape[0]:,} rows × {obj.shape[1]:,} columns",
-            f"columns: {_short(columns)}",
+            f"columns: {_short(columns, redact=redact)}",
             f"head:\n{obj.head(HEAD_ROWS).to_string()}",
         ]
     if isinstance(obj, pandas.Series):
@@ -49,12 +50,13 @@ def _pandas_facts(obj: Any) -> list[str]:
     return []
 
 
-def describe(name: str, namespace: dict[str, Any]) -> ToolResult:
-    """The type, shape, columns, head, length, signature and docstring of the variable `name`."""
+def describe(name: str, namespace: dict[str, Any], redact: Redact = no_redaction) -> ToolResult:
+    """The type, shape, columns, head, length, signature and docstring of the variable `name` (known
+    secrets hidden before anything is cut)."""
     obj = _lookup(name, namespace)
     kind = type(obj)
     lines = [f"name: {name.strip()}", f"type: {kind.__module__}.{kind.__qualname__}"]
-    facts = _pandas_facts(obj)
+    facts = _pandas_facts(obj, redact)
     if not facts and hasattr(obj, "shape") and hasattr(obj, "dtype"):  # a NumPy array, or one like it
         facts = [f"shape: {obj.shape}", f"dtype: {obj.dtype}"]
     lines += facts
@@ -73,5 +75,5 @@ def describe(name: str, namespace: dict[str, Any]) -> ToolResult:
         shown = doc.splitlines()[:DOC_LINES]
         lines.append("docstring:\n" + "\n".join(shown) + ("\n…" if len(doc.splitlines()) > DOC_LINES else ""))
     if not facts and not callable(obj) and not pyinspect.ismodule(obj):
-        lines.append(f"value: {_short(repr(obj))}")
-    return truncate("\n".join(lines))
+        lines.append(f"value: {_short(repr(obj), redact=redact)}")
+    return truncate(redact("\n".join(lines)))

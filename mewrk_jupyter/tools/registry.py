@@ -11,7 +11,7 @@ from typing import Any
 from ..config import Config, EnvironmentPolicy, command_environment
 from ..errors import ConfigError
 from ..providers.base import ToolSpec
-from .base import Tool, ToolFailure, ToolResult, truncate
+from .base import Redact, Tool, ToolFailure, ToolResult, no_redaction, truncate
 from .files import file_tools
 from .kernel import KERNEL_TOOLS, kernel_tools
 from .lsp import LSP_COMMAND, LspTool
@@ -34,8 +34,11 @@ _POLL = 0.05
 class ToolRegistry:
     """The tools of one workspace, by name; `run` turns every failure into an error result."""
 
-    def __init__(self, tools: Sequence[Tool], lsp: LspTool | None = None) -> None:
+    def __init__(
+        self, tools: Sequence[Tool], lsp: LspTool | None = None, redact: Redact = no_redaction
+    ) -> None:
         self._tools = {tool.name: tool for tool in tools}
+        self._redact = redact
         self._lsp = lsp
         self._specs: list[ToolSpec] | None = None
 
@@ -50,6 +53,7 @@ class ToolRegistry:
         protected: Sequence[Path] = (),
         environment: Environment | None = None,
         extra: Sequence[Tool] = (),
+        redact: Redact = no_redaction,
     ) -> ToolRegistry:
         """The built-in tools and the configured ones for `root`; `enabled` keeps only those names.
 
@@ -57,21 +61,27 @@ class ToolRegistry:
 
         `write` and `edit` refuse paths inside the `protected` folders (the configuration folder).
         Commands (bash, command tools, the language server) run in `environment()`; without one, in the
-        environment the `default` safety level of `config` allows.
+        environment the `default` safety level of `config` allows. `redact` hides known secrets in a result
+        before it is cut to the output limit.
         """
         ws = Workspace(root, protected)
         environment = environment or _default_environment(config)
         lsp = LspTool(ws, environment, lsp_command)
         available = {
             tool.name: tool
-            for tool in (*file_tools(ws), *search_tools(ws), bash_tool(ws.root, environment), lsp.tool())
+            for tool in (
+                *file_tools(ws),
+                *search_tools(ws),
+                bash_tool(ws.root, environment, redact),
+                lsp.tool(),
+            )
         }
         # `python` and `inspect` exist only inside a kernel; an agent that lists them elsewhere goes without.
-        available.update((tool.name, tool) for tool in kernel_tools())
+        available.update((tool.name, tool) for tool in kernel_tools(redact=redact))
         for name, tool_config in (config.tools if config else {}).items():
             if name in available:
                 raise ConfigError(f"`.mewrk/tools/{name}.yaml` declares `{name}`, which is a built-in tool")
-            available[name] = command_tool(tool_config, ws.root, environment)
+            available[name] = command_tool(tool_config, ws.root, environment, redact)
         ordered = [*BUILTIN_TOOLS, *(name for name in available if name not in BUILTIN_TOOLS)]
         if enabled is not None:
             unknown = [name for name in enabled if name not in available and name not in KERNEL_TOOLS]
@@ -82,7 +92,7 @@ class ToolRegistry:
             ordered = [name for name in ordered if name in enabled]
         tools = [available[name] for name in ordered]
         tools += [tool for tool in extra if tool.name not in available]
-        return cls(tools, lsp if "lsp" in ordered else None)
+        return cls(tools, lsp if "lsp" in ordered else None, redact)
 
     @property
     def names(self) -> list[str]:
@@ -111,7 +121,7 @@ class ToolRegistry:
         result = _bounded(tool, dict(params), cancel)
         if result.truncated:
             return result
-        limited = truncate(result.text)
+        limited = truncate(self._redact(result.text))
         return limited.model_copy(update={"is_error": result.is_error, "images": result.images})
 
     def close(self) -> None:

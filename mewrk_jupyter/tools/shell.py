@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..config.tools import ToolConfig
-from .base import MAX_CHARS, Tool, ToolResult, object_schema, truncate
+from .base import MAX_CHARS, Redact, Tool, ToolResult, no_redaction, object_schema, truncate
 
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 600.0
@@ -60,8 +60,9 @@ class _Output:
         self.newlines += data.count(b"\n")
         self.ends_open = not data.endswith(b"\n")
 
-    def result(self) -> ToolResult:
-        text = self.kept.decode("utf-8", errors="replace")
+    def result(self, redact: Redact = no_redaction) -> ToolResult:
+        # Known secrets are hidden before the cut, which could otherwise show the start of one.
+        text = redact(self.kept.decode("utf-8", errors="replace"))
         if not self.dropped:
             return truncate(text)
         # Dropped bytes are counted as characters: exact for ASCII, an upper bound otherwise.
@@ -87,8 +88,10 @@ def run_process(
     timeout: float,
     cancel: threading.Event | None = None,
     env: Mapping[str, str] | None = None,
+    redact: Redact = no_redaction,
 ) -> ToolResult:
-    """Run `argv` in `cwd` with stdout and stderr combined; stop it on timeout or when `cancel` is set.
+    """Run `argv` in `cwd` with stdout and stderr combined; stop it on timeout or when `cancel` is set;
+    `redact` hides known secrets in its output before the output is cut to the limit.
 
     `env` is the whole environment of the process; None inherits the kernel's (only for callers that
     run no command of the model's or the configuration's).
@@ -140,7 +143,7 @@ def run_process(
         process.stdout.close()
         kill_group(process)
         code = process.wait()
-    result = output.result()
+    result = output.result(redact)
     if stopped:
         note = "[stopped: the command was stopped before it finished]"
     elif timed_out:
@@ -154,13 +157,12 @@ def run_process(
     return ToolResult(text=text, is_error=True, truncated=result.truncated)
 
 
-def bash_tool(root: Path, environment: Environment) -> Tool:
+def bash_tool(root: Path, environment: Environment, redact: Redact = no_redaction) -> Tool:
     """The `bash` tool: `bash -c command` in the workspace root, in the environment the policy allows."""
 
     def handler(params: dict[str, Any], cancel: threading.Event | None) -> ToolResult:
-        return run_process(
-            ["bash", "-c", params["command"]], root, tool.time_limit(params), cancel, environment()
-        )
+        argv = ["bash", "-c", params["command"]]
+        return run_process(argv, root, tool.time_limit(params), cancel, environment(), redact)
 
     schema = object_schema(
         {
@@ -216,11 +218,13 @@ def command_argv(config: ToolConfig, params: dict[str, Any]) -> list[str]:
     return argv
 
 
-def command_tool(config: ToolConfig, root: Path, environment: Environment) -> Tool:
+def command_tool(
+    config: ToolConfig, root: Path, environment: Environment, redact: Redact = no_redaction
+) -> Tool:
     """A tool declared in `.mewrk/tools/<name>.yaml`, run in the workspace root, in the allowed environment."""
     timeout = config.timeout or DEFAULT_TIMEOUT
 
     def handler(params: dict[str, Any], cancel: threading.Event | None) -> ToolResult:
-        return run_process(command_argv(config, params), root, timeout, cancel, environment())
+        return run_process(command_argv(config, params), root, timeout, cancel, environment(), redact)
 
     return Tool(config.name, config.description, config.parameters, handler, timeout=timeout)

@@ -1,5 +1,7 @@
 """`{expression}` in a message typed in a notebook: what becomes text, what stays as typed, what is refused."""
 
+import re
+
 import pytest
 
 import mewrk_jupyter as mw
@@ -37,3 +39,27 @@ def test_a_long_value_is_cut_with_a_note():
         f"[cut: {MAX_VALUE_CHARS + 5:,} characters in all, the first {MAX_VALUE_CHARS:,} shown]"
     )
     assert done[0].text == text
+
+
+def test_an_expression_calls_computing_builtins_and_methods_of_values_only():
+    import os
+
+    namespace = {"os": os, "rows": [2, 1], "word": "ab"}
+    text, _ = interpolate(
+        "{word.upper()} {max(rows)} {isinstance(rows, list)} {list(map(str, rows))}", namespace
+    )
+    assert text == "AB 2 True ['2', '1']"
+    refusals = {
+        "{os.getcwd()}": "it calls `os.getcwd`",
+        "{eval('1')}": "it calls `eval`",
+        "{str.upper('a')}": "it calls `str.upper`",
+        "{(lambda: 1)()}": "it calls `lambda: 1`",
+        "{max(rows, key=os.getpid)}": "it hands `max` something it would call",
+        "{word.join([os.getcwd])}": "it hands `word.join` something it would call",
+        "{word.format(**{'f': os.getcwd})}": "it hands `word.format` something it would call",
+    }
+    for template, said in refusals.items():
+        with pytest.raises(
+            mw.InvalidInput, match=re.escape(f"was not interpolated: {said}, and an expression")
+        ):
+            interpolate(template, namespace)

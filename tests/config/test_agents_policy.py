@@ -85,6 +85,16 @@ def test_a_tool_in_two_lists_is_refused(home, write):
     assert err.value.problems[0].line == 3
 
 
+def test_agent_spawn_under_ask_is_refused_rather_than_ignored(home, write):
+    write("policy/default.yaml", "safety_level: default\nallow: [ls]\nask: [bash, agent_spawn]\n")
+    with pytest.raises(ConfigError) as err:
+        load_config(home)
+    assert str(err.value) == (
+        "policy/default.yaml: ask: `agent_spawn` does not ask first (a subagent's own calls ask at this "
+        "level); list it under allow, or under deny to refuse it"
+    )
+
+
 def test_the_safety_level_matches_the_file_name():
     with pytest.raises(ConfigError) as err:
         validate_file("policy", "safety_level: yolo\n", name="strict")

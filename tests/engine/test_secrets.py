@@ -210,3 +210,25 @@ def test_the_kernel_s_own_environment_read_from_proc_is_redacted(workspace, monk
     assert kernel.returncode == 0, kernel.stderr
     assert "ANTHROPIC_API_KEY=[redacted]" in store_bytes(workspace).decode("utf-8", "replace")
     assert leaks(store_bytes(workspace)) == []
+
+
+def test_a_secret_on_a_line_longer_than_the_output_limit_shows_none_of_itself_where_bash_cuts_it(
+    workspace,
+    keys,
+    wire_server,  # noqa: F811
+    tmp_path,
+):
+    key_file = tmp_path / "token.txt"
+    key_file.write_text("file-secret-0f1e2d3c4b5a\n")
+    vendor(workspace, wire_server, extra=f"headers:\n  X-Token: '@file:{key_file}'\n")
+    # One line of 29,990 characters and the key: the output limit (30,000) falls inside the key.
+    command = f"printf '%029990d' 0; cat {key_file}"
+    wire_server.enqueue(anthropic_reply(anthropic_tool_use("bash", {"command": command})))
+    wire_server.enqueue(anthropic_reply("Done."))
+    s = mw.Session.new(model="a/m")
+    s.send("look")
+    s.approve()
+    [call] = [c for c in s.cards if c.kind == "tool_call"]
+    assert call.result.startswith("0000") and "[output truncated" in call.result
+    assert "file-secr" not in call.result and "[redac" in call.result
+    assert b"file-secr" not in wire_server.requests[-1].raw_body

@@ -14,6 +14,7 @@ import mewrk_jupyter as mw
 from mewrk_jupyter.engine.assembly.assemble import NOTIFICATION_MARK
 from mewrk_jupyter.engine.background import TASKS, running_background_work
 from mewrk_jupyter.engine.subagents import WITHDRAWN, agent_figures
+from mewrk_jupyter.engine.subagents.limits import MAX_DEPTH, MAX_RUNNING
 from mewrk_jupyter.store import sessions as session_rows
 
 from ..conftest import run_python, wait_for
@@ -513,3 +514,40 @@ def test_stopping_a_subagent_itself_while_its_approval_waits_ends_it_as_stopped(
     assert card.state == "stopped" and s.card(mirror.id).decision == "expired"
     assert child.card(own.id).decision == "expired" and child.card(own.tool_card_id).result == WITHDRAWN
     assert s.status_line is None and running_background_work(s.id, s.stored_timeline.db.conn()) == []
+
+
+def test_subagents_nest_only_so_deep_and_only_so_many_run_at_once(workspace):
+    agents(workspace)
+    (workspace / ".mewrk" / "agents" / "loop.yaml").write_text(
+        "model: offline/echo\ntools: [agent_spawn, task_wait]\n"
+    )
+    mw.trust(workspace)
+    # A task that makes each subagent spawn the next one, deeper than the limit allows.
+    task = "done"
+    for _ in range(MAX_DEPTH + 1):
+        task = "call: agent_spawn " + json.dumps({"agent": "loop", "task": task})
+    s = mw.Session.new()
+    s.send(task)
+    session, depth = s, 0
+    while True:
+        card = wait_for(lambda session=session: subagent_cards(session) and ended(session))
+        depth += 1
+        child = card.session
+        calls = [c for c in child.cards if c.kind == "tool_call" and c.name == "agent_spawn"]
+        if calls and calls[0].is_error:
+            break
+        session = child
+    assert depth == MAX_DEPTH
+    assert calls[0].result == (
+        f"No subagent was started: a subagent {MAX_DEPTH} levels deep may not start subagents of its "
+        "own; do this task yourself."
+    )
+    # Too many at once: the ninth spawn of one response is refused while the eight wait for the person.
+    many = "\n".join(SPAWN % GATED for _ in range(MAX_RUNNING + 1))
+    t = mw.Session.new()
+    t.send(many)
+    spawned = [c for c in t.cards if c.kind == "tool_call" and c.name == "agent_spawn"]
+    assert [c.is_error for c in spawned] == [False] * MAX_RUNNING + [True]
+    assert spawned[-1].result.startswith(f"No subagent was started: {MAX_RUNNING} subagents already run")
+    t.stop()
+    wait_for(lambda: all(c.state == "stopped" for c in subagent_cards(t)))

@@ -186,3 +186,14 @@ def test_an_approval_waits_while_the_trust_has_lapsed(workspace, hostile):
 def test_trust_takes_the_configuration_folder_itself_too(workspace, hostile):
     assert mw.trust(".mewrk").startswith(f"Trusted {workspace / '.mewrk'}:")
     mw.Session.new(model="corp/claude")
+
+
+def test_a_safety_level_that_runs_python_or_a_servers_tools_without_asking_is_named(workspace, hostile):
+    policy = workspace / ".mewrk" / "policy"
+    policy.mkdir()
+    (policy / "default.yaml").write_text("safety_level: default\nallow: [ls, inspect, python, mcp__docs]\n")
+    with pytest.raises(
+        mw.WorkspaceNotTrusted,
+        match=r"let the model run python and mcp__docs \(policy/default.yaml\) without asking",
+    ):
+        mw.Session.new(model="corp/claude")

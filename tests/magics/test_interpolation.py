@@ -49,3 +49,48 @@ def test_a_failing_expression_is_refused_and_nothing_is_sent(mewrk):
     shown = mewrk("send look at {Out[999999]}")
     assert "could not be interpolated (KeyError: 999999)" in shown and "nothing was sent" in shown
     assert magics.current_session().cards == []
+
+
+def test_braces_pasted_from_a_reply_never_run_a_command_open_a_file_or_import(ip, mewrk, workspace):
+    # A reply the person copies into a cell to ask about it; its braces must not act when the cell runs.
+    ip.run_cell("import os\nrows = [3, 1, 2]\nclass Note:\n    def loud(self): return 'HI'\nnote = Note()")
+    marker = workspace / "pwned"
+    pasted = [
+        f"{{__import__('os').system('touch {marker}')}}",
+        f"{{os.system('touch {marker}')}}",
+        f"{{get_ipython().system('touch {marker}')}}",
+        f"{{open('{marker}', 'w').write('x')}}",
+        f"{{sorted(['touch {marker}'], key=os.system)}}",
+        f"{{[f('touch {marker}') for f in [os.system]]}}",
+        "{().__class__.__base__.__subclasses__()}",
+        "{current_session().configure(safety_level='default')}",
+        "{session.approve(always=True)}",
+    ]
+    mewrk("new")
+    ip.run_cell("from mewrk_jupyter.magics import current_session\nsession = current_session()")
+    for text in pasted:
+        shown = mewrk("", f"What does this do? {text}")
+        assert "was not interpolated: it " in shown and "nothing was sent" in shown, shown
+        assert not marker.exists()
+    assert magics.current_session().cards == []
+    # What a person types to read values still works: builtins that compute, methods of their values.
+    mewrk("", "{len(rows)} rows, {sorted(rows, key=abs)}, {note.loud()}, {', '.join(map(str, rows))}")
+    assert user_inputs(magics.current_session())[0].text == "3 rows, [1, 2, 3], HI, 3, 1, 2"
+
+
+def test_a_known_secret_a_message_or_an_attachment_reads_from_the_kernel_is_hidden_on_its_card(
+    ip, mewrk, workspace, monkeypatch
+):
+    secret = "sk-ant-" + "k3y" * 12
+    monkeypatch.setenv("ANTHROPIC_API_KEY", secret)
+    ip.run_cell("import os\nsettings = {'region': 'eu', 'key': os.environ['ANTHROPIC_API_KEY']}")
+    mewrk("new")
+    mewrk("", "Is this key right? {os.environ['ANTHROPIC_API_KEY']}")
+    mewrk("attach settings")
+    s = magics.current_session()
+    asked, attached = user_inputs(s)[:2]
+    assert asked.text == "Is this key right? [redacted]" and asked.interpolated[0].text == "[redacted]"
+    assert asked.template == "Is this key right? {os.environ['ANTHROPIC_API_KEY']}"
+    assert "'region': 'eu'" in attached.text and "[redacted]" in attached.text
+    exported = s.export("asked.ipynb").read_text()
+    assert secret not in exported and secret not in str([c.model_dump() for c in s.cards])

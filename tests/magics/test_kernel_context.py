@@ -190,3 +190,21 @@ def test_a_figure_the_python_call_draws_reaches_a_model_with_vision_input(kernel
         {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": image["data"]}},
     ]
     assert "[image: matplotlib figure 1, 200 × 100 pixels; shown to the person on the card]" in call["result"]
+
+
+def test_inspect_and_python_never_show_the_start_of_a_secret_where_they_cut_a_long_value(kernel):
+    # The model reads a variable whose long value holds a known secret just where the output is cut.
+    secret = "sk-ant-" + "s3cr3t" * 8
+    kernel.execute(
+        f"import os\nos.environ['ANTHROPIC_API_KEY'] = {secret!r}\n"
+        "settings = {'notes': 'n' * 1970, 'key': os.environ['ANTHROPIC_API_KEY']}"
+    )
+    kernel.execute("%mewrk new")
+    code = "print('x' * 29980 + os.environ['ANTHROPIC_API_KEY'])"
+    kernel.execute(f'%%mewrk\ncall: inspect {{"name": "settings"}}\ncall: python {{"code": "{code}"}}')
+    kernel.execute("s = current_session()\ns.last_run.wait()\ns.approve(wait=True)")
+    shown, printed = (c for c in cards(kernel) if c["kind"] == "tool_call")
+    assert "value: {'notes': 'nnn" in shown["result"] and "'key': '[redact" in shown["result"]
+    assert printed["result"].startswith("[stdout]\nxxx") and "[redacted]" in printed["result"]
+    everything = json.dumps(cards(kernel)) + json.dumps(value(kernel, "[h.request for h in s.history]"))
+    assert secret[:9] not in everything

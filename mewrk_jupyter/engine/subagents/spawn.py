@@ -25,6 +25,7 @@ from ..turns.background_rows import track
 from ..turns.policy import PLAN_ON
 from ..turns.status import state_of
 from ..workspace import Workspace
+from .limits import spawn_refusal
 from .supervisor import Supervisor
 
 TITLE_CHARS = 40
@@ -81,6 +82,9 @@ def spawn(parent: Parent, call: ToolCall) -> tuple[str, bool]:
         return "`agent` names one of the workspace's agents; no subagent was started.", True
     if not isinstance(task_text, str) or not task_text.strip():
         return "`task` is the subagent's task, in words; no subagent was started.", True
+    refused = spawn_refusal(parent.stored_timeline.db.conn(), parent.id)
+    if refused is not None:
+        return f"No subagent was started: {refused}", True
     home = parent.workspace.home
     try:
         settings, cards = subagent_settings(config_for(home), agent.strip(), parent.settings)

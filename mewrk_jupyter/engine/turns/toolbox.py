@@ -91,6 +91,7 @@ class ToolBox:
                     protected=[ws.home],
                     environment=self.secrets.environment,
                     extra=extra,
+                    redact=self.secrets.redact,
                 )
                 self._built_from = (config, trusted, served)
             return self._registry
