@@ -101,7 +101,7 @@ def raw_chat(server: WireServer, body: dict[str, Any]) -> Callable[[], tuple[flo
     return once
 
 
-def _reply_text(event: Any) -> bool:
+def reply_text(event: Any) -> bool:
     """Whether a session event brings reply text: the first token comes in the reply card it opens."""
     if event.kind == "card_added":
         return event.card.kind == "model_reply"
@@ -116,7 +116,7 @@ def engine(server: WireServer, model: str, reply: Callable) -> Callable[[], tupl
         s = mw.Session.new(model=model, title="bench")
         server.enqueue(reply())
         first: list[float] = []
-        s.subscribe(lambda e: first or not _reply_text(e) or first.append(time.perf_counter()))
+        s.subscribe(lambda e: first or not reply_text(e) or first.append(time.perf_counter()))
         c0 = time.process_time()
         t0 = time.perf_counter()
         s.send(QUESTION, wait=True)

@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any, Literal, get_args
-from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator, model_validator
 
 from .base import ConfigModel
-from .problems import invalid
-from .secrets import check_reference, is_reference, resolve_secret
+from .problems import http_address, invalid
+from .secrets import check_headers, check_reference, is_reference, resolve_secret
 
 Protocol = Literal["anthropic-messages", "openai-chat", "openai-responses", "azure-openai", "offline"]
 PROTOCOLS: tuple[str, ...] = get_args(Protocol)
-
-# Header names whose values are credentials: a literal there is refused like a literal api_key.
-SECRET_HEADER = re.compile(r"authorization|api[-_]?key|token|secret|cookie", re.IGNORECASE)
 
 
 class Prices(ConfigModel):
@@ -76,25 +71,12 @@ class VendorConfig(ConfigModel):
     @field_validator("headers", mode="before")
     @classmethod
     def _headers(cls, value: Any) -> Any:
-        if isinstance(value, dict):
-            for name, text in value.items():
-                if SECRET_HEADER.search(str(name)) or (
-                    isinstance(text, str) and text.startswith(("${", "@file:"))
-                ):
-                    check_reference(text, "headers", str(name))
-        return value
+        return check_headers(value)
 
     @field_validator("base_url")
     @classmethod
     def _base_url(cls, value: str | None) -> str | None:
-        if value is None:
-            return value
-        parts = urlsplit(value)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise invalid("base_url must be an http:// or https:// address", "base_url")
-        if "@" in parts.netloc:
-            raise invalid("base_url must not carry credentials; use api_key or headers", "base_url")
-        return value
+        return http_address(value, "base_url", "use api_key or headers")
 
     @model_validator(mode="after")
     def _azure(self) -> VendorConfig:

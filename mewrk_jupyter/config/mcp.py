@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator, model_validator
 
 from .base import ConfigModel
-from .llm import SECRET_HEADER
-from .problems import invalid
-from .secrets import check_reference, is_reference, resolve_secret
+from .problems import http_address, invalid
+from .secrets import check_headers, check_reference, is_reference, resolve_secret
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # Names whose values are credentials (as the environment filter sees them): a literal there is refused.
@@ -61,25 +59,12 @@ class McpServerConfig(ConfigModel):
     @field_validator("headers", mode="before")
     @classmethod
     def _headers(cls, value: Any) -> Any:
-        if isinstance(value, dict):
-            for name, text in value.items():
-                if SECRET_HEADER.search(str(name)) or (
-                    isinstance(text, str) and text.startswith(("${", "@file:"))
-                ):
-                    check_reference(text, "headers", str(name))
-        return value
+        return check_headers(value)
 
     @field_validator("url")
     @classmethod
     def _url(cls, value: str | None) -> str | None:
-        if value is None:
-            return value
-        parts = urlsplit(value)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise invalid("url must be an http:// or https:// address", "url")
-        if "@" in parts.netloc:
-            raise invalid("url must not carry credentials; use headers with a reference", "url")
-        return value
+        return http_address(value, "url", "use headers with a reference")
 
     @model_validator(mode="after")
     def _one_transport(self) -> McpServerConfig:

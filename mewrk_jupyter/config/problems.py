@@ -7,6 +7,7 @@ import typing
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, NoReturn
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticCustomError
@@ -146,3 +147,15 @@ def _unwrap(annotation: Any) -> Any:
         if len(args) == 1:
             return args[0]
     return annotation
+
+
+def http_address(value: str | None, field: str, instead: str) -> str | None:
+    """`value` if it is an http(s) address without credentials in it; `instead` says where those go."""
+    if value is None:
+        return value
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise invalid(f"{field} must be an http:// or https:// address", field)
+    if "@" in parts.netloc:
+        raise invalid(f"{field} must not carry credentials; {instead}", field)
+    return value

@@ -10,6 +10,8 @@ from typing import Any
 from ..errors import ConfigError
 from .problems import invalid
 
+# A header whose name says it carries a credential takes a reference, never the credential itself.
+SECRET_HEADER = re.compile(r"authorization|api[-_]?key|token|secret|cookie", re.IGNORECASE)
 _ENV_REF = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 _FILE_PREFIX = "@file:"
 
@@ -59,3 +61,15 @@ def resolve_secret(ref: str) -> str:
 
 def _file_path_ok(path: str) -> bool:
     return path.startswith("/") or path.startswith("~/") or Path(path).is_absolute()
+
+
+def check_headers(value: Any) -> Any:
+    """HTTP headers as written; a credential's header (by its name) or any reference-looking value must be
+    a well-formed reference, refused otherwise without echoing it."""
+    if isinstance(value, dict):
+        for name, text in value.items():
+            if SECRET_HEADER.search(str(name)) or (
+                isinstance(text, str) and text.startswith(("${", _FILE_PREFIX))
+            ):
+                check_reference(text, "headers", str(name))
+    return value
