@@ -5,8 +5,9 @@ the file reaches a person, and damage found on any read or write stops the store
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from ..errors import StoreError
 
@@ -66,7 +67,14 @@ def store_error(path: Path, exc: sqlite3.Error, opened: bool = True) -> StoreErr
 
 
 class StoreCursor(sqlite3.Cursor):
-    """A cursor whose errors that are the file's fault become the store's sentence (see store_error)."""
+    """A cursor whose errors that are the file's fault become the store's sentence (see store_error).
+
+    Each step holds its connection's guard: SQLite runs a statement with Python's lock released, and a
+    connection closed by another thread meanwhile (Database.close) would free what the step is using.
+    """
+
+    def _guard(self) -> threading.RLock:
+        return cast(StoreConnection, self.connection).guard
 
     def _fail(self, exc: sqlite3.DatabaseError) -> BaseException:
         conn = self.connection
@@ -74,39 +82,45 @@ class StoreCursor(sqlite3.Cursor):
 
     def execute(self, sql: str, parameters: Any = (), /) -> StoreCursor:
         try:
-            super().execute(sql, parameters)
+            with self._guard():
+                super().execute(sql, parameters)
         except sqlite3.DatabaseError as exc:
             raise self._fail(exc) from None
         return self
 
     def executemany(self, sql: str, seq_of_parameters: Any, /) -> StoreCursor:
         try:
-            super().executemany(sql, seq_of_parameters)
+            with self._guard():
+                super().executemany(sql, seq_of_parameters)
         except sqlite3.DatabaseError as exc:
             raise self._fail(exc) from None
         return self
 
     def fetchone(self) -> Any:
         try:
-            return super().fetchone()
+            with self._guard():
+                return super().fetchone()
         except sqlite3.DatabaseError as exc:
             raise self._fail(exc) from None
 
     def fetchmany(self, size: int | None = 1) -> list[Any]:
         try:
-            return super().fetchmany(size)
+            with self._guard():
+                return super().fetchmany(size)
         except sqlite3.DatabaseError as exc:
             raise self._fail(exc) from None
 
     def fetchall(self) -> list[Any]:
         try:
-            return super().fetchall()
+            with self._guard():
+                return super().fetchall()
         except sqlite3.DatabaseError as exc:
             raise self._fail(exc) from None
 
     def __next__(self) -> Any:
         try:
-            return super().__next__()
+            with self._guard():
+                return super().__next__()
         except sqlite3.DatabaseError as exc:
             raise self._fail(exc) from None
 
@@ -116,12 +130,20 @@ class StoreConnection(sqlite3.Connection):
     errors about the file, and that marks its store damaged when they find damage."""
 
     owner: Owner | None = None
+    # Held while a statement steps (StoreCursor) and while the connection closes (close): reentrant, since
+    # the thread that closes may be inside a statement of its own connection's cursor.
+    guard: threading.RLock
 
     def execute(self, sql: str, parameters: Any = (), /) -> StoreCursor:
         return self.cursor(StoreCursor).execute(sql, parameters)
 
     def executemany(self, sql: str, parameters: Any, /) -> StoreCursor:
         return self.cursor(StoreCursor).executemany(sql, parameters)
+
+    def close(self) -> None:
+        """Close once no other thread is inside one of this connection's statements."""
+        with self.guard:
+            super().close()
 
     def failure(self, exc: sqlite3.DatabaseError) -> BaseException:
         """What to raise for an error of one of this connection's statements."""
@@ -141,5 +163,6 @@ def store_connection(path: Path, owner: Owner) -> StoreConnection:
     )
     assert isinstance(conn, StoreConnection)
     conn.owner = owner
+    conn.guard = threading.RLock()
     conn.row_factory = sqlite3.Row
     return conn
