@@ -21,12 +21,13 @@ def record_request(
     model: str,
     protocol: str,
     request: dict[str, Any],
+    started_at: float | None = None,
 ) -> int:
-    """Store a request as it is sent; returns the history row id."""
+    """Store a request as it was sent (at `started_at`, by default now); returns the history row id."""
     cur = conn.execute(
         "INSERT INTO history (session_id, run_id, started_at, model, protocol, request, packed) "
         "VALUES (?, ?, ?, ?, ?, ?, 1)",
-        (session_id, run_id, time.time(), model, protocol, pack(conn, request)),
+        (session_id, run_id, started_at or time.time(), model, protocol, pack(conn, request)),
     )
     assert cur.lastrowid is not None  # an INSERT always sets it
     return cur.lastrowid

@@ -40,8 +40,8 @@ _BASE64 = re.compile(r"(data:[\w.+-]+/[\w.+-]+;base64,)?([A-Za-z0-9+/]*={0,2})",
 Reader = Callable[[str], bytes]
 
 
-def _dump(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+# One encoder: json.dumps with arguments builds a new one at each call, a few microseconds each time.
+_dump = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def digest(data: bytes) -> str:
@@ -101,22 +101,25 @@ def base64_part(conn: sqlite3.Connection, encoded: str) -> str | None:
 def _surely_long(value: Any) -> bool:
     """Whether the JSON of `value` is surely longer than INLINE: a lower bound of its length (each string
     and key with its quotes, one character for anything else) passes it within the first few pieces
-    looked at. A large node then costs a few steps, where encoding it would cost all of it; a node of
-    many small pieces is left to the encoder (False only means "try encoding it")."""
+    looked at. A large node then costs a few steps,
+    where encoding it would cost all of it; a node of many small pieces is left to the encoder (False only
+    means "try encoding it"). Exact types only: a subclass counts as one character, still a lower bound."""
     total, stack, looked = 0, [value], 0
+    pop, extend = stack.pop, stack.extend
     while stack and looked < 64:
         looked += 1
-        item = stack.pop()
-        if isinstance(item, str):
+        item = pop()
+        kind = type(item)
+        if kind is str:
             total += len(item) + 2
-        elif isinstance(item, dict):
+        elif kind is dict:
+            total += 1 + len(item)  # the braces and the commas, then each key with its quotes and colon
+            for key in item:
+                total += len(key) + 3 if type(key) is str else 2
+            extend(item.values())
+        elif kind is list or kind is tuple:
             total += 1 + len(item)
-            for key, child in item.items():
-                total += len(key) + 2 if isinstance(key, str) else 1
-                stack.append(child)
-        elif isinstance(item, list | tuple):
-            total += 1 + len(item)
-            stack.extend(item)
+            extend(item)
         else:
             total += 1
         if total > INLINE:

@@ -45,6 +45,7 @@ from .fold import ResponseState, accumulate, finish, record
 from .heartbeat import Heartbeat
 from .parts import SessionParts
 from .runlog import RunLog
+from .sent import SentRequest
 from .window import check_window
 from .workers import Workers
 
@@ -105,6 +106,7 @@ class Run:
         self._stopping = False  # the same as _cancel, read as a plain attribute once per streamed token
         self._done = threading.Event()
         self._exchange: Exchange | None = None
+        self._sent: SentRequest | None = None  # the request out whose history row is not written yet
         # What the run did, for any client (R5), with known secrets hidden.
         self.log = RunLog(self.timeline.db, self.id, parts.secrets.redact_data)
         # The run's hold on the session's turn: every write it makes checks it (store/fence.py).
@@ -246,6 +248,9 @@ class Run:
             try:
                 with self.timeline.db.tx() as conn:
                     stop_asked = run_rows.beat(conn, self.id)
+                sent = self._sent
+                if sent is not None and not sent.stored:  # a reply slow to begin: its request is kept now
+                    sent.entry()
             except fence.SessionTakenOver:  # woken after a takeover: end at once, write nothing
                 self.lost = True
                 self.cancel()
@@ -288,11 +293,11 @@ class Run:
             self._exchange = exchange
             if self._cancel.is_set():
                 exchange.close()
-            with timeline.db.tx() as conn:
-                entry = history_rows.record_request(
-                    conn, sid, self.id, info.name, info.protocol, exchange.body
-                )
-            stop, calls, response, failure = self._stream(exchange, info, request)
+            # Its history row is written once the reply begins (turns/sent.py), the heartbeat's at the latest.
+            sent = self._sent = SentRequest(timeline.db, sid, self.id, info, exchange.body)
+            stop, calls, response, failure = self._stream(exchange, info, request, sent)
+            entry = sent.entry()
+            self._sent = None
             if failure is not None:
                 # A server may echo the key back in its error: hidden before it is stored or shown.
                 failed = describe_failure(failure, info.name, mid_stream=bool(response["content"]))
@@ -337,10 +342,11 @@ class Run:
         )
 
     def _stream(
-        self, exchange: Exchange, info: ModelInfo, request: ModelRequest
+        self, exchange: Exchange, info: ModelInfo, request: ModelRequest, sent: SentRequest
     ) -> tuple[str, list[ToolCall], dict[str, Any], Exception | None]:
         """Turn the stream into cards as it arrives; returns the stop reason, tool calls, the record and
-        the failure that cut the stream, if any (the partial reply is kept, marked interrupted)."""
+        the failure that cut the stream, if any (the partial reply is kept, marked interrupted). The
+        request's history row is written right after the reply's first card is shown."""
         state = ResponseState(request=request, model=info.name, protocol=info.protocol)
         dirty: set[str] = set()  # cards whose streamed text is not stored yet
         failure: Exception | None = None
@@ -361,6 +367,8 @@ class Run:
                     tell(TextAppended(sid, card_id, event.text))
                 else:
                     announce(event, state, dirty)
+                    if state.blocks and not sent.stored:  # the reply began: its request is stored now
+                        sent.entry()
                 if clock() > flush_at:
                     self._persist(state, dirty)
                     flush_at = clock() + FLUSH_EVERY
@@ -369,6 +377,7 @@ class Run:
         except Exception as exc:
             if not self._cancel.is_set():  # closing the stream on Stop raises; that is no failure
                 failure = exc
+                exchange.close()  # a failure of ours (the store's) leaves the stream open otherwise
         if self._cancel.is_set():
             state.stop = "stopped"
         elif failure is not None:
