@@ -35,17 +35,26 @@ _reading: ContextVar[dict[Path, Config] | None] = ContextVar("mewrk_config_readi
 
 
 @contextmanager
-def one_reading() -> Iterator[None]:
+def one_reading(going_on: dict[Path, Config] | None = None) -> Iterator[None]:
     """Within the block, each folder's configuration is read (and checked for changes) once.
 
     A request is built from one reading: a file saved while it is prepared takes effect for the next
     one, not for half of this one. Preparing a request asks for the configuration ten times.
+    `going_on` continues a reading taken elsewhere (`current_reading()`): a turn's first request is
+    built from the very configuration that `send` checked on the calling thread.
     """
-    token = _reading.set({})
+    token = _reading.set(going_on if going_on is not None else {})
     try:
         yield
     finally:
         _reading.reset(token)
+
+
+def current_reading() -> dict[Path, Config] | None:
+    """A copy of the reading this thread is inside of (see `one_reading`), to go on with on another
+    thread; None outside of one."""
+    reading = _reading.get()
+    return dict(reading) if reading is not None else None
 
 
 def _signature(home: Path) -> tuple:

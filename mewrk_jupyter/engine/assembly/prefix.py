@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import stat
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -43,12 +46,34 @@ def memory_path(workspace: Workspace, level: str) -> Path:
     raise ValueError(f"unknown memory level {level!r}; levels: {', '.join(MEMORY_LEVELS)}")
 
 
+# Each file's text as last read, with the stat it was read at: every request reads the same few files.
+_READ: dict[str, tuple[tuple[int, int, int], str | None]] = {}
+_READ_LOCK = threading.Lock()
+
+
 def _read(path: Path) -> str | None:
+    """The file's text, stripped (None when it is missing, empty, a folder or unreadable), read again only
+    when its size, time or inode changed."""
+    name = os.fspath(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (FileNotFoundError, IsADirectoryError, PermissionError, UnicodeDecodeError):
+        found = os.stat(name)
+    except (OSError, ValueError):
         return None
-    return text.strip() or None
+    if stat.S_ISDIR(found.st_mode):
+        return None
+    signature = (found.st_mtime_ns, found.st_size, found.st_ino)
+    with _READ_LOCK:
+        cached = _READ.get(name)
+    if cached is not None and cached[0] == signature:
+        return cached[1]
+    try:
+        with open(name, encoding="utf-8") as file:
+            text: str | None = file.read().strip() or None
+    except (OSError, UnicodeDecodeError):
+        return None
+    with _READ_LOCK:
+        _READ[name] = (signature, text)
+    return text
 
 
 def hidden_prefix(

@@ -107,16 +107,31 @@ class StoredTimeline:
                     self.events.emit(Reloaded(self.session_id))
             return result
 
-    def place(self, card: Card, before_id: str | None = None, after_id: str | None = None) -> str:
-        """Store a new card before or after another (default: at the end) and announce it; returns its key."""
+    def place(
+        self,
+        card: Card,
+        before_id: str | None = None,
+        after_id: str | None = None,
+        *,
+        along: Callable[[sqlite3.Connection], None] | None = None,
+        announce: bool = True,
+    ) -> str:
+        """Store a new card before or after another (default: at the end) and announce it; returns its key.
+
+        `along` writes something else in the same transaction first (a turn's claim with its question):
+        when it raises, nothing is stored. With `announce=False` the caller announces the card.
+        """
 
         def write(conn: sqlite3.Connection) -> str:
+            if along is not None:
+                along(conn)
             key = card_rows.key_for_insert(conn, self.session_id, before=before_id, after=after_id)
             card_rows.put_card(conn, self.session_id, card, key)
             return key
 
         key = self.commit(write, lambda t, key: t.put(card, key))
-        self.events.emit(CardAdded(self.session_id, card, key))
+        if announce:
+            self.events.emit(CardAdded(self.session_id, card, key))
         return key
 
     def append(self, card: Card) -> str:

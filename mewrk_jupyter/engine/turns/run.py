@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import socket
+import sqlite3
 import threading
 import time
 import uuid
@@ -33,12 +34,12 @@ from ...providers.base import (
     UsageEvent,
 )
 from ...providers.faults import describe_failure
-from ...providers.registry import one_reading, resolve
+from ...providers.registry import current_reading, one_reading, resolve
 from ...store import fence
 from ...store import history as history_rows
 from ...store import runs as run_rows
 from ..background import stop_background_work
-from ..events import Notice, SessionState, StateChanged
+from ..events import CardAdded, Notice, SessionState, StateChanged
 from ..events import TextDelta as TextAppended
 from .background_results import deliver_results
 from .fold import ResponseState, accumulate, finish, record
@@ -107,6 +108,8 @@ class Run:
         self._done = threading.Event()
         self._exchange: Exchange | None = None
         self._sent: SentRequest | None = None  # the request out whose history row is not written yet
+        # The configuration `send` checked, if it started this run: its first request is built from it.
+        self._checked = current_reading()
         # What the run did, for any client (R5), with known secrets hidden.
         self.log = RunLog(self.timeline.db, self.id, parts.secrets.redact_data)
         # The run's hold on the session's turn: every write it makes checks it (store/fence.py).
@@ -119,28 +122,27 @@ class Run:
     def start(self) -> None:
         """Claim the session's one turn in the store (or refuse, R1) and start the thread."""
         timeline = self.timeline
+        sid = timeline.session_id
         self.parts.status.recover_if_orphaned()
-        with timeline.db.tx() as conn:
-            refusing = run_rows.claim_turn(conn, timeline.session_id, self.id, OWNER)
-            if refusing is None:
-                number = fence.fence_of(conn, self.id)
-        if refusing is not None:
-            raise SessionBusy()
-        self.claim = fence.Claim(timeline.db.path, timeline.session_id, self.id, number)
+        numbers: list[int] = []
+
+        def claim(conn: sqlite3.Connection) -> None:
+            if run_rows.claim_turn(conn, sid, self.id, OWNER) is not None:
+                raise SessionBusy()
+            numbers.append(fence.fence_of(conn, self.id))
+
+        user = self._user
+        if user is None:
+            with timeline.db.tx() as conn:
+                claim(conn)
+        else:  # the question is on the timeline before send() returns, stored with the claim
+            key = timeline.place(user, along=claim, announce=False)
+        self.claim = fence.Claim(timeline.db.path, sid, self.id, numbers[0])
         self.state = "running"
-        timeline.emit(StateChanged(timeline.session_id, "running", run_id=self.id))
-        if self._user is not None:  # on the timeline before send() returns, even in the background
-            try:
-                with fence.acting_for(self.claim):
-                    timeline.append(self._user)
-            except BaseException:
-                with timeline.db.tx() as conn:
-                    run_rows.end_run(conn, self.id, "error", "the question could not be stored")
-                self.state = "error"
-                timeline.emit(StateChanged(timeline.session_id, "idle", run_id=self.id))
-                self._done.set()
-                raise
-            self.card_ids.append(self._user.id)
+        timeline.emit(StateChanged(sid, "running", run_id=self.id))
+        if user is not None:
+            timeline.emit(CardAdded(sid, user, key))
+            self.card_ids.append(user.id)
         TURN_THREADS.run(self._main)
         HEARTBEAT.add(self)
 
@@ -274,7 +276,8 @@ class Run:
             steps += 1
             if self._cancel.is_set():
                 raise Stopped
-            with one_reading():  # the request is built from one reading of the configuration
+            checked, self._checked = self._checked, None
+            with one_reading(checked):  # the request is built from one reading of the configuration
                 deliver_results(timeline)  # background work that ended and that the model has not got
                 parts.toolbox.mcp.before_request(self._cancel)  # MCP servers started; one that failed is told
                 parts.toolbox.files.check()  # a file the model saw changed since: it is told, with the diff
