@@ -14,10 +14,12 @@ import base64
 import io
 import sys
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..cards.models import Attachment
+from ..cards.models import Attachment, UserInput
+from .assembly.attachments import attachments_for_message
 
 MAX_ROWS = 20
 MAX_COLUMNS = 20
@@ -150,3 +152,10 @@ def represent(obj: Any, name: str) -> Representation:
     if isinstance(obj, str):
         return Representation(f"`{name}`:\n\n{_fenced(cut(obj))}")
     return Representation(f"`{name}`: {type(obj).__name__}\n\n{_fenced(cut(repr(obj)))}")
+
+
+def attached_input(obj: Any, name: str, redact: Callable[[str], str]) -> UserInput:
+    """A user input carrying `obj` as `represent` shows it, labelled `name`; `redact` hides a known secret
+    in its text on the card."""
+    shown = represent(obj, name)
+    return UserInput(text=redact(shown.text), attachments=attachments_for_message(shown.attachments))

@@ -9,7 +9,7 @@ import uuid
 from pathlib import Path
 from typing import Any, Protocol
 
-from ...cards.models import Card, HostMessage, Subagent, ToolCall
+from ...cards.models import Card, Subagent, ToolCall
 from ...cards.order import key_between
 from ...config import Config
 from ...errors import MewrkError
@@ -22,7 +22,7 @@ from ..settings import SessionSettings, parse_settings
 from ..timeline.stored import StoredTimeline
 from ..turns.background_results import started_text
 from ..turns.background_rows import track
-from ..turns.policy import PLAN_ON
+from ..turns.policy import plan_message
 from ..turns.status import state_of
 from ..workspace import Workspace
 from .limits import spawn_refusal
@@ -70,7 +70,7 @@ def subagent_settings(
     settings = parse_settings(start.settings)
     cards: list[Card] = [start.system_prompt] if start.system_prompt is not None else []
     if settings.plan_mode:
-        cards.append(HostMessage(topic="plan_mode", text=PLAN_ON))
+        cards.append(plan_message(True))
     return settings, cards
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...cards.models import HostMessage
 from ...config import Config
 from ...config.policy import PolicyConfig, Tier
 from ...errors import ConfigError
@@ -60,6 +61,11 @@ PLAN_ON = (
     "run); do not try to change files another way."
 )
 PLAN_OFF = "Plan mode is off: you may change files and run commands again, under the safety level."
+
+
+def plan_message(on: bool) -> HostMessage:
+    """The host message that tells the model plan mode began or ended."""
+    return HostMessage(topic="plan_mode", text=PLAN_ON if on else PLAN_OFF)
 
 
 def plan_denial(tool: str) -> str:

@@ -1,0 +1,89 @@
+"""Approvals and Stop across a session and what it started: its own pending call, the calls its subagents
+wait for (answered on its timeline), and its background work."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from ..cards.models import Approval
+from ..errors import InvalidInput
+from ..store import sessions as session_rows
+from .background import TASKS, stop_background_work
+from .subagents import (
+    WITHDRAWN,
+    decide_for_subagent,
+    stop_subagents_elsewhere,
+    subagent_approval,
+    waiting_below,
+    waiting_status,
+)
+from .subagents.spawn import Parent
+from .turns.approvals import Decision
+from .turns.control import TurnControl
+from .turns.parts import SessionParts
+from .turns.run import Run
+
+FOLLOWED_ELSEWHERE = (
+    "This approval belongs to a subagent that another process follows (the kernel or script that started "
+    "it): approve or reject it there, or stop it from here with s.stop()."
+)
+
+
+class SessionDecisions:
+    """Approve, reject and stop for one session, whichever of its runs or subagents they concern."""
+
+    def __init__(self, parts: SessionParts, turns: TurnControl, session: Parent) -> None:
+        self.parts = parts
+        self.turns = turns
+        self.session = session  # the session itself: stopping its subagents elsewhere opens them
+
+    @property
+    def session_id(self) -> str:
+        """The session decided for."""
+        return self.parts.session_id
+
+    def pending(self) -> Approval | None:
+        """The session's own waiting approval, else one a subagent of it waits for."""
+        return self.parts.approvals.pending_approval() or subagent_approval(self.session_id)
+
+    def status_line(self) -> str | None:
+        """The composer's line while a subagent's approval waits on this timeline, else None."""
+        return waiting_status(self.parts.timeline.current().cards)
+
+    def decide(
+        self, decision: Literal["approved", "rejected"], reason: str | None, always: bool, wait: bool | None
+    ) -> Run:
+        """Approve (`approved`, `approved_always` with `always`) or reject (`rejected`) the session's own
+        pending call, else the call a subagent of it waits for."""
+        if self.parts.approvals.waiting_approval() is None:
+            run = decide_for_subagent(self.session_id, decision, reason, always)
+            if run is not None:
+                return run
+            self.refuse_if_followed_elsewhere()
+        final: Decision = "approved_always" if always else decision
+        return self.turns.decide(final, reason, wait)
+
+    def refuse_if_followed_elsewhere(self) -> None:
+        """A subagent's approval shown here that no supervisor of this process follows is answered in the
+        process that follows it: deciding it here would run the call with nobody to take its result."""
+        cards = self.parts.timeline.current().cards
+        if self.parts.approvals.pending_approval() is None and waiting_below(cards) is not None:
+            raise InvalidInput(FOLLOWED_ELSEWHERE)
+
+    def is_subagent(self) -> bool:
+        """Whether the session is a subagent's (started by `agent_spawn`)."""
+        row = session_rows.get_session(self.parts.timeline.db.conn(), self.session_id)
+        return bool(row is not None and row["subagent"])
+
+    def stop(self) -> bool:
+        """Stop the running turn, the background work and the subagents; False if nothing ran."""
+        stopped = bool(stop_background_work(self.session_id))
+        stopped = stop_subagents_elsewhere(self.session) or stopped  # those another process follows
+        if self.is_subagent() and self.parts.approvals.withdraw(WITHDRAWN):
+            # A stopped subagent's approval is nobody's to answer: deciding it later would run the call
+            # with no one to take its result. Its supervisor here ends it as stopped.
+            task = TASKS.by_child(self.session_id)
+            if task is not None:
+                task.stop()
+            stopped = True
+        return self.turns.stop() or stopped
