@@ -72,6 +72,15 @@ def wait_for(predicate, timeout: float = 30.0, every: float = 0.01):
     raise AssertionError(f"condition not met within {timeout} s: {predicate}")
 
 
+def alive(pid_file: Path) -> bool:
+    """Whether the process whose id a server wrote to `pid_file` still runs."""
+    try:
+        os.kill(int(pid_file.read_text()), 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 def pytest_configure(config) -> None:
     """Give browser assertions room on a loaded two-core CI machine (a wait, not a timing assertion)."""
     try:

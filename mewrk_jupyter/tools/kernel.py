@@ -2,7 +2,8 @@
 namespace, `inspect {name}` describes a variable without running anything of the person's.
 
 `python` captures what the code prints (stdout and stderr of its own thread only, so a cell the person
-runs meanwhile keeps its output), the value of a last expression, an error's traceback, and notes the
+runs meanwhile keeps its output), what it shows with IPython's `display()` (its text/plain and its PNG,
+in order with stdout), the value of a last expression, an error's traceback, and notes the
 figures and images it made (as PNG images on its card, which a model with vision input receives with
 the result; every model reads a note of each). At its time limit the code is interrupted (a
 KeyboardInterrupt raised in its thread, as Jupyter's interrupt does in the main one) and what it printed
@@ -18,7 +19,15 @@ import traceback
 from typing import Any
 
 from .base import Redact, Tool, ToolResult, no_redaction, object_schema, truncate
-from .kernel_capture import captured_output, new_figures, rich_outputs
+from .kernel_capture import (
+    Displays,
+    Kept,
+    captured_displays,
+    captured_output,
+    new_figures,
+    printed_and_shown,
+    rich_outputs,
+)
 from .kernel_inspect import describe
 
 KERNEL_TOOLS = ("python", "inspect")
@@ -102,8 +111,16 @@ class _Interrupter:
             _interrupt(self.thread_id, None)
 
 
-def _output(out: str, err: str, error: BaseException | None, why: str | None, limit: float) -> list[str]:
-    parts = [f"[stdout]\n{out.rstrip()}"] if out else []
+def _output(
+    out: str,
+    err: str,
+    displays: Displays,
+    kept: Kept,
+    error: BaseException | None,
+    why: str | None,
+    limit: float,
+) -> list[str]:
+    parts = printed_and_shown(out, displays, kept)
     if err:
         parts.append(f"[stderr]\n{err.rstrip()}")
     if isinstance(error, KeyboardInterrupt) and why == "limit":
@@ -128,7 +145,7 @@ def run_python(
     before = new_figures(None)
     value: Any = None
     error: BaseException | None = None
-    with captured_output() as (out, err):
+    with captured_output() as (out, err), captured_displays(out) as displays:
         try:
             interrupter.watcher.start()
             try:
@@ -140,13 +157,13 @@ def run_python(
             error = error or exc
             interrupter.finish()
     interrupter.watcher.join()
-    parts = _output(out.getvalue(), err.getvalue(), error, interrupter.why, limit)
-    notes, images = rich_outputs(value, new_figures(before))
-    parts += notes
+    kept = Kept()
+    parts = _output(out.getvalue(), err.getvalue(), displays, kept, error, interrupter.why, limit)
+    parts += rich_outputs(value, new_figures(before), kept, displays)
     if error is None and value is not None:
         parts.append(f"[result]\n{value!r}")
     limited = truncate(redact("\n".join(parts)) if parts else "(no output)")
-    return limited.model_copy(update={"is_error": error is not None, "images": tuple(images)})
+    return limited.model_copy(update={"is_error": error is not None, "images": tuple(kept.images)})
 
 
 def _python(namespace: dict[str, Any], redact: Redact) -> Tool:
@@ -157,8 +174,8 @@ def _python(namespace: dict[str, Any], redact: Redact) -> Tool:
         name="python",
         description=(
             "Run Python code in the person's live Jupyter kernel, in the namespace of their notebook: "
-            "variables you define stay. Returns what the code printed, the value of its last line, or "
-            "its error. A figure it draws is noted, and comes back as an image where you take images. "
+            "variables you define stay. Returns what the code printed and showed with `display()`, the "
+            "value of its last line, or its error. A figure it draws is noted, and comes back as an image where you take images. "
             "Interrupted after `timeout` seconds (default 60)."
         ),
         input_schema=object_schema(

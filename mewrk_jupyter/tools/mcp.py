@@ -221,6 +221,7 @@ class McpServers:
             schema,
             handler,
             timeout=connection.config.timeout,
+            read_only=bool(listed.annotations and listed.annotations.read_only_hint),
         )
 
 

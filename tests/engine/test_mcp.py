@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import mewrk_jupyter as mw
-from tests.conftest import forget_process_state, run_python, wait_for
+from tests.conftest import alive, forget_process_state, run_python, wait_for
 from tests.magics.conftest import ip, mewrk  # noqa: F401  (the fixtures)
 from tests.ports import free_port
 from tests.providers.conftest import wire_server  # noqa: F401  (the fixture)
@@ -65,14 +65,6 @@ def allow(workspace: Path, *names: str) -> None:
     policy.mkdir(parents=True, exist_ok=True)
     (policy / "default.yaml").write_text(f"safety_level: default\nallow: [{', '.join(names)}]\n")
     mw.trust(workspace)
-
-
-def alive(pid_file: Path) -> bool:
-    try:
-        os.kill(int(pid_file.read_text()), 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 def hosts(s: mw.Session) -> list[str]:

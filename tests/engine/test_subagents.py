@@ -278,6 +278,18 @@ def test_a_subagent_of_a_planning_conversation_plans_too(workspace):
     assert "bash" not in [t.name for t in child.tool_specs()]
 
 
+def test_a_background_command_in_plan_mode_is_answered_and_not_started(workspace):
+    agents(workspace)
+    s = mw.Session.new(plan_mode=True)
+    assert "bash" not in [t.name for t in s.tool_specs()]
+    run = s.send('call: bash {"command": "touch made-in-background", "background": true}')
+    assert run.state == "done", run.error  # no approval asked: plan mode answers the call itself
+    call = next(c for c in s.cards if c.kind == "tool_call")
+    assert call.status == "denied" and call.result.startswith("Plan mode is on, so `bash` is not offered")
+    assert running_background_work(s.id) == [] and TASKS.of(s.id) == []
+    assert not (workspace / "made-in-background").exists()
+
+
 def test_a_safety_level_that_denies_agent_spawn_refuses_it(workspace):
     agents(workspace)
     folder = workspace / ".mewrk" / "policy"

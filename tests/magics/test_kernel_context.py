@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
+import struct
 from pathlib import Path
 
 import pytest
@@ -155,6 +157,44 @@ def test_a_figure_the_python_call_draws_is_kept_on_its_card_and_noted_for_the_mo
     assert value(
         kernel, "[c.images == d.images for c, d in zip(s.cards, back.cards) if c.kind == 'tool_call']"
     ) == [True]
+
+
+def test_what_a_python_call_shows_with_display_comes_back_in_order_with_what_it_printed(kernel):
+    # The kernel's own matplotlib backend (inline): display() of a figure publishes its PNG.
+    kernel.execute("%mewrk new")
+    code = (
+        "import pandas as pd\nimport matplotlib.pyplot as plt\nfrom IPython.display import display\n"
+        "print('before')\ndisplay(pd.DataFrame({'a': [1, 2]}))\nprint('between')\n"
+        "fig = plt.figure(figsize=(2, 1))\nplt.plot([1, 2])\ndisplay(fig)\nprint('after')"
+    )
+    shown_at = len(kernel.iopub)
+    kernel.execute(f"%%mewrk\ncall: python {json.dumps({'code': code})}")
+    kernel.execute("s = current_session()\ns.last_run.wait()\ns.approve(wait=True)")
+    call = next(c for c in cards(kernel) if c["kind"] == "tool_call")
+    # One image: the figure displayed is not noted again as a figure the call left open.
+    [image] = call["images"]
+    assert (image["name"], image["media_type"]) == ("output-1.png", "image/png")
+    png = base64.b64decode(image["data"])
+    width, height = struct.unpack(">II", png[16:24])
+    assert call["result"] == (
+        "[stdout]\nbefore\n[display]\n   a\n0  1\n1  2\n[stdout]\nbetween\n"
+        "[display]\n<Figure size 200x100 with 1 Axes>\n"
+        f"[image: displayed, {width} × {height} pixels; shown to the person on the card]\n[stdout]\nafter"
+    )
+    assert not call["is_error"]
+    # What the call showed went to its card, not to the notebook's output.
+    published = [
+        m for m in kernel.iopub[shown_at:] if m["msg_type"] in ("display_data", "update_display_data")
+    ]
+    assert not [m for m in published if "0  1" in m["content"]["data"].get("text/plain", "")]
+    # A cell's own display() after the call still reaches the notebook.
+    msg_id, _ = kernel.execute("from IPython.display import display\ndisplay('shown in the cell')")
+    [own] = [
+        m
+        for m in kernel.iopub
+        if m["msg_type"] == "display_data" and m["parent_header"].get("msg_id") == msg_id
+    ]
+    assert own["content"]["data"]["text/plain"] == "'shown in the cell'"
 
 
 def test_a_figure_the_python_call_draws_reaches_a_model_with_vision_input(kernel, tmp_path, wire_server):  # noqa: F811

@@ -17,18 +17,20 @@ from pathlib import Path
 
 import anyio
 from mcp.server.mcpserver import Image, MCPServer
-from mcp_types import ImageContent, TextContent
+from mcp_types import ImageContent, TextContent, ToolAnnotations
 
 server = MCPServer("testing")
+# `add` and `env` change nothing and say so (`readOnlyHint`): plan mode still offers them.
+READ_ONLY = ToolAnnotations(read_only_hint=True)
 
 
-@server.tool()
+@server.tool(annotations=READ_ONLY)
 def add(a: int, b: int) -> int:
     """Add two integers."""
     return a + b
 
 
-@server.tool()
+@server.tool(annotations=READ_ONLY)
 def env(name: str) -> str:
     """The value of one of the server's environment variables, or `<unset>`."""
     return os.environ.get(name, "<unset>")

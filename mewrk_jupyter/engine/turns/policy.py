@@ -6,7 +6,8 @@ from ...cards.models import HostMessage
 from ...config import Config
 from ...config.policy import PolicyConfig, Tier
 from ...errors import ConfigError
-from ...tools.mcp import server_prefix
+from ...tools import Tool
+from ...tools.mcp import PREFIX, server_prefix
 
 # With no `policy/default.yaml`: reading is free, anything that changes files or runs commands asks.
 DEFAULT_POLICY = PolicyConfig(
@@ -52,13 +53,15 @@ def denial(tool: str, level: str) -> str:
     )
 
 
-# Plan mode (a conversation setting): the model plans and reads, and these tools are not offered.
+# Plan mode (a conversation setting): the model plans and reads, and these tools are not offered, nor an
+# MCP server's tool its server does not mark read-only (`readOnlyHint`).
 PLAN_WITHHELD = ("write", "edit", "bash", "python")
 PLAN_ON = (
     "Plan mode is on: the person wants a plan before any change. Read and search as much as you need, "
-    "then present a plan for the person to review. `write`, `edit`, `bash` and `python` are not yours to "
-    "use until the person turns plan mode off (a call of one, while the tool list still shows it, is not "
-    "run); do not try to change files another way."
+    "then present a plan for the person to review. `write`, `edit`, `bash` and `python`, and the MCP "
+    "servers' tools (`mcp__…`) that their servers do not mark read-only, are not yours to use until the "
+    "person turns plan mode off (a call of one, while the tool list still shows it, is not run); do not "
+    "try to change files another way. A subagent you start plans too."
 )
 PLAN_OFF = "Plan mode is off: you may change files and run commands again, under the safety level."
 
@@ -66,6 +69,12 @@ PLAN_OFF = "Plan mode is off: you may change files and run commands again, under
 def plan_message(on: bool) -> HostMessage:
     """The host message that tells the model plan mode began or ended."""
     return HostMessage(topic="plan_mode", text=PLAN_ON if on else PLAN_OFF)
+
+
+def plan_withholds(tool: Tool) -> bool:
+    """Whether plan mode withholds `tool`: a built-in that changes files or runs code, or an MCP server's
+    tool that its server does not mark read-only."""
+    return tool.name in PLAN_WITHHELD or (tool.name.startswith(PREFIX) and not tool.read_only)
 
 
 def plan_denial(tool: str) -> str:

@@ -22,7 +22,7 @@ from .background_command import start_background_command, wants_background
 from .filewatch import FileWatch
 from .hooks import Hooks
 from .mcp import SessionMcp
-from .policy import PLAN_WITHHELD, policy_for, tier_of
+from .policy import PLAN_WITHHELD, plan_withholds, policy_for, tier_of
 from .secrets import SessionSecrets
 from .toollock import ToolLocks
 
@@ -114,14 +114,15 @@ class ToolBox:
 
     def specs(self) -> list[ToolSpec]:
         """What the model is told about the tools, in every request (in plan mode, no tool that changes
-        files or runs commands); with background work, `agent_spawn` and `task_wait` after the others, and
-        `bash` takes `background`."""
-        specs = self.registry.specs()
+        files, runs commands or calls an MCP server's tool not marked read-only); with background work,
+        `agent_spawn` and `task_wait` after the others, and `bash` takes `background`."""
+        registry = self.registry
+        specs = registry.specs()
         extra = background_tools(self.agent_tools())
         if extra:
             specs = [with_background(s) if s.name == "bash" else s for s in specs] + extra
         if self.settings.value.plan_mode:
-            return [spec for spec in specs if spec.name not in PLAN_WITHHELD]
+            return [spec for spec in specs if not _plan_withholds(registry, spec.name)]
         return specs
 
     def offers(self, name: str) -> bool:
@@ -133,7 +134,7 @@ class ToolBox:
 
     def withheld(self, name: str) -> bool:
         """Whether plan mode withholds the tool `name` from the model now."""
-        return self.settings.value.plan_mode and name in PLAN_WITHHELD
+        return self.settings.value.plan_mode and _plan_withholds(self.registry, name)
 
     def tier(self, name: str) -> Tier:
         """allow, ask or deny for `name` at the session's safety level (A4)."""
@@ -206,3 +207,10 @@ class ToolBox:
                 text=f"The language server reports, after your `{call.name}` of `{path}`:\n{text}",
             )
         )
+
+
+def _plan_withholds(registry: ToolRegistry, name: str) -> bool:
+    """Whether plan mode withholds the tool `name` of `registry` (a built-in that changes things is
+    withheld even where the registry lacks it; the engine's own tools are not)."""
+    tool = registry.get(name)
+    return name in PLAN_WITHHELD if tool is None else plan_withholds(tool)

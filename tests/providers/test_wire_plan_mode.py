@@ -1,0 +1,120 @@
+"""Plan mode against the local wire server, with a real MCP server (tests/tools/mcp_server.py): the request
+offers the read-only built-ins and the MCP tools its server marks read-only (`readOnlyHint`), nothing
+else; a read-only MCP tool still runs; a held MCP tool that changes things is answered without running;
+a subagent started in plan mode plans too, its own requests offering the same narrowed list."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+import mewrk_jupyter as mw
+from mewrk_jupyter.engine.turns.policy import PLAN_ON
+
+from ..conftest import alive, wait_for
+from .three import Wire
+
+SERVER = Path(__file__).resolve().parents[1] / "tools" / "mcp_server.py"
+# The server's tools in its order; `add` and `env` are annotated read-only, `sleep` and `crash` are not.
+MCP_TOOLS = ["mcp__calc__add", "mcp__calc__env", "mcp__calc__sleep", "mcp__calc__crash"]
+READ_ONLY_BUILT_INS = ["ls", "read", "grep", "find", "lsp"]
+ONE_PROTOCOL = pytest.mark.parametrize("wire", ["responses"], indirect=True)
+
+
+def calc(workspace: Path) -> Path:
+    """The test MCP server as `calc`, all its tools allowed by the safety level (so only plan mode stops
+    one); returns the file its process id is written to."""
+    pid_file = workspace / "calc.pid"
+    home = workspace / ".mewrk"
+    (home / "mcp").mkdir(parents=True, exist_ok=True)
+    (home / "mcp" / "calc.yaml").write_text(
+        f"command: {sys.executable}\nargs: [{SERVER}]\nenv: {{PID_FILE: '{pid_file}'}}\n"
+    )
+    (home / "policy").mkdir(parents=True, exist_ok=True)
+    (home / "policy" / "default.yaml").write_text("safety_level: default\nallow: [ls, read, mcp__calc]\n")
+    mw.trust(workspace)
+    return pid_file
+
+
+@ONE_PROTOCOL
+def test_plan_mode_sends_the_read_only_tools_and_a_read_only_mcp_tool_still_runs(
+    wire: Wire, wire_server, workspace
+):
+    calc(workspace)
+    s = mw.Session.new(model=wire.model, plan_mode=True)
+    wire_server.enqueue(wire.call("mcp__calc__add", {"a": 2, "b": 3}), wire.reply("It is 5; the plan: …"))
+    run = s.send("what is 2 + 3, and plan the rest")
+    assert run.state == "done", run.error
+    first = wire_server.json_bodies()[0]
+    assert wire.tools(first) == [*READ_ONLY_BUILT_INS, "mcp__calc__add", "mcp__calc__env"]
+    [call] = [c for c in s.cards if c.kind == "tool_call"]
+    assert (call.name, call.status, call.result, call.is_error) == ("mcp__calc__add", "done", "5", False)
+    assert ("user", "result:5") in wire.turns(wire_server.json_bodies()[1])
+
+    s.configure(plan_mode=False)
+    s.accept_tool_change()
+    wire_server.enqueue(wire.reply("Carrying it out."))
+    s.send("go ahead")
+    assert wire.tools(wire_server.json_bodies()[-1]) == [
+        "ls", "read", "grep", "find", "write", "edit", "bash", "lsp", *MCP_TOOLS
+    ]  # fmt: skip
+
+
+@ONE_PROTOCOL
+def test_a_held_mcp_tool_that_changes_things_is_answered_without_running(wire: Wire, wire_server, workspace):
+    pid_file = calc(workspace)
+    s = mw.Session.new(model=wire.model)
+    wire_server.enqueue(wire.reply("Hello."))
+    s.send("hello")
+    s.configure(plan_mode=True)
+    lock = s.tool_lock  # the prompt cache is warm: the last request's list is held
+    assert (
+        lock is not None
+        and "still offered: write, edit, bash, mcp__calc__sleep, mcp__calc__crash" in lock.text
+    )
+    # `crash` ends the server's process when it runs: a server still alive after the call shows it did not.
+    wire_server.enqueue(wire.call("mcp__calc__crash", {}), wire.reply("A plan instead."))
+    run = s.send("crash the server")
+    assert run.state == "done", run.error
+    body = wire_server.json_bodies()[1]
+    assert "mcp__calc__crash" in wire.tools(body)  # still declared: the lock holds it
+    [call] = [c for c in s.cards if c.kind == "tool_call"]
+    assert call.status == "denied" and not call.is_error
+    assert call.result == (
+        "Plan mode is on, so `mcp__calc__crash` is not offered and this call was not run. Present your "
+        "plan; the person turns plan mode off when it is time to carry it out."
+    )
+    assert ("user", f"result:{call.result}") in wire.turns(wire_server.json_bodies()[2])
+    assert alive(pid_file) and [m.state for m in s.mcp_servers()] == ["running"]
+    assert not [c for c in s.cards if c.kind == "host_message" and c.topic == "mcp"]
+
+
+@ONE_PROTOCOL
+def test_a_subagent_started_in_plan_mode_plans_too(wire: Wire, wire_server, workspace):
+    calc(workspace)
+    agents = workspace / ".mewrk" / "agents"
+    agents.mkdir(parents=True, exist_ok=True)
+    # The parent is an offline model (it spawns when told to); only the helper talks to the wire server.
+    (agents / "main.yaml").write_text("model: offline/echo\ntools: [read, agent_spawn, task_wait]\n")
+    (agents / "helper.yaml").write_text(f"model: {wire.model}\ntools: [read, write, bash, mcp__calc]\n")
+    mw.trust(workspace)
+    wire_server.enqueue(
+        wire.call("write", {"path": "plan.txt", "content": "changed"}), wire.reply("My plan.")
+    )
+    s = mw.Session.new(plan_mode=True)
+    s.send('call: agent_spawn {"agent": "helper", "task": "tidy up"}')
+    card = wait_for(lambda: (c := next(c for c in s.cards if c.kind == "subagent")).state != "running" and c)
+    assert card.state == "completed" and card.result == "My plan."
+    child = card.session
+    assert child.settings.plan_mode
+    first = wire_server.json_bodies()[0]
+    assert wire.tools(first) == ["read", "mcp__calc__add", "mcp__calc__env"]
+    assert wire.turns(first) == [
+        ("user", f"<system-reminder>\n{PLAN_ON}\n</system-reminder>"),
+        ("user", "tidy up"),
+    ]
+    [call] = [c for c in child.cards if c.kind == "tool_call"]
+    assert call.status == "denied" and call.result.startswith("Plan mode is on, so `write` is not offered")
+    assert not (workspace / "plan.txt").exists()
