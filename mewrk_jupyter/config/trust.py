@@ -6,6 +6,7 @@ of the files that can ask for such things; editing one of them ends the trust un
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import tempfile
@@ -97,22 +98,32 @@ def distrust_folder(home: Path | str) -> bool:
     return True
 
 
-def _trust_path() -> Path:
-    return user_config_dir() / TRUST_FILE
+def _trust_path() -> str:
+    # Worked out once for the variables it depends on: a turn asks for the trust file several times.
+    environ = os.environ
+    return _trust_path_for(
+        environ.get("MEWRK_USER_CONFIG"), environ.get("XDG_CONFIG_HOME"), environ.get("HOME")
+    )
 
 
-def _stamp(path: Path) -> tuple:
+@functools.lru_cache(maxsize=8)
+def _trust_path_for(override: str | None, xdg: str | None, home: str | None) -> str:
+    """The trust file's path while these variables hold these values (they are the cache's key)."""
+    return str(user_config_dir() / TRUST_FILE)
+
+
+def _stamp(path: str) -> tuple:
     try:
-        stat = path.stat()
+        stat = os.stat(path)
     except OSError:
-        return (str(path), None)
-    return (str(path), stat.st_mtime_ns, stat.st_size, stat.st_ino)
+        return (path, None)
+    return (path, stat.st_mtime_ns, stat.st_size, stat.st_ino)
 
 
 def _read_records() -> dict[str, object]:
     """The trusted folders; a missing or unreadable trust file trusts nothing (never the other way)."""
     try:
-        data = json.loads(_trust_path().read_text(encoding="utf-8"))
+        data = json.loads(Path(_trust_path()).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     folders = data.get("folders") if isinstance(data, dict) else None
@@ -120,7 +131,7 @@ def _read_records() -> dict[str, object]:
 
 
 def _write_records(records: dict[str, object]) -> Path:
-    path = _trust_path()
+    path = Path(_trust_path())
     path.parent.mkdir(parents=True, exist_ok=True)
     # Written beside and renamed: a reader never sees half a file, and only the person may read it.
     fd, tmp = tempfile.mkstemp(prefix=".trusted-", dir=path.parent)

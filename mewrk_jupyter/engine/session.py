@@ -105,6 +105,7 @@ class Session(StoredSession):
         warn_unbuilt(notices)
         session = cls.open(create_session(ws, title or "untitled", parsed, None, cards), workspace=ws.root)
         session.run_hooks("session_start")  # what they print opens the conversation
+        session._parts.toolbox.prepare()  # the first send finds its tools built
         return session
 
     @classmethod
