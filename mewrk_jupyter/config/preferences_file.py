@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +20,38 @@ from .yamlfile import parse_yaml
 FIELDS: tuple[str, ...] = tuple(Preferences.model_fields)
 
 
+# Each folder's preferences as last read, with the file's stat then (None: there was no file): every
+# request asks for them, and they are read again only when the file changed.
+_READ: dict[str, tuple[tuple[int, int, int, int] | None, Preferences, tuple[Problem, ...]]] = {}
+_READ_LOCK = threading.Lock()
+
+
 def read_preferences(home: Path) -> tuple[Preferences, tuple[Problem, ...]]:
     """The folder's preferences, and what is wrong with its file; a missing or invalid file gives defaults."""
-    path = Path(home) / PREFERENCES_FILE
+    path = os.path.join(os.fspath(home), PREFERENCES_FILE)
+    try:
+        found = os.stat(path)
+        signature: tuple[int, int, int, int] | None = (
+            found.st_mode,
+            found.st_mtime_ns,
+            found.st_size,
+            found.st_ino,
+        )
+    except (FileNotFoundError, NotADirectoryError):
+        signature = None
+    except OSError:
+        signature = (-1, -1, -1, -1)  # unreadable: read below, which says why
+    with _READ_LOCK:
+        cached = _READ.get(path)
+    if cached is not None and cached[0] == signature and signature != (-1, -1, -1, -1):
+        return cached[1].model_copy(), cached[2]
+    preferences, problems = _read_file(Path(path))
+    with _READ_LOCK:
+        _READ[path] = (signature, preferences, problems)
+    return preferences.model_copy(), problems
+
+
+def _read_file(path: Path) -> tuple[Preferences, tuple[Problem, ...]]:
     if not path.exists():
         return Preferences(), ()
     if not path.is_file():

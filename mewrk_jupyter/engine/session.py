@@ -24,7 +24,7 @@ from ..cards.models import (
 )
 from ..config.hooks import HOOK_EVENTS
 from ..config.policy import Tier
-from ..errors import InvalidInput
+from ..errors import ConfigError, InvalidInput
 from ..providers.base import ModelInfo, ToolSpec
 from ..store.db import Database
 from ..tools.mcp import ServerStatus
@@ -107,7 +107,10 @@ class Session(StoredSession):
         warn_unbuilt(notices)
         session = cls.open(create_session(ws, title or "untitled", parsed, None, cards), workspace=ws.root)
         session.run_hooks("session_start")  # what they print opens the conversation
-        session._parts.toolbox.prepare()  # the first send finds its tools built
+        try:  # built now, the tools and their specs: the first send finds them ready
+            session.tool_specs()
+        except ConfigError:
+            pass  # a misconfiguration is refused by send, with its sentence
         return session
 
     @classmethod

@@ -9,9 +9,8 @@ from pathlib import Path
 from ...cards.models import HostMessage, ToolCall
 from ...config import Config, trust_state
 from ...config.policy import Tier
-from ...errors import ConfigError
 from ...providers.base import ToolSpec
-from ...providers.registry import config_for, one_reading
+from ...providers.registry import config_for
 from ...store import history as history_rows
 from ...tools import ToolRegistry
 from ...tools.mcp import PREFIX
@@ -102,15 +101,6 @@ class ToolBox:
         config = config_for(self.workspace.home)
         self._registry_for(config)  # building it checks the agent's tool list
         policy_for(config, self.settings.value.safety_level)
-
-    def prepare(self) -> None:
-        """Build the tools and what the model is told of them now, ahead of the first turn, which then
-        finds them ready; a misconfiguration is left for `send` to refuse with its sentence."""
-        try:
-            with one_reading():
-                self.specs()
-        except ConfigError:
-            pass
 
     def agent_tools(self) -> list[str] | None:
         """The tool list of the session's agent file (None: the engine's default set)."""
