@@ -118,3 +118,60 @@ def test_a_subagent_started_in_plan_mode_plans_too(wire: Wire, wire_server, work
     [call] = [c for c in child.cards if c.kind == "tool_call"]
     assert call.status == "denied" and call.result.startswith("Plan mode is on, so `write` is not offered")
     assert not (workspace / "plan.txt").exists()
+
+
+def command_tools(workspace: Path) -> None:
+    """Two command tools, both allowed by the safety level: `look` declared read-only, `mark` (which
+    creates `made.txt`) not."""
+    home = workspace / ".mewrk"
+    (home / "tools").mkdir(parents=True, exist_ok=True)
+    (home / "tools" / "look.yaml").write_text(
+        "name: look\ndescription: Say what is there.\ncommand: echo looked\n"
+        "parameters: {type: object}\nread_only: true\n"
+    )
+    (home / "tools" / "mark.yaml").write_text(
+        "name: mark\ndescription: Mark the folder.\ncommand: touch made.txt\nparameters: {type: object}\n"
+    )
+    (home / "policy").mkdir(parents=True, exist_ok=True)
+    (home / "policy" / "default.yaml").write_text("safety_level: default\nallow: [ls, read, look, mark]\n")
+    mw.trust(workspace)
+
+
+@ONE_PROTOCOL
+def test_plan_mode_offers_a_command_tool_only_when_its_file_says_it_is_read_only(
+    wire: Wire, wire_server, workspace
+):
+    command_tools(workspace)
+    s = mw.Session.new(model=wire.model)
+    wire_server.enqueue(wire.reply("Hello."))
+    s.send("hello")
+    assert wire.tools(wire_server.json_bodies()[0]) == [
+        "ls", "read", "grep", "find", "write", "edit", "bash", "lsp", "look", "mark"
+    ]  # fmt: skip
+    s.configure(plan_mode=True)
+    lock = s.tool_lock  # the prompt cache is warm: the last request's list is held
+    assert lock is not None and "still offered: write, edit, bash, mark" in lock.text
+
+    # A call of `mark` still arrives under the lock: answered without running (`made.txt` is not made).
+    wire_server.enqueue(wire.call("mark", {}), wire.reply("A plan instead."))
+    run = s.send("mark the folder")
+    assert run.state == "done", run.error
+    assert "mark" in wire.tools(wire_server.json_bodies()[1])
+    [call] = [c for c in s.cards if c.kind == "tool_call"]
+    assert (call.name, call.status, call.is_error) == ("mark", "denied", False)
+    assert call.result == (
+        "Plan mode is on, so `mark` is not offered and this call was not run. Present your plan; the "
+        "person turns plan mode off when it is time to carry it out."
+    )
+    assert ("user", f"result:{call.result}") in wire.turns(wire_server.json_bodies()[2])
+    assert not (workspace / "made.txt").exists()
+
+    # Once the new list is accepted: the read-only built-ins and `look`, which still runs.
+    s.accept_tool_change()
+    wire_server.enqueue(wire.call("look", {}), wire.reply("Looked; the plan: …"))
+    run = s.send("look first")
+    assert run.state == "done", run.error
+    assert wire.tools(wire_server.json_bodies()[3]) == [*READ_ONLY_BUILT_INS, "look"]
+    looked = [c for c in s.cards if c.kind == "tool_call"][-1]
+    assert (looked.name, looked.status, looked.result, looked.is_error) == ("look", "done", "looked\n", False)
+    assert not (workspace / "made.txt").exists()
