@@ -6,6 +6,7 @@ a subagent started in plan mode plans too, its own requests offering the same na
 from __future__ import annotations
 
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from mewrk_jupyter.engine.turns.policy import PLAN_ON
 
 from ..conftest import alive, wait_for
 from .three import Wire
+from .wire import responses_function_call, responses_reply
 
 SERVER = Path(__file__).resolve().parents[1] / "tools" / "mcp_server.py"
 # The server's tools in its order; `add` and `env` are annotated read-only, `sleep` and `crash` are not.
@@ -175,3 +177,55 @@ def test_plan_mode_offers_a_command_tool_only_when_its_file_says_it_is_read_only
     looked = [c for c in s.cards if c.kind == "tool_call"][-1]
     assert (looked.name, looked.status, looked.result, looked.is_error) == ("look", "done", "looked\n", False)
     assert not (workspace / "made.txt").exists()
+
+
+@ONE_PROTOCOL
+def test_plan_mode_turned_on_reaches_a_subagent_whose_turn_waits_on_a_slow_reply(
+    wire: Wire, wire_server, workspace
+):
+    agents = workspace / ".mewrk" / "agents"
+    agents.mkdir(parents=True, exist_ok=True)
+    # The parent is an offline model (it spawns when told to); only the helper talks to the wire server.
+    (agents / "main.yaml").write_text("model: offline/echo\ntools: [read, agent_spawn, task_wait]\n")
+    (agents / "helper.yaml").write_text(f"model: {wire.model}\ntools: [read, write]\n")
+    (workspace / ".mewrk" / "policy").mkdir(parents=True, exist_ok=True)
+    (workspace / ".mewrk" / "policy" / "default.yaml").write_text(
+        "safety_level: default\nallow: [read, write]\n"
+    )
+    mw.trust(workspace)
+    # The helper's first reply, a `write` (which the safety level lets run), waits until the gate opens.
+    gate = threading.Event()
+    wire_server.enqueue(
+        responses_reply(responses_function_call("write", {"path": "plan.txt", "content": "x"}), gate=gate),
+        wire.reply("My plan."),
+    )
+    s = mw.Session.new()
+    s.send('call: agent_spawn {"agent": "helper", "task": "tidy up"}')
+    child = next(c for c in s.cards if c.kind == "subagent").session
+    wait_for(lambda: len(wire_server.requests) == 1)  # the helper's turn waits on its reply
+    assert child.state == "running" and not child.settings.plan_mode
+
+    s.configure(plan_mode=True)  # the parent is idle: its subagent works on
+    assert s.cards[-1].kind == "host_message" and s.cards[-1].text == PLAN_ON
+    assert child.settings.plan_mode  # stored now; its turn tells the model before its next request
+    assert [c.kind for c in child.cards] == ["user_input"]
+    gate.set()
+
+    card = wait_for(lambda: (c := next(c for c in s.cards if c.kind == "subagent")).state != "running" and c)
+    assert card.state == "completed" and card.result == "My plan."
+    # The `write` arrived after plan mode began: answered without running.
+    [call] = [c for c in child.cards if c.kind == "tool_call"]
+    assert (call.name, call.status, call.is_error) == ("write", "denied", False)
+    assert call.result.startswith("Plan mode is on, so `write` is not offered and this call was not run.")
+    assert not (workspace / "plan.txt").exists()
+    assert [c.kind for c in child.cards] == ["user_input", "tool_call", "host_message", "model_reply"]
+    # Its next request goes with the parent's host message after the answer; the prompt cache is warm,
+    # so the tool lock keeps the list the first request offered.
+    second = wire_server.json_bodies()[1]
+    assert wire.turns(second) == [
+        ("user", "tidy up"),
+        ("assistant", "call:write"),
+        ("user", f"result:{call.result}"),
+        ("user", f"<system-reminder>\n{PLAN_ON}\n</system-reminder>"),
+    ]
+    assert wire.tools(second) == wire.tools(wire_server.json_bodies()[0]) == ["read", "write"]
