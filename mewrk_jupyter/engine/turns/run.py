@@ -134,7 +134,7 @@ class Run:
             if run_rows.claim_turn(conn, sid, self.id, OWNER) is not None:
                 raise SessionBusy()
             numbers.append(fence.fence_of(conn, self.id))
-            self._plan_mode = self.parts.settings.refresh().plan_mode  # in the claim's transaction
+            self._plan_mode = self.parts.settings.plan_mode_now()  # in the claim's transaction
 
         user = self._user
         if user is None:
@@ -353,7 +353,7 @@ class Run:
     def _follow_plan_mode(self) -> None:
         """Read the settings again; when plan mode turned on or off since the model was last told (by a
         subagent's parent, while this turn ran), tell it now: the host message, where it happened."""
-        now = self.parts.settings.refresh().plan_mode
+        now = self.parts.settings.plan_mode_now()
         if self._plan_mode is not None and now != self._plan_mode:
             self.timeline.append(plan_message(now))
         self._plan_mode = now
@@ -366,7 +366,7 @@ class Run:
 
         def end(conn: sqlite3.Connection) -> HostMessage | None:
             run_rows.end_run(conn, self.id, final, error_text)
-            now = self.parts.settings.refresh().plan_mode
+            now = self.parts.settings.plan_mode_now()
             return plan_message(now) if told is not None and now != told else None
 
         self.timeline.append_after(end)
