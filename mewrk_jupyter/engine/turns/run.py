@@ -351,7 +351,7 @@ class Run:
         )
 
     def _follow_plan_mode(self) -> None:
-        """Read the settings again; when plan mode turned on or off since the model was last told (by a
+        """Read plan mode from the store again; when it turned on or off since the model was last told (by a
         subagent's parent, while this turn ran), tell it now: the host message, where it happened."""
         now = self.parts.settings.plan_mode_now()
         if self._plan_mode is not None and now != self._plan_mode:
