@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, StrictBool, ValidationInfo, field_validator, model_validator
 
 from .base import TOOL_NAME, ConfigModel, file_stem
 from .problems import invalid
@@ -31,6 +31,8 @@ class ToolConfig(ConfigModel):
     command: str | list[str]
     parameters: dict[str, Any]
     timeout: float | None = Field(default=None, gt=0)
+    # The person's word that the command only reads: plan mode still offers the tool.
+    read_only: StrictBool = False
 
     @field_validator("name")
     @classmethod

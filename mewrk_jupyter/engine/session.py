@@ -40,7 +40,7 @@ from .represent import attached_input
 from .session_config import SessionConfig
 from .settings import SessionSettings, StoredSettings
 from .stored_session import StoredSession
-from .subagents import SubagentCalls, chain
+from .subagents import SubagentCalls, chain, reach_subagents
 from .timeline.edits import TimelineEdits
 from .turns.approvals import Approvals
 from .turns.control import TurnControl
@@ -148,8 +148,13 @@ class Session(StoredSession):
     def configure(self, **changes: Any) -> SessionSettings:
         """Change conversation settings (model, safety_level, reasoning, memory, host_container,
         async_tools, compaction, plan_mode) and store them; a value that cannot act is refused with a
-        sentence and nothing changes. Refused while a turn runs, like an edit."""
-        return self._config.configure(changes)
+        sentence and nothing changes. Refused while a turn runs, like an edit. Plan mode turned on or off
+        reaches the subagents still at work too (and theirs): their next request follows it."""
+        planned = self._config.settings().plan_mode
+        after = self._config.configure(changes)
+        if after.plan_mode != planned:
+            reach_subagents(self, after.plan_mode)
+        return after
 
     @property
     def cards(self) -> CardList:

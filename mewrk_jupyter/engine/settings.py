@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 from pydantic import (
@@ -110,6 +111,17 @@ class StoredSettings:
         with self.db.tx() as conn:
             session_rows.set_settings(conn, self.session_id, value.model_dump())
         self.value = value
+
+    def plan_mode_now(self) -> bool:
+        """Plan mode as stored now, taken into the settings in memory: a subagent's parent turns it on or
+        off while the subagent's turn runs (the turn reads nothing else of the settings again)."""
+        row = session_rows.get_session(self.db.conn(), self.session_id)
+        if row is None:
+            return self.value.plan_mode
+        stored = bool(json.loads(row["settings"]).get("plan_mode", False))
+        if stored != self.value.plan_mode:
+            self.value = self.value.model_copy(update={"plan_mode": stored})
+        return stored
 
     def refresh(self) -> SessionSettings:
         """The settings, read again from the store when the session's revision moved since the last

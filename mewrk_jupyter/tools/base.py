@@ -60,8 +60,11 @@ class Tool:
     timeout: float = TOOL_TIMEOUT
     # When set, a call's own `timeout` parameter chooses its limit, up to this many seconds (bash).
     max_timeout: float | None = None
-    # It changes nothing, by its own account (an MCP server's `readOnlyHint`): plan mode still offers it.
+    # It changes nothing, by its own account (an MCP server's `readOnlyHint`, a tool file's `read_only`).
     read_only: bool = False
+    # What it does is declared outside the engine (an MCP server's tool, a tool file's command): plan mode
+    # offers it only when it says it is read-only.
+    declared: bool = False
 
     def time_limit(self, params: dict[str, Any]) -> float:
         """Seconds this call may run: its own `timeout` parameter where the tool takes one, else the tool's."""

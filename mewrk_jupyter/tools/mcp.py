@@ -222,6 +222,7 @@ class McpServers:
             handler,
             timeout=connection.config.timeout,
             read_only=bool(listed.annotations and listed.annotations.read_only_hint),
+            declared=True,
         )
 
 

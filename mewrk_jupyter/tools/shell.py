@@ -227,4 +227,12 @@ def command_tool(
     def handler(params: dict[str, Any], cancel: threading.Event | None) -> ToolResult:
         return run_process(command_argv(config, params), root, timeout, cancel, environment(), redact)
 
-    return Tool(config.name, config.description, config.parameters, handler, timeout=timeout)
+    return Tool(
+        config.name,
+        config.description,
+        config.parameters,
+        handler,
+        timeout=timeout,
+        read_only=config.read_only,
+        declared=True,
+    )

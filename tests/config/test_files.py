@@ -28,7 +28,7 @@ EMPTY = "the file holds no YAML content (empty or only comments)"
         (
             "tools",
             "grep2",
-            "tool 'grep2' lacks 'name', 'description', 'command', 'parameters' (optional: timeout)",
+            "tool 'grep2' lacks 'name', 'description', 'command', 'parameters' (optional: timeout, read_only)",
         ),
         ("server", "main", "it may hold: host, port, token"),
         ("prompts", "default", "it may hold: handoff.armed_notice, handoff.start_message"),

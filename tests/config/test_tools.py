@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mewrk_jupyter.config import load_config, validate_file
+from mewrk_jupyter.config import InvalidConfig, load_config, validate_file
 from mewrk_jupyter.errors import ConfigError
 
 GREP2 = """
@@ -111,3 +111,15 @@ def test_an_unknown_tool_field_is_named():
     with pytest.raises(ConfigError) as err:
         validate_file("tools", GREP2 + "cwd: /tmp\n", name="grep2")
     assert str(err.value).startswith("tools/grep2.yaml: unknown field 'cwd' (allowed: name, description")
+
+
+def test_read_only_is_true_or_false_and_a_wrong_value_is_refused_at_its_line():
+    assert not validate_file("tools", GREP2, name="grep2").read_only
+    assert validate_file("tools", GREP2 + "read_only: true\n", name="grep2").read_only
+    for bad in ("'yes'", "1", "maybe", "null"):
+        text = GREP2 + f"read_only: {bad}\n"
+        with pytest.raises(InvalidConfig) as err:
+            validate_file("tools", text, name="grep2")
+        assert str(err.value) == "tools/grep2.yaml: read_only must be true or false"
+        [problem] = err.value.problems
+        assert (problem.field, problem.line) == ("read_only", len(text.splitlines()))

@@ -15,6 +15,7 @@ from mewrk_jupyter.engine.assembly.assemble import NOTIFICATION_MARK
 from mewrk_jupyter.engine.background import TASKS, running_background_work
 from mewrk_jupyter.engine.subagents import WITHDRAWN, agent_figures
 from mewrk_jupyter.engine.subagents.limits import MAX_DEPTH, MAX_RUNNING
+from mewrk_jupyter.engine.turns.policy import PLAN_OFF, PLAN_ON
 from mewrk_jupyter.store import sessions as session_rows
 
 from ..conftest import run_python, wait_for
@@ -337,16 +338,22 @@ def test_stopping_the_session_kills_its_background_command(workspace):
     assert "[stopped: the command was stopped before it finished]" in task.result
 
 
-def test_an_approval_of_a_subagents_own_subagent_is_answered_from_the_top(workspace):
+def nested(workspace, command: str) -> mw.Session:
+    """A session whose helper spawned a worker of its own, which calls bash with `command` (it asks)."""
     agents(workspace)
     folder = workspace / ".mewrk" / "agents"
     (folder / "helper.yaml").write_text("model: offline/echo\ntools: [bash, agent_spawn, task_wait]\n")
     (folder / "worker.yaml").write_text("model: offline/echo\ntools: [bash]\n")
     mw.trust(workspace)
     s = mw.Session.new()
-    worker_task = "call: bash " + json.dumps({"command": "echo deep"})
+    worker_task = "call: bash " + json.dumps({"command": command})
     helper_task = "call: agent_spawn " + json.dumps({"agent": "worker", "task": worker_task})
     s.send("call: agent_spawn " + json.dumps({"agent": "helper", "task": helper_task}))
+    return s
+
+
+def test_an_approval_of_a_subagents_own_subagent_is_answered_from_the_top(workspace):
+    s = nested(workspace, "echo deep")
     waiting = wait_for(lambda: s.pending_approval)
     assert waiting.params == {"command": "echo deep"}
     helper = subagent_cards(s)[0].session
@@ -563,3 +570,30 @@ def test_subagents_nest_only_so_deep_and_only_so_many_run_at_once(workspace):
     assert spawned[-1].result.startswith(f"No subagent was started: {MAX_RUNNING} subagents already run")
     t.stop()
     wait_for(lambda: all(c.state == "stopped" for c in subagent_cards(t)))
+
+
+def test_plan_mode_turned_on_reaches_the_subagents_at_work_and_theirs(workspace):
+    s = nested(workspace, "touch made-by-worker")
+    wait_for(lambda: s.pending_approval)  # the worker's bash asks: its turn paused for the person
+    helper = subagent_cards(s)[0].session
+    worker = subagent_cards(helper)[0].session
+    wait_for(lambda: helper.state == "idle")  # its turn ended with its worker still out
+    assert not worker.settings.plan_mode and worker.state == "awaiting_approval"
+
+    s.configure(plan_mode=True)
+    # Neither runs a turn now (the helper waits for its worker): each has the host message at its end.
+    for sub in (helper, worker):
+        assert sub.settings.plan_mode
+        assert sub.cards[-1].kind == "host_message" and sub.cards[-1].text == PLAN_ON
+    s.approve()  # approved, but plan mode answers the call: it does not run
+    top = ended(s)
+    assert top.state == "completed"
+    call = next(c for c in worker.cards if c.kind == "tool_call")
+    assert call.status == "denied" and call.result.startswith("Plan mode is on, so `bash` is not offered")
+    assert not (workspace / "made-by-worker").exists()
+    for sub in (helper, worker):  # told once: the turns that went on found it already said
+        assert [c.text for c in sub.cards if c.kind == "host_message" and c.topic == "plan_mode"] == [PLAN_ON]
+
+    s.configure(plan_mode=False)  # they ended: conversations of their own now, left as they are
+    assert helper.settings.plan_mode and worker.settings.plan_mode
+    assert s.cards[-1].text == PLAN_OFF and helper.cards[-1].kind != "host_message"

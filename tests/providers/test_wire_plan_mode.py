@@ -6,6 +6,7 @@ a subagent started in plan mode plans too, its own requests offering the same na
 from __future__ import annotations
 
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from mewrk_jupyter.engine.turns.policy import PLAN_ON
 
 from ..conftest import alive, wait_for
 from .three import Wire
+from .wire import responses_function_call, responses_reply
 
 SERVER = Path(__file__).resolve().parents[1] / "tools" / "mcp_server.py"
 # The server's tools in its order; `add` and `env` are annotated read-only, `sleep` and `crash` are not.
@@ -118,3 +120,112 @@ def test_a_subagent_started_in_plan_mode_plans_too(wire: Wire, wire_server, work
     [call] = [c for c in child.cards if c.kind == "tool_call"]
     assert call.status == "denied" and call.result.startswith("Plan mode is on, so `write` is not offered")
     assert not (workspace / "plan.txt").exists()
+
+
+def command_tools(workspace: Path) -> None:
+    """Two command tools, both allowed by the safety level: `look` declared read-only, `mark` (which
+    creates `made.txt`) not."""
+    home = workspace / ".mewrk"
+    (home / "tools").mkdir(parents=True, exist_ok=True)
+    (home / "tools" / "look.yaml").write_text(
+        "name: look\ndescription: Say what is there.\ncommand: echo looked\n"
+        "parameters: {type: object}\nread_only: true\n"
+    )
+    (home / "tools" / "mark.yaml").write_text(
+        "name: mark\ndescription: Mark the folder.\ncommand: touch made.txt\nparameters: {type: object}\n"
+    )
+    (home / "policy").mkdir(parents=True, exist_ok=True)
+    (home / "policy" / "default.yaml").write_text("safety_level: default\nallow: [ls, read, look, mark]\n")
+    mw.trust(workspace)
+
+
+@ONE_PROTOCOL
+def test_plan_mode_offers_a_command_tool_only_when_its_file_says_it_is_read_only(
+    wire: Wire, wire_server, workspace
+):
+    command_tools(workspace)
+    s = mw.Session.new(model=wire.model)
+    wire_server.enqueue(wire.reply("Hello."))
+    s.send("hello")
+    assert wire.tools(wire_server.json_bodies()[0]) == [
+        "ls", "read", "grep", "find", "write", "edit", "bash", "lsp", "look", "mark"
+    ]  # fmt: skip
+    s.configure(plan_mode=True)
+    lock = s.tool_lock  # the prompt cache is warm: the last request's list is held
+    assert lock is not None and "still offered: write, edit, bash, mark" in lock.text
+
+    # A call of `mark` still arrives under the lock: answered without running (`made.txt` is not made).
+    wire_server.enqueue(wire.call("mark", {}), wire.reply("A plan instead."))
+    run = s.send("mark the folder")
+    assert run.state == "done", run.error
+    assert "mark" in wire.tools(wire_server.json_bodies()[1])
+    [call] = [c for c in s.cards if c.kind == "tool_call"]
+    assert (call.name, call.status, call.is_error) == ("mark", "denied", False)
+    assert call.result == (
+        "Plan mode is on, so `mark` is not offered and this call was not run. Present your plan; the "
+        "person turns plan mode off when it is time to carry it out."
+    )
+    assert ("user", f"result:{call.result}") in wire.turns(wire_server.json_bodies()[2])
+    assert not (workspace / "made.txt").exists()
+
+    # Once the new list is accepted: the read-only built-ins and `look`, which still runs.
+    s.accept_tool_change()
+    wire_server.enqueue(wire.call("look", {}), wire.reply("Looked; the plan: …"))
+    run = s.send("look first")
+    assert run.state == "done", run.error
+    assert wire.tools(wire_server.json_bodies()[3]) == [*READ_ONLY_BUILT_INS, "look"]
+    looked = [c for c in s.cards if c.kind == "tool_call"][-1]
+    assert (looked.name, looked.status, looked.result, looked.is_error) == ("look", "done", "looked\n", False)
+    assert not (workspace / "made.txt").exists()
+
+
+@ONE_PROTOCOL
+def test_plan_mode_turned_on_reaches_a_subagent_whose_turn_waits_on_a_slow_reply(
+    wire: Wire, wire_server, workspace
+):
+    agents = workspace / ".mewrk" / "agents"
+    agents.mkdir(parents=True, exist_ok=True)
+    # The parent is an offline model (it spawns when told to); only the helper talks to the wire server.
+    (agents / "main.yaml").write_text("model: offline/echo\ntools: [read, agent_spawn, task_wait]\n")
+    (agents / "helper.yaml").write_text(f"model: {wire.model}\ntools: [read, write]\n")
+    (workspace / ".mewrk" / "policy").mkdir(parents=True, exist_ok=True)
+    (workspace / ".mewrk" / "policy" / "default.yaml").write_text(
+        "safety_level: default\nallow: [read, write]\n"
+    )
+    mw.trust(workspace)
+    # The helper's first reply, a `write` (which the safety level lets run), waits until the gate opens.
+    gate = threading.Event()
+    wire_server.enqueue(
+        responses_reply(responses_function_call("write", {"path": "plan.txt", "content": "x"}), gate=gate),
+        wire.reply("My plan."),
+    )
+    s = mw.Session.new()
+    s.send('call: agent_spawn {"agent": "helper", "task": "tidy up"}')
+    child = next(c for c in s.cards if c.kind == "subagent").session
+    wait_for(lambda: len(wire_server.requests) == 1)  # the helper's turn waits on its reply
+    assert child.state == "running" and not child.settings.plan_mode
+
+    s.configure(plan_mode=True)  # the parent is idle: its subagent works on
+    assert s.cards[-1].kind == "host_message" and s.cards[-1].text == PLAN_ON
+    assert child.settings.plan_mode  # stored now; its turn tells the model before its next request
+    assert [c.kind for c in child.cards] == ["user_input"]
+    gate.set()
+
+    card = wait_for(lambda: (c := next(c for c in s.cards if c.kind == "subagent")).state != "running" and c)
+    assert card.state == "completed" and card.result == "My plan."
+    # The `write` arrived after plan mode began: answered without running.
+    [call] = [c for c in child.cards if c.kind == "tool_call"]
+    assert (call.name, call.status, call.is_error) == ("write", "denied", False)
+    assert call.result.startswith("Plan mode is on, so `write` is not offered and this call was not run.")
+    assert not (workspace / "plan.txt").exists()
+    assert [c.kind for c in child.cards] == ["user_input", "tool_call", "host_message", "model_reply"]
+    # Its next request goes with the parent's host message after the answer; the prompt cache is warm,
+    # so the tool lock keeps the list the first request offered.
+    second = wire_server.json_bodies()[1]
+    assert wire.turns(second) == [
+        ("user", "tidy up"),
+        ("assistant", "call:write"),
+        ("user", f"result:{call.result}"),
+        ("user", f"<system-reminder>\n{PLAN_ON}\n</system-reminder>"),
+    ]
+    assert wire.tools(second) == wire.tools(wire_server.json_bodies()[0]) == ["read", "write"]

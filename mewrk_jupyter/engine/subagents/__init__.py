@@ -3,6 +3,7 @@ collects results, and its approvals are answered on the parent's timeline."""
 
 from .calls import SubagentCalls, chain
 from .figures import AgentFigure, agent_figures
+from .plan_mode import reach_subagents
 from .spawn import spawn, stop_subagents_elsewhere
 from .supervisor import WITHDRAWN, decide_for_subagent, subagent_approval
 from .waiting import waiting_below, waiting_status
@@ -14,6 +15,7 @@ __all__ = [
     "agent_figures",
     "chain",
     "decide_for_subagent",
+    "reach_subagents",
     "spawn",
     "stop_subagents_elsewhere",
     "subagent_approval",

@@ -138,6 +138,28 @@ class StoredTimeline:
         """Add a card at the end of the timeline; returns its key."""
         return self.place(card)
 
+    def append_after(self, write: Callable[[sqlite3.Connection], Card | None]) -> Card | None:
+        """Run `write` in one transaction; the card it returns, if any, goes at the end of the timeline in
+        that same transaction (what `write` found decides whether it is placed), and is announced."""
+
+        def both(conn: sqlite3.Connection) -> tuple[Card, str] | None:
+            card = write(conn)
+            if card is None:
+                return None
+            key = card_rows.key_for_insert(conn, self.session_id, before=None, after=None)
+            card_rows.put_card(conn, self.session_id, card, key)
+            return card, key
+
+        def mirror(timeline: Timeline, placed: tuple[Card, str] | None) -> None:
+            if placed is not None:
+                timeline.put(*placed)
+
+        placed = self.commit(both, mirror)
+        if placed is None:
+            return None
+        self.events.emit(CardAdded(self.session_id, *placed))
+        return placed[0]
+
     def save(self, card: Card, announce: bool = True) -> None:
         """Store a card's new content in place; skipped if the card left the timeline (a person deleted it)."""
         key = self.current().key_of.get(card.id)

@@ -7,7 +7,7 @@ from ...config import Config
 from ...config.policy import PolicyConfig, Tier
 from ...errors import ConfigError
 from ...tools import Tool
-from ...tools.mcp import PREFIX, server_prefix
+from ...tools.mcp import server_prefix
 
 # With no `policy/default.yaml`: reading is free, anything that changes files or runs commands asks.
 DEFAULT_POLICY = PolicyConfig(
@@ -53,15 +53,16 @@ def denial(tool: str, level: str) -> str:
     )
 
 
-# Plan mode (a conversation setting): the model plans and reads, and these tools are not offered, nor an
-# MCP server's tool its server does not mark read-only (`readOnlyHint`).
+# Plan mode (a conversation setting): the model plans and reads, and these tools are not offered, nor a
+# tool declared outside the engine (an MCP server's, a tool file's command) that does not say it only reads.
 PLAN_WITHHELD = ("write", "edit", "bash", "python")
 PLAN_ON = (
     "Plan mode is on: the person wants a plan before any change. Read and search as much as you need, "
-    "then present a plan for the person to review. `write`, `edit`, `bash` and `python`, and the MCP "
-    "servers' tools (`mcp__…`) that their servers do not mark read-only, are not yours to use until the "
-    "person turns plan mode off (a call of one, while the tool list still shows it, is not run); do not "
-    "try to change files another way. A subagent you start plans too."
+    "then present a plan for the person to review. `write`, `edit`, `bash` and `python`, the MCP "
+    "servers' tools (`mcp__…`) that their servers do not mark read-only, and the workspace's command "
+    "tools not declared read-only are not yours to use until the person turns plan mode off (a call of "
+    "one, while the tool list still shows it, is not run); do not try to change files another way. Your "
+    "subagents plan too, those at work now and those you start."
 )
 PLAN_OFF = "Plan mode is off: you may change files and run commands again, under the safety level."
 
@@ -72,9 +73,9 @@ def plan_message(on: bool) -> HostMessage:
 
 
 def plan_withholds(tool: Tool) -> bool:
-    """Whether plan mode withholds `tool`: a built-in that changes files or runs code, or an MCP server's
-    tool that its server does not mark read-only."""
-    return tool.name in PLAN_WITHHELD or (tool.name.startswith(PREFIX) and not tool.read_only)
+    """Whether plan mode withholds `tool`: a built-in that changes files or runs code, or a tool declared
+    outside the engine (an MCP server's, a `.mewrk/tools` command) that does not say it is read-only."""
+    return tool.name in PLAN_WITHHELD or (tool.declared and not tool.read_only)
 
 
 def plan_denial(tool: str) -> str:

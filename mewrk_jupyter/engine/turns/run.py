@@ -45,6 +45,7 @@ from .background_results import deliver_results
 from .fold import ResponseState, accumulate, finish, record
 from .heartbeat import Heartbeat
 from .parts import SessionParts
+from .policy import plan_message
 from .runlog import RunLog
 from .sent import SentRequest
 from .window import check_window
@@ -115,6 +116,9 @@ class Run:
         # The run's hold on the session's turn: every write it makes checks it (store/fence.py).
         self.claim: fence.Claim | None = None
         self.lost = False  # another process took the session over: the run writes nothing more
+        # Plan mode as the model was last told of it in this turn (read with the claim): a subagent's parent
+        # may turn it on or off while the turn runs (subagents/plan_mode.py), and the turn follows.
+        self._plan_mode: bool | None = None
         self._tell = self.timeline.events.emit  # looked up once: streamed text is told once per token
 
     # ---- control -------------------------------------------------------------------------------
@@ -130,6 +134,7 @@ class Run:
             if run_rows.claim_turn(conn, sid, self.id, OWNER) is not None:
                 raise SessionBusy()
             numbers.append(fence.fence_of(conn, self.id))
+            self._plan_mode = self.parts.settings.plan_mode_now()  # in the claim's transaction
 
         user = self._user
         if user is None:
@@ -225,8 +230,7 @@ class Run:
                     try:
                         self.parts.status.finish_unfinished_cards(tool_calls=final != "awaiting_approval")
                         self.log.flush()
-                        with timeline.db.tx() as conn:
-                            run_rows.end_run(conn, self.id, final, error_text)
+                        self._end_run(final, error_text)
                     except fence.SessionTakenOver:
                         self.lost = True
                 if self.lost:  # the process that took the session over ended this run and its cards
@@ -278,6 +282,7 @@ class Run:
                 raise Stopped
             checked, self._checked = self._checked, None
             with one_reading(checked):  # the request is built from one reading of the configuration
+                self._follow_plan_mode()  # turned on or off by a subagent's parent since the last look
                 deliver_results(timeline)  # background work that ended and that the model has not got
                 parts.toolbox.mcp.before_request(self._cancel)  # MCP servers started; one that failed is told
                 parts.toolbox.files.check()  # a file the model saw changed since: it is told, with the diff
@@ -317,6 +322,7 @@ class Run:
                 history_rows.record_response(conn, entry, parts.secrets.redact_data(response))
             if self._cancel.is_set():
                 raise Stopped
+            self._follow_plan_mode()  # a call that arrives after plan mode began is answered under it
             if stop == "pause_turn":  # the server paused a long turn: send the content back to go on
                 continue
             if stop == "max_tokens":  # T13: the engine asks the model to go on from where it was cut
@@ -343,6 +349,27 @@ class Run:
         timeline.append(
             ModelReply(origin="engine", text=f"(The engine stopped the turn after {MAX_STEPS} model calls.)")
         )
+
+    def _follow_plan_mode(self) -> None:
+        """Read plan mode from the store again; when it turned on or off since the model was last told (by a
+        subagent's parent, while this turn ran), tell it now: the host message, where it happened."""
+        now = self.parts.settings.plan_mode_now()
+        if self._plan_mode is not None and now != self._plan_mode:
+            self.timeline.append(plan_message(now))
+        self._plan_mode = now
+
+    def _end_run(self, final: str, error_text: str | None) -> None:
+        """End the run in the store. When plan mode turned on or off after the turn last looked (while its
+        last reply streamed), its host message is placed in the same transaction: nothing else places it,
+        since the turn ran when the change was stored."""
+        told = self._plan_mode
+
+        def end(conn: sqlite3.Connection) -> HostMessage | None:
+            run_rows.end_run(conn, self.id, final, error_text)
+            now = self.parts.settings.plan_mode_now()
+            return plan_message(now) if told is not None and now != told else None
+
+        self.timeline.append_after(end)
 
     def _stream(
         self, exchange: Exchange, info: ModelInfo, request: ModelRequest, sent: SentRequest

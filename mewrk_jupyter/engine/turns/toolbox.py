@@ -114,8 +114,8 @@ class ToolBox:
 
     def specs(self) -> list[ToolSpec]:
         """What the model is told about the tools, in every request (in plan mode, no tool that changes
-        files, runs commands or calls an MCP server's tool not marked read-only); with background work,
-        `agent_spawn` and `task_wait` after the others, and `bash` takes `background`."""
+        files or runs commands, nor an MCP server's tool or a command tool not declared read-only); with
+        background work, `agent_spawn` and `task_wait` after the others, and `bash` takes `background`."""
         registry = self.registry
         specs = registry.specs()
         extra = background_tools(self.agent_tools())

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -96,6 +97,8 @@ class Reply:
     cut_cleanly: bool = False
     drop_last: int = 0
     unstreamed: bool = False
+    # Held until the test sets it: the request is in, its reply not begun (a turn waiting on a slow reply).
+    gate: threading.Event | None = None
 
     def streams(self, request: RecordedRequest) -> bool:
         """Whether to answer this request with SSE: it asks for a stream and this reply honours that."""
@@ -123,7 +126,15 @@ class Reply:
 
 def fault_options(faults: dict[str, Any]) -> dict[str, Any]:
     """The fault options a reply builder was given; refuses unknown ones."""
-    allowed = {"first_byte_delay", "event_delay", "cut_after", "cut_cleanly", "drop_last", "unstreamed"}
+    allowed = {
+        "first_byte_delay",
+        "event_delay",
+        "cut_after",
+        "cut_cleanly",
+        "drop_last",
+        "unstreamed",
+        "gate",
+    }
     allowed |= {"headers", "status"}
     unknown = set(faults) - allowed
     if unknown:

@@ -101,6 +101,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if reply.first_byte_delay and owner.stopping.wait(reply.first_byte_delay):
             return
+        while reply.gate is not None and not reply.gate.wait(0.05):
+            if owner.stopping.is_set():
+                return
         try:
             if rendered.disconnect:
                 self._hang_up()
