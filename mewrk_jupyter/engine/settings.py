@@ -99,11 +99,11 @@ def parse_settings(values: dict[str, Any]) -> SessionSettings:
 class StoredSettings:
     """A session's settings and the store that keeps them; every part of the session reads `value`."""
 
-    def __init__(self, db: Database, session_id: str, value: SessionSettings, rev: int | None = None) -> None:
+    def __init__(self, db: Database, session_id: str, value: SessionSettings) -> None:
         self.db = db
         self.session_id = session_id
         self.value = value
-        self.rev = rev  # the session's revision when `value` was read; None: not known
+        self.rev: int | None = None  # the session's revision when `value` was last read; None: not yet
 
     def update(self, **changes: Any) -> None:
         """Change settings and store them; a value the engine cannot act on is refused like at creation."""

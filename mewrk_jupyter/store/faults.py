@@ -5,6 +5,7 @@ the file reaches a person, and damage found on any read or write stops the store
 from __future__ import annotations
 
 import sqlite3
+import sys
 import threading
 from pathlib import Path
 from typing import Any, Protocol, cast
@@ -141,9 +142,18 @@ class StoreConnection(sqlite3.Connection):
         return self.cursor(StoreCursor).executemany(sql, parameters)
 
     def close(self) -> None:
-        """Close once no other thread is inside one of this connection's statements."""
-        with self.guard:
+        """Close once no other thread is inside one of this connection's statements.
+
+        Not while the interpreter shuts down: its daemon threads (a heartbeat, a turn) stop wherever they
+        are, a statement's guard with them, and the process's end closes the file anyway. A statement that
+        outlasts the busy timeout and more leaves its connection open rather than hang the caller.
+        """
+        if sys.is_finalizing() or not self.guard.acquire(timeout=BUSY_SECONDS + 5):
+            return
+        try:
             super().close()
+        finally:
+            self.guard.release()
 
     def failure(self, exc: sqlite3.DatabaseError) -> BaseException:
         """What to raise for an error of one of this connection's statements."""
