@@ -83,9 +83,16 @@ COMMANDS: dict[str, Command] = {
             surfaces=ONLY_NOTEBOOK,
         ),
         Command(
-            "send", "[TEXT]", "send a message (no text: continue)", timeline.send, surfaces=ONLY_NOTEBOOK
+            "send",
+            "[TEXT]",
+            "send a message (no text: continue)",
+            timeline.send,
+            surfaces=ONLY_NOTEBOOK,
+            after_turn=True,
         ),
-        Command("continue", "", "run the model on the timeline as it stands", timeline.continue_),
+        Command(
+            "continue", "", "run the model on the timeline as it stands", timeline.continue_, after_turn=True
+        ),
         Command("undo", "", "undo this session's last change", timeline.undo),
         Command("redo", "", "redo what was undone last", timeline.redo),
         Command("stop", "", "stop the running turn, whichever window owns it", timeline.stop),

@@ -83,6 +83,8 @@ class Command:
     needs_session: bool = True
     surfaces: tuple[Surface, ...] = BOTH
     needs: str = ""  # a Session method the command needs; where the session lacks it, it is not offered
+    # It starts a turn: in a kernel it first waits for the turn the same process still runs (Run All).
+    after_turn: bool = False
     # Where one surface takes other arguments (in the composer a card defaults to the last one).
     synopsis_on: tuple[tuple[Surface, str], ...] = ()
 

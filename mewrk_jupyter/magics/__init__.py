@@ -19,13 +19,14 @@ from ..commands import COMMANDS, NOTEBOOK, Call, Result, Show, UsageProblem, par
 from ..commands.settings import settings_markdown
 from ..engine.render import timeline_markdown
 from ..engine.session import Session
-from ..errors import MewrkError
+from ..errors import InvalidInput, MewrkError
 from .errors import record_errors
 from .output import help_markdown, say
 from .turn_view import TurnView, turn_markdown
 
 __all__ = ["NO_SESSION", "STATE", "MagicState", "MewrkMagics", "current_session", "help_markdown", "register"]
 
+WAITED_FOR_STOPPED = "Not sent: the turn it waited for was stopped. Run the cell again to send it."
 NO_SESSION = "No current session — `%mewrk new` starts one, `%mewrk use ID` picks one."
 
 
@@ -66,12 +67,26 @@ def run_command(shell: Any, line: str, body: str | None = None) -> None:
         say(f"**mewrk:** {NO_SESSION}")
         return
     try:
+        if command.after_turn and _in_kernel(shell):
+            after_own_turn(STATE.session)
         namespace = getattr(shell, "user_ns", None)
         present(shell, command.run(Call(name, STATE.session, args, text, NOTEBOOK, namespace)))
     except UsageProblem:
         say(usage(command, NOTEBOOK))
     except MewrkError as exc:
         say(f"**mewrk:** {inert_markdown(str(exc))}")  # it may quote a card or a server
+
+
+def after_own_turn(session: Session | None) -> None:
+    """Wait for the turn this kernel still runs: Run All reaches the next `%mewrk send` cell while the
+    one before it streams, and sends once it ended. Refused if that turn was stopped meanwhile (Ctrl+C
+    here stops it, like the Stop button): the person stopped the run of cells, so this one sends nothing."""
+    run = session.last_run if session is not None else None
+    if run is None or run.done or run.state != "running":
+        return
+    run.wait()
+    if run.state == "stopped":
+        raise InvalidInput(WAITED_FOR_STOPPED)
 
 
 def present(shell: Any, result: Result) -> None:

@@ -248,3 +248,27 @@ def test_inspect_and_python_never_show_the_start_of_a_secret_where_they_cut_a_lo
     assert printed["result"].startswith("[stdout]\nxxx") and "[redacted]" in printed["result"]
     everything = json.dumps(cards(kernel)) + json.dumps(value(kernel, "[h.request for h in s.history]"))
     assert secret[:9] not in everything
+
+
+def test_a_send_in_the_next_cell_waits_for_the_turn_this_kernel_runs(kernel, tmp_path, wire_server):  # noqa: F811
+    """Run All over two `%mewrk send` cells: the second cell starts while the first turn still streams
+    (its reply takes a second to begin); it waits for that turn to end and sends, rather than refusing."""
+    llm = tmp_path / ".mewrk" / "llm"
+    llm.mkdir(parents=True)
+    (llm / "ant.yaml").write_text(
+        f"protocol: anthropic-messages\nbase_url: {wire_server.url}\napi_key: ${{RUN_ALL_KEY}}\n"
+        "models:\n  m: {context_window: 100000}\n"
+    )
+    wire_server.enqueue(anthropic_reply("One.", first_byte_delay=1.0), anthropic_reply("Two."))
+    kernel.execute("import os\nos.environ['RUN_ALL_KEY'] = 'sk-run-all'")
+    kernel.execute("import mewrk_jupyter as mw\nmw.trust()\n%mewrk new")
+    kernel.execute("s = current_session()\ns.configure(model='ant/m')")
+    kernel.execute("%mewrk send first")
+    assert value(kernel, "s.last_run.state") == "running"  # the next cell comes while the reply is slow
+    kernel.execute("%mewrk send second")
+    assert [(c["kind"], c["text"]) for c in cards(kernel)] == [
+        ("user_input", "first"),
+        ("model_reply", "One."),
+        ("user_input", "second"),
+        ("model_reply", "Two."),
+    ]

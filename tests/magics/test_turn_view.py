@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from IPython.utils.capture import capture_output
 
@@ -104,13 +106,11 @@ def test_the_view_unsubscribes_when_the_turn_ends(kernel_like):
 
 def test_a_refused_send_shows_one_line_and_starts_no_view(kernel_like, mewrk):
     session = magics.current_session()
-    run = session.send("long: 400", wait=False)
-    try:
-        assert mewrk("send again").startswith("**mewrk:** This session is running in another window")
-        assert magics.STATE.turn_view is None
-    finally:
-        session.stop()
-        run.wait(30)
+    session.send('call: write {"path": "a.txt", "content": "x"}', wait=True)  # it waits for approval
+    assert session.pending_approval is not None
+    assert mewrk("send again").startswith("**mewrk:** An approval is waiting: approve or reject it first")
+    assert magics.STATE.turn_view is None
+    assert [c.kind for c in session.cards].count("user_input") == 1  # nothing of "again" was stored
 
 
 def test_the_persons_line_breaks_stay_in_the_cells_output_and_code_blocks_stay_whole(ip):
@@ -126,3 +126,20 @@ def test_the_persons_line_breaks_stay_in_the_cells_output_and_code_blocks_stay_w
     assert "line one<br />\nline two<br />\ncall: ls {}</p>" in html  # three lines, not one paragraph
     assert '<pre><code class="language-python">x = 1\ny = 2\n</code></pre>' in html
     assert magics.current_session().cards[0].text == body  # only the view changes, never the card
+
+
+def test_a_send_waiting_for_this_kernels_turn_sends_nothing_if_that_turn_is_stopped(kernel_like, mewrk):
+    """Run All: the next send cell waits for the turn still streaming; the person stops that turn (the
+    Stop button, here from another thread), and the waiting cell says so and sends nothing."""
+    session = magics.current_session()
+    run = session.send("long: 400", wait=False)
+    stopper = threading.Timer(0.5, session.stop)
+    stopper.start()
+    try:
+        assert mewrk("send again") == f"**mewrk:** {magics.WAITED_FOR_STOPPED}"
+    finally:
+        stopper.join()
+        run.wait(30)
+    assert run.state == "stopped"
+    assert [c.kind for c in session.cards] == ["user_input", "model_reply"]
+    assert magics.STATE.turn_view is None  # the refused cell started no view
