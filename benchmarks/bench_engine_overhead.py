@@ -3,11 +3,12 @@
 Run: python benchmarks/bench_engine_overhead.py
 Raw is the official SDK iterating the stream's events with one client; engine is `mw.Session.new(model=…)`
 plus `send(…)`, its first token read from the session's `text_delta` events. Both run in this process,
-interleaved, against the test suite's wire server; the table shows medians and the ratios engine / raw.
+in pairs (the order swapped every pair), against the test suite's wire server; the tables show medians,
+their ratio engine / raw, and the median of the pairs' own ratios.
 Raw sends the very body the engine sends (its system prompt, tool list and cache marks, taken from the
 history of one engine turn), so that both pay the same for the server and the transfer and the ratio
 is the engine's own work.
-The second table gives the process CPU time of a turn (the wire server's share included, the same for
+The last table gives the process CPU time of a turn (the wire server's share included, the same for
 both): on a shared machine it is steadier than the wall clock.
 """
 
@@ -33,7 +34,7 @@ from mewrk_jupyter.engine import session as session_module  # noqa: E402
 from tests.providers.wire import WireServer, anthropic_reply, anthropic_text, chat_reply  # noqa: E402
 
 TOKENS = 2000
-REPEAT = 25
+REPEAT = 40
 WARMUP = 2
 WORDS = [f" w{i % 97}" for i in range(TOKENS)]  # one streamed delta per token
 REPLY = "".join(WORDS)
@@ -130,18 +131,24 @@ def engine(server: WireServer, model: str, reply: Callable) -> Callable[[], tupl
 
 
 def measure(raw: Callable, eng: Callable) -> dict[str, float]:
-    """Interleave raw and engine turns so that both see the same machine; medians in ms."""
+    """Raw and engine turns in pairs, the order swapped every pair, so that both see the same machine;
+    medians in ms, and the median of each pair's engine / raw ratio (what drifts on a shared machine
+    between pairs cancels out in the pair)."""
     samples: dict[str, list[float]] = {
         f"{name} {what}": [] for name in ("raw", "engine") for what in ("ttft", "total", "cpu")
     }
+    ratios: dict[str, list[float]] = {what: [] for what in ("ttft", "total", "cpu")}
     for i in range(WARMUP + REPEAT):
-        for name, once in (("raw", raw), ("engine", eng)):
-            ttft, total, cpu = once()
-            if i >= WARMUP:
-                samples[f"{name} ttft"].append(ttft)
-                samples[f"{name} total"].append(total)
-                samples[f"{name} cpu"].append(cpu)
-    return {name: statistics.median(values) * 1000 for name, values in samples.items()}
+        order = (("raw", raw), ("engine", eng)) if i % 2 else (("engine", eng), ("raw", raw))
+        pair = {name: once() for name, once in order}
+        if i < WARMUP:
+            continue
+        for n, what in enumerate(("ttft", "total", "cpu")):
+            samples[f"raw {what}"].append(pair["raw"][n])
+            samples[f"engine {what}"].append(pair["engine"][n])
+            ratios[what].append(pair["engine"][n] / pair["raw"][n])
+    medians = {name: statistics.median(values) * 1000 for name, values in samples.items()}
+    return medians | {f"paired {what}": statistics.median(values) for what, values in ratios.items()}
 
 
 def configure(workspace: Path, server: WireServer) -> None:
@@ -178,28 +185,25 @@ def main() -> None:
         )
     print(
         f"mewrk_jupyter engine overhead · Python {sys.version.split()[0]} · anthropic {anthropic.__version__}"
-        f" · openai {openai.__version__} · {TOKENS:,} streamed tokens · median of {REPEAT}"
+        f" · openai {openai.__version__} · {TOKENS:,} streamed tokens · median of {REPEAT} pairs"
     )
-    head = ("raw TTFT", "engine TTFT", "ratio", "raw total", "engine total", "ratio")
-    print(f"{'protocol':26}" + "".join(f"{h:>14}" for h in head))
-    for name, r in rows.items():
-        cells = (
-            f"{r['raw ttft']:.1f} ms",
-            f"{r['engine ttft']:.1f} ms",
-            f"{r['engine ttft'] / r['raw ttft']:.2f}",
-            f"{r['raw total']:.1f} ms",
-            f"{r['engine total']:.1f} ms",
-            f"{r['engine total'] / r['raw total']:.2f}",
-        )
-        print(f"{name:26}" + "".join(f"{c:>14}" for c in cells))
-    print(f"\n{'CPU time per turn':26}" + "".join(f"{h:>14}" for h in ("raw", "engine", "ratio")))
-    for name, r in rows.items():
-        cells = (
-            f"{r['raw cpu']:.1f} ms",
-            f"{r['engine cpu']:.1f} ms",
-            f"{r['engine cpu'] / r['raw cpu']:.2f}",
-        )
-        print(f"{name:26}" + "".join(f"{c:>14}" for c in cells))
+    print("ratio: of the two medians · paired: the median of each pair's engine / raw (steadier when the")
+    print("machine's load drifts, as each pair runs back to back)\n")
+    head = ("raw", "engine", "ratio", "paired")
+    for what, title in (
+        ("ttft", "time to first token"),
+        ("total", "whole turn"),
+        ("cpu", "CPU time per turn"),
+    ):
+        print(f"{title:26}" + "".join(f"{h:>12}" for h in head))
+        for name, r in rows.items():
+            cells = (
+                f"{r[f'raw {what}']:.1f} ms",
+                f"{r[f'engine {what}']:.1f} ms",
+                f"{r[f'engine {what}'] / r[f'raw {what}']:.2f}",
+                f"{r[f'paired {what}']:.2f}",
+            )
+            print(f"  {name:24}" + "".join(f"{c:>12}" for c in cells))
 
 
 if __name__ == "__main__":
