@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-import threading
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from ..errors import InvalidInput
+from .filecache import FileCache
 from .files import PREFERENCES, validate_text
 from .preferences import PREFERENCES_FILE, Preferences, allowed_values
 from .problems import InvalidConfig, Problem
@@ -20,34 +20,17 @@ from .yamlfile import parse_yaml
 FIELDS: tuple[str, ...] = tuple(Preferences.model_fields)
 
 
-# Each folder's preferences as last read, with the file's stat then (None: there was no file): every
-# request asks for them, and they are read again only when the file changed.
-_READ: dict[str, tuple[tuple[int, int, int, int] | None, Preferences, tuple[Problem, ...]]] = {}
-_READ_LOCK = threading.Lock()
+def _read_path(path: str) -> tuple[Preferences, tuple[Problem, ...]]:
+    return _read_file(Path(path))
+
+
+# Every request asks for the preferences: they are read again only when the file changed.
+_READ: FileCache[tuple[Preferences, tuple[Problem, ...]]] = FileCache(_read_path)
 
 
 def read_preferences(home: Path) -> tuple[Preferences, tuple[Problem, ...]]:
     """The folder's preferences, and what is wrong with its file; a missing or invalid file gives defaults."""
-    path = os.path.join(os.fspath(home), PREFERENCES_FILE)
-    try:
-        found = os.stat(path)
-        signature: tuple[int, int, int, int] | None = (
-            found.st_mode,
-            found.st_mtime_ns,
-            found.st_size,
-            found.st_ino,
-        )
-    except (FileNotFoundError, NotADirectoryError):
-        signature = None
-    except OSError:
-        signature = (-1, -1, -1, -1)  # unreadable: read below, which says why
-    with _READ_LOCK:
-        cached = _READ.get(path)
-    if cached is not None and cached[0] == signature and signature != (-1, -1, -1, -1):
-        return cached[1].model_copy(), cached[2]
-    preferences, problems = _read_file(Path(path))
-    with _READ_LOCK:
-        _READ[path] = (signature, preferences, problems)
+    preferences, problems = _READ.get(os.path.join(os.fspath(home), PREFERENCES_FILE))
     return preferences.model_copy(), problems
 
 

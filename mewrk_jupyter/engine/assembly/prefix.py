@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
-import stat
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import BaseModel
 
+from ...config.filecache import FileCache
 from ...config.skills import SkillProblem, read_skill
 from ..workspace import Workspace
 
@@ -46,34 +45,22 @@ def memory_path(workspace: Workspace, level: str) -> Path:
     raise ValueError(f"unknown memory level {level!r}; levels: {', '.join(MEMORY_LEVELS)}")
 
 
-# Each file's text as last read, with the stat it was read at: every request reads the same few files.
-_READ: dict[str, tuple[tuple[int, int, int], str | None]] = {}
-_READ_LOCK = threading.Lock()
+def _text_of(name: str) -> str | None:
+    """The file's text, stripped; None when it is missing, empty, a folder or unreadable."""
+    try:
+        with open(name, encoding="utf-8") as file:
+            return file.read().strip() or None
+    except (OSError, UnicodeDecodeError, ValueError):  # a folder is an OSError too
+        return None
+
+
+# Every request reads the same few files: each is read again only when it changed.
+_TEXTS: FileCache[str | None] = FileCache(_text_of)
 
 
 def _read(path: Path) -> str | None:
-    """The file's text, stripped (None when it is missing, empty, a folder or unreadable), read again only
-    when its size, time or inode changed."""
-    name = os.fspath(path)
-    try:
-        found = os.stat(name)
-    except (OSError, ValueError):
-        return None
-    if stat.S_ISDIR(found.st_mode):
-        return None
-    signature = (found.st_mtime_ns, found.st_size, found.st_ino)
-    with _READ_LOCK:
-        cached = _READ.get(name)
-    if cached is not None and cached[0] == signature:
-        return cached[1]
-    try:
-        with open(name, encoding="utf-8") as file:
-            text: str | None = file.read().strip() or None
-    except (OSError, UnicodeDecodeError):
-        return None
-    with _READ_LOCK:
-        _READ[name] = (signature, text)
-    return text
+    """The file's text, stripped (None when it is missing, empty, a folder or unreadable)."""
+    return _TEXTS.get(os.fspath(path))
 
 
 def hidden_prefix(

@@ -125,13 +125,19 @@ class StoredTimeline:
         def write(conn: sqlite3.Connection) -> str:
             if along is not None:
                 along(conn)
-            key = card_rows.key_for_insert(conn, self.session_id, before=before_id, after=after_id)
-            card_rows.put_card(conn, self.session_id, card, key)
-            return key
+            return self._insert(conn, card, before_id, after_id)
 
         key = self.commit(write, lambda t, key: t.put(card, key))
         if announce:
             self.events.emit(CardAdded(self.session_id, card, key))
+        return key
+
+    def _insert(
+        self, conn: sqlite3.Connection, card: Card, before_id: str | None = None, after_id: str | None = None
+    ) -> str:
+        """Store a new card before or after another (default: at the end) in this transaction; its key."""
+        key = card_rows.key_for_insert(conn, self.session_id, before=before_id, after=after_id)
+        card_rows.put_card(conn, self.session_id, card, key)
         return key
 
     def append(self, card: Card) -> str:
@@ -144,11 +150,7 @@ class StoredTimeline:
 
         def both(conn: sqlite3.Connection) -> tuple[Card, str] | None:
             card = write(conn)
-            if card is None:
-                return None
-            key = card_rows.key_for_insert(conn, self.session_id, before=None, after=None)
-            card_rows.put_card(conn, self.session_id, card, key)
-            return card, key
+            return None if card is None else (card, self._insert(conn, card))
 
         def mirror(timeline: Timeline, placed: tuple[Card, str] | None) -> None:
             if placed is not None:
