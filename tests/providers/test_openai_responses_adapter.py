@@ -151,7 +151,7 @@ def test_function_calls_pair_with_their_outputs_by_call_id(gpt):
 def test_reasoning_effort_is_sent_when_reasoning_is_on(gpt):
     gpt.enqueue(responses_reply("ok"))
     s = mw.Session.new(model="openai/gpt-test")
-    s.settings.reasoning = "high"
+    s.configure(reasoning="high")
     s.send("think hard")
     assert gpt.last_json()["reasoning"] == {"effort": "high", "summary": "auto"}
 

@@ -98,7 +98,7 @@ def test_after_a_switch_to_a_text_only_model_the_same_pdf_goes_as_text(vendors):
     vendors.enqueue(anthropic_reply("Seen."), chat_reply("Still seen."))
     s = mw.Session.new(model="anthropic/claude-test")
     s.send("summarise", attachments=["report.pdf"])
-    s.settings.model = "deepseek/deepseek-chat"
+    s.configure(model="deepseek/deepseek-chat")
     s.send("and the costs?")
     first_user = vendors.last_json()["messages"][1]
     assert first_user == {"role": "user", "content": f"{EXTRACTED}\n\nsummarise"}

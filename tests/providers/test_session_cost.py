@@ -61,7 +61,7 @@ def test_cache_tokens_without_a_price_of_their_own_go_at_the_input_price_and_mod
     )
     s = mw.Session.new(model="anthropic/claude-cheap")
     s.send("first")
-    s.settings.model = "anthropic/claude-test"
+    s.configure(model="anthropic/claude-test")
     s.send("second")
     assert _spending(s).cost == pytest.approx((2000 * 1 + 1000 * 5 + 1000 * 3 + 1000 * 15) / 1_000_000)
 
@@ -75,7 +75,7 @@ def test_without_prices_there_is_no_cost_and_a_partly_priced_session_says_what_i
     info = s.context.model_copy(update=spending.model_dump())
     assert info.cost_line() == "Cost: no prices configured · 500 in, 50 out"
     priced.enqueue(anthropic_reply("Hi.", usage=anthropic_usage(1000, 100)))
-    s.settings.model = "anthropic/claude-test"
+    s.configure(model="anthropic/claude-test")
     s.send("again")
     info = s.context.model_copy(update=_spending(s).model_dump())
     assert info.cost_line() == (
