@@ -146,7 +146,8 @@ COMMANDS: dict[str, Command] = {
             "compact",
             "[now]",
             "summarise the conversation so far: later requests carry the summary instead of the cards above "
-            "(`compact now`: continue in a new session from handoff documents the model writes)",
+            "(`compact now`: continue in a new session, from the provider's own compaction in the mode native, "
+            "else from handoff documents the model writes)",
             timeline.compact,
             needs="compact",
         ),

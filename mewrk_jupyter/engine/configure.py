@@ -8,7 +8,7 @@ from typing import Any
 from ..errors import InvalidInput
 from ..providers.base import ModelInfo
 from ..providers.registry import check_trusted, config_for, resolve
-from .settings import CONFIGURABLE, SessionSettings, parse_settings
+from .settings import CONFIGURABLE, SessionSettings, parse_settings, stored_names
 from .turns.policy import policy_for
 from .turns.toollock import ToolLock
 
@@ -27,6 +27,7 @@ NOT_HERE = {
 def changed_settings(current: SessionSettings, changes: dict[str, Any], home: Path | None) -> SessionSettings:
     """The settings after `changes`, each checked as the engine will use it; InvalidInput or ConfigError
     (a sentence naming the field and what it may be) when one cannot act, and nothing changes."""
+    changes = stored_names(changes)  # `compaction_mode`, DESIGN §2's name, is `compaction`
     for name in changes:
         if name in NOT_HERE:
             raise InvalidInput(f"{name} cannot be changed here: {NOT_HERE[name]}.")
@@ -45,12 +46,17 @@ def changed_settings(current: SessionSettings, changes: dict[str, Any], home: Pa
         # (the change's description names both settings).
         new = new.model_copy(update={"compaction": "handoff"})
     check_async_tools(new, info)
-    if new.compaction == "native" and not info.native_compaction:
-        raise InvalidInput(
-            f"compaction 'native' needs a model with a compaction of its own, and `{new.model}` has none; "
-            "keep 'handoff' (a summary handed to a new session) or choose such a model."
-        )
+    check_compaction(new, info)
     return new
+
+
+def check_compaction(settings: SessionSettings, info: ModelInfo) -> None:
+    """Refuse the compaction mode native on a model without a compaction of its own."""
+    if settings.compaction == "native" and not info.native_compaction:
+        raise InvalidInput(
+            f"compaction 'native' needs a model with a compaction of its own, and `{settings.model}` has "
+            "none; keep 'handoff' (a summary handed to a new session) or choose such a model."
+        )
 
 
 def check_async_tools(settings: SessionSettings, info: ModelInfo) -> None:

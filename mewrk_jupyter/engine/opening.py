@@ -21,9 +21,9 @@ from ..store import sessions as session_rows
 from ..store.db import Database, database
 from .admission import admit
 from .agent import agent_of, agent_start
-from .configure import check_async_tools
+from .configure import check_async_tools, check_compaction
 from .notebook import read_notebook
-from .settings import SessionSettings, parse_settings
+from .settings import SessionSettings, parse_settings, stored_names
 from .turns.policy import plan_message, policy_for
 from .unbuilt import unbuilt_notices
 from .workspace import Workspace
@@ -76,6 +76,7 @@ def new_start(
     sentence, rather than at the first send."""
     config = config_for(ws.home)
     assert config is not None  # a workspace always has a configuration folder, perhaps empty
+    settings = stored_names(settings)  # `compaction_mode`, DESIGN §2's name, is `compaction`
     # A folder not trusted yet, or with invalid files, is said in notices rather than acted on.
     start, notices = admit(config, agent_start(config, model, settings), model_asked=model is not None)
     parsed = parse_settings(start.settings)
@@ -84,6 +85,7 @@ def new_start(
     check_async_tools(parsed, info)
     if "compaction" not in start.settings:  # a new conversation compacts natively where its model can
         parsed.compaction = "native" if info.native_compaction else "handoff"
+    check_compaction(parsed, info)  # native asked for on a model that cannot
     policy_for(config, parsed.safety_level)  # so is an unknown safety level
     for name in parsed.skills:
         read_skill(ws.home, name)  # and a skill that does not exist or cannot be read

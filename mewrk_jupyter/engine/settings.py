@@ -20,6 +20,27 @@ from ..store import sessions as session_rows
 from ..store.db import Database
 from .assembly.prefix import MEMORY_LEVELS
 
+# The public names DESIGN §2 gives a setting where the store, the widget and the magics use another.
+DESIGN_NAMES = {"compaction_mode": "compaction"}
+
+
+def stored_names(values: dict[str, Any]) -> dict[str, Any]:
+    """`values` with each setting under its stored name (`compaction_mode=` is `compaction=`); a setting
+    given under both names with two values is refused in a sentence."""
+    found = dict(values)
+    for public, stored in DESIGN_NAMES.items():
+        if public not in found:
+            continue
+        value = found.pop(public)
+        if stored in found and found[stored] != value:
+            raise InvalidInput(
+                f"{public} and {stored} are one setting, given two values ({value!r} and {found[stored]!r}): "
+                "give one."
+            )
+        found[stored] = value
+    return found
+
+
 # How hard the model thinks: the Anthropic budgets and the Responses efforts share these names.
 Reasoning = Literal["off", "low", "medium", "high"]
 
@@ -55,6 +76,11 @@ class SessionSettings(BaseModel):
             data = {k: v for k, v in data.items() if k != "confirm_delete"}
         return data
 
+    @property
+    def compaction_mode(self) -> str:
+        """The compaction mode under its DESIGN §2 name: the same as `compaction`."""
+        return self.compaction
+
     @field_validator("memory")
     @classmethod
     def _known_levels(cls, value: list[str]) -> list[str]:
@@ -86,7 +112,7 @@ def parse_settings(values: dict[str, Any]) -> SessionSettings:
             "set it with mw.set_preferences(confirm_delete=True)."
         )
     try:
-        return SessionSettings.model_validate(values)
+        return SessionSettings.model_validate(stored_names(values))
     except ValidationError as exc:
         problems = []
         for error in exc.errors(include_url=False):

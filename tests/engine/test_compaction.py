@@ -302,3 +302,22 @@ def test_a_turn_started_elsewhere_while_the_summary_is_written_places_no_divider
     assert [c.kind for c in s.cards].count("summary_divider") == 0
     with s.stored_timeline.db.tx() as conn:
         run_rows.end_run(conn, "run_elsewhere", "done", None)
+
+
+def test_the_cards_above_the_divider_stay_readable_and_editable_and_the_summary_still_stands_for_them(
+    workspace,
+):
+    s = mw.Session.new("offline/echo")
+    chat(s)
+    divider = s.compact()
+    first = s.cards[0]
+    assert first.text == f"question 0\n{LONG}"  # readable, as it was
+    s.edit(first.id, text="question 0, reworded")
+    assert s.card(first.id).text == "question 0, reworded" and s.cards[-1].id == divider.id
+    s.send("and now?")
+    sent = s.history[-1].request
+    assert "reworded" not in str(sent)  # above the divider the model reads the summary, not the cards
+    assert texts(sent["messages"][0])[0] == f"{SUMMARY_OPENING}\n\n<summary>\n{divider.summary}\n</summary>"
+    assert texts(s.history[0].request["messages"][0]) == [
+        f"question 0\n{LONG}"
+    ]  # the history keeps it as sent

@@ -125,3 +125,24 @@ def test_switching_to_another_protocol_leaves_its_signed_blocks_out_and_the_card
     assert card["not_sent"].startswith("signed on offline")
     s.configure(model="offline/thinker")
     assert s.not_sent() == {}
+
+
+def test_compaction_mode_is_the_design_name_of_the_compaction_setting(workspace):
+    s = mw.Session.new("offline/echo", compaction_mode="handoff")  # echo would compact natively
+    assert s.settings.compaction == s.settings.compaction_mode == "handoff"
+    assert s.configure(compaction_mode="native").compaction == "native"
+    assert mw.Session.open(s.id).settings.compaction_mode == "native"  # stored under its one name
+    with pytest.raises(mw.InvalidInput) as err:
+        s.configure(compaction_mode="handoff", compaction="native")
+    assert str(err.value) == (
+        "compaction_mode and compaction are one setting, given two values ('handoff' and 'native'): give one."
+    )
+    before = len(mw.list_sessions())
+    for name in ("compaction", "compaction_mode"):  # a mode that could not act is refused when made too
+        with pytest.raises(mw.InvalidInput) as err:
+            mw.Session.new("offline/tiny", **{name: "native"})
+        assert str(err.value) == (
+            "compaction 'native' needs a model with a compaction of its own, and `offline/tiny` has none; "
+            "keep 'handoff' (a summary handed to a new session) or choose such a model."
+        )
+    assert len(mw.list_sessions()) == before

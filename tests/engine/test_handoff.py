@@ -8,7 +8,7 @@ import pytest
 
 import mewrk_jupyter as mw
 from mewrk_jupyter.engine.assembly.context import request_size
-from mewrk_jupyter.engine.compaction import now as compact_now_module
+from mewrk_jupyter.engine.background import running_background_work
 from mewrk_jupyter.engine.compaction.handoff import ARMED_NOTICE, START_MESSAGE
 from mewrk_jupyter.engine.compaction.now import APPROVAL_WAITS, NO_REPLY_SINCE, NO_REPLY_YET, TURN_RUNS
 from mewrk_jupyter.engine.history_summary import summarise
@@ -235,18 +235,28 @@ def test_compact_now_is_refused_while_an_approval_waits(workspace):
     assert store_of(s) == before
 
 
-def test_compact_now_is_refused_while_background_work_runs(workspace, monkeypatch):
-    # No background work exists yet (subagents come later): the one function that reports it is made
-    # to report some, to see the refusal a person will read.
-    monkeypatch.setattr(
-        compact_now_module, "running_background_work", lambda _sid, _conn=None: ["a subagent"]
-    )
-    s = mw.Session.new("offline/echo")
-    s.send("hello")
-    before = store_of(s)
-    with pytest.raises(mw.SessionBusy, match=r"^Background work is still running \(a subagent\)"):
-        s.compact_now()
-    assert store_of(s) == before
+def test_compact_now_is_refused_while_background_work_runs(workspace):
+    agents = workspace / ".mewrk" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "main.yaml").write_text("model: offline/echo\ntools: [ls, read, bash, task_wait]\n")
+    mw.trust(workspace)  # an agent whose bash may run a command in the background
+    s = mw.Session.new()
+    s.send('call: bash {"command": "sleep 30", "background": true}')
+    s.approve()
+    try:
+        [work] = running_background_work(s.id)
+        before = store_of(s)
+        with pytest.raises(mw.SessionBusy) as err:
+            s.compact_now()
+        assert str(err.value) == (
+            f"Background work is still running ({work}), and a new session would leave it behind: wait for "
+            "it to finish, then compact."
+        )
+        assert store_of(s) == before
+    finally:
+        assert s.stop()
+    wait_for(lambda: running_background_work(s.id) == [])
+    assert s.compact_now().handover_of == s.id  # once it has ended, compact now goes through
 
 
 def test_compact_now_from_the_composer_and_its_usage(workspace):

@@ -21,3 +21,37 @@ def test_compact_places_the_divider_and_says_so(mewrk):
         "and a summary needs at least 4."
     )
     assert session.cards[-1].id == divider.id
+
+
+def test_compact_now_hands_over_and_the_next_commands_act_on_the_new_session(mewrk):
+    mewrk("new plan")
+    original = magics.current_session()
+    original.configure(compaction="handoff")
+    refused = mewrk("compact now")
+    assert refused.strip() == (
+        "**mewrk:** The model has not replied yet, so there is nothing to compact: send a message first."
+    )
+    assert original.handovers == []
+    original.send("first question")
+    out = mewrk("compact now")
+    handover = magics.current_session()
+    assert handover.id != original.id and original.handovers == [handover.id]
+    assert out.strip() == (
+        f"Handed over to the new session “plan-handover-1” (`{handover.id}`); it waits for your next message. "
+        f"`%mewrk` commands now act on it; `%mewrk use {original.id}` goes back."
+    )
+    assert (handover.title, handover.state, handover.history) == ("plan-handover-1", "idle", [])
+    assert [c.kind for c in handover.cards] == ["handoff"]
+    again = mewrk("compact now")  # acts on the handover, whose model has not replied since
+    assert again.strip() == (
+        "**mewrk:** The model has not replied since the last compaction, so there is nothing new to "
+        "compact: send a message first."
+    )
+    usage = mewrk("compact later").strip()
+    assert usage.startswith("Usage: `%mewrk compact [now]` — summarise the conversation so far")
+    # In the mode native (offline/echo compacts by itself) the provider compacts instead.
+    assert "from the provider's own compaction in the mode native, else from handoff documents" in usage
+    handover.send("go on")
+    handover.configure(compaction="native")
+    mewrk("compact now")
+    assert [c.kind for c in magics.current_session().cards] == ["native_compaction"]

@@ -39,3 +39,10 @@ def test_compaction_notebook_runs(tmp_path, monkeypatch):
         r"last request before the native compaction: (\d+) tokens; first request after: (\d+)", text
     )
     assert sizes is not None and int(sizes[2]) * 3 < int(sizes[1])
+    # The three side by side, on copies of one 50-message session: the same next request each time.
+    assert "50 messages in one session" in text
+    sizes = dict(re.findall(r"^([a-z ]+): next request (\d+) tokens$", text, re.M))
+    assert list(sizes) == ["no compaction", "summary in place", "handoff", "native compaction"]
+    whole = int(sizes.pop("no compaction"))
+    assert whole > 12_000  # 25 answers of about 500 tokens
+    assert all(int(size) * 5 < whole for size in sizes.values()), sizes

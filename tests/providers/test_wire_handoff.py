@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import mewrk_jupyter as mw
-from mewrk_jupyter.engine.compaction import handoff as handoff_module
+from mewrk_jupyter.engine.background import running_background_work
 from mewrk_jupyter.engine.compaction.handoff import ALONE, ARMED_NOTICE, NO_DOCUMENTS, START_MESSAGE
 from mewrk_jupyter.engine.compaction.now import INSTRUCTION
 
@@ -189,34 +189,49 @@ def test_a_handoff_beside_other_calls_is_refused_and_the_model_reads_why(claude)
     assert s.handovers == [] and not any(c.kind == "handoff" for c in s.cards)
 
 
-@pytest.mark.parametrize(
-    "documents, why",
-    [
-        ("   ", NO_DOCUMENTS),
-        (
-            DOCS,
-            "Background work is still running (a workflow), and a new session would leave it behind: "
-            "wait for it to finish, then call `handoff` again. The handoff was not made.",
-        ),
-    ],
-    ids=["empty documents", "background work"],
-)
-def test_a_handoff_is_refused_with_a_sentence_the_model_reads(claude, monkeypatch, documents, why):
-    if documents == DOCS:
-        # No background work exists yet (it comes with subagents): the one function that reports it is
-        # made to report some, to see the refusal the model will read.
-        monkeypatch.setattr(
-            handoff_module, "running_background_work", lambda _sid, _conn=None: ["a workflow"]
-        )
+def test_a_handoff_with_empty_documents_is_refused_with_a_sentence_the_model_reads(claude):
     s = armed_session(claude)
     claude.enqueue(
-        anthropic_reply(anthropic_tool_use("handoff", {"documents": documents}, id="toolu_h")),
+        anthropic_reply(anthropic_tool_use("handoff", {"documents": "   "}, id="toolu_h")),
         anthropic_reply("Understood.", usage=anthropic_usage(86_500, 20)),
     )
     s.send("Question 2?")
     content, is_error = results(claude.json_bodies()[-1])["toolu_h"]
-    assert (result_text(content), is_error) == (why, True)
+    assert (result_text(content), is_error) == (NO_DOCUMENTS, True)
     assert s.handovers == [] and s.state == "idle"
+
+
+def test_a_handoff_while_a_background_command_runs_is_refused_and_the_model_reads_why(claude, workspace):
+    agents = workspace / ".mewrk" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "main.yaml").write_text("model: anthropic/claude-test\ntools: [ls, read, bash, task_wait]\n")
+    mw.trust(workspace)  # an agent whose bash may run a command in the background
+    s = armed_session(claude)
+    command = {"command": "sleep 30", "background": True}
+    claude.enqueue(
+        anthropic_reply(anthropic_tool_use("bash", command, id="toolu_bg"), usage=anthropic_usage(85_500, 20))
+    )
+    s.send("Question 2?")  # bash asks first, in the background as in the foreground
+    assert s.state == "awaiting_approval"
+    claude.enqueue(
+        anthropic_reply(anthropic_tool_use("handoff", {"documents": DOCS}, id="toolu_h")),
+        anthropic_reply("I will wait for the command.", usage=anthropic_usage(86_500, 20)),
+    )
+    s.approve()  # the command starts in the background; the model hands off meanwhile
+    try:
+        wait_for(lambda: s.state == "idle" and len(claude.requests) == 5)
+        [work] = running_background_work(s.id)
+        assert work.startswith("command `sleep 30` (task_")
+        content, is_error = results(claude.json_bodies()[-1])["toolu_h"]
+        assert (result_text(content), is_error) == (
+            f"Background work is still running ({work}), and a new session would leave it behind: wait for "
+            "it to finish, then call `handoff` again. The handoff was not made.",
+            True,
+        )
+        assert s.handovers == [] and not any(c.kind == "handoff" for c in s.cards)
+    finally:
+        assert s.stop()  # the command too
+    wait_for(lambda: running_background_work(s.id) == [])
 
 
 def test_native_mode_at_its_threshold_compacts_through_the_provider_and_goes_on_in_the_handover(
@@ -254,3 +269,30 @@ def test_native_mode_at_its_threshold_compacts_through_the_provider_and_goes_on_
         b for b in blocks if b.get("type") == "compaction"
     ).items()  # the provider's item, sent back to it
     assert "Question 2?" in str(sent)  # the person's newest message is kept
+
+
+def test_a_model_without_a_declared_window_never_compacts_by_itself(claude, workspace):
+    write_vendor(
+        workspace,
+        "anthropic",
+        "anthropic-messages",
+        claude.url,
+        "  claude-test: {native_compaction: true}\n",  # no context_window: no share of it is known
+        "TEST_KEY",
+    )
+    agents = workspace / ".mewrk" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "main.yaml").write_text("model: anthropic/claude-test\nsummarize_at: 0.2\n")
+    mw.trust(workspace)
+    mw.set_preferences(handoff_threshold=0.2, native_threshold=0.2)
+    for mode in ("handoff", "native"):
+        s = mw.Session.new(title=mode, compaction=mode)
+        chat(claude, s, [900_000, 950_000, 990_000])  # far past any threshold of any window
+        bodies = claude.json_bodies()[-3:]
+        assert [tool_names(body).count("handoff") for body in bodies] == [0, 0, 0]
+        assert not any(
+            "context_management" in body or "system-reminder" in str(body["messages"]) for body in bodies
+        )
+        assert [c.kind for c in s.cards] == ["user_input", "model_reply"] * 3  # no divider, no notice
+        assert s.handovers == [] and all("compaction" not in h.response for h in s.history)
+    assert len(claude.requests) == 6  # one request per message, nothing else

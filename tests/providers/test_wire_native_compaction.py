@@ -89,13 +89,18 @@ def handover(card: mw.NativeCompaction, model: str, *seeds: mw.Card) -> mw.Sessi
     return new
 
 
-def test_responses_compact_request_then_the_next_session_sends_kept_messages_item_and_what_follows(vendors):
-    s = mw.Session.new("openai/gpt-test")
+def two_questions(vendors, s: mw.Session) -> dict[str, Any]:
+    """A system prompt and two exchanges over Responses (3k and 6k tokens); the last request's body."""
     s.insert(mw.SystemPrompt(text="Answer briefly."))
     for i in range(2):
         vendors.enqueue(responses_reply(f"Answer {i}.", usage=responses_usage(3000 * (i + 1), 20)))
         s.send(f"Question {i}?")
-    before = vendors.json_bodies()[-1]
+    return vendors.json_bodies()[-1]
+
+
+def test_responses_compact_request_then_the_next_session_sends_kept_messages_item_and_what_follows(vendors):
+    s = mw.Session.new("openai/gpt-test")
+    before = two_questions(vendors, s)
     vendors.enqueue(compact_reply(encrypted_content="enc-1", usage=responses_usage(6100, 300)))
     card = native_compaction(parts_of(s), keep_user_tokens=64_000)
 
@@ -327,3 +332,48 @@ def test_azure_compacts_through_its_deployment_and_takes_the_item_back(workspace
     wire_server.enqueue(responses_reply("Going on.", usage=responses_usage(200, 5)))
     new.send("Next?")
     assert wire_server.last_json()["input"][1] == {"type": "compaction", "encrypted_content": "enc-az"}
+
+
+def test_responses_compact_now_opens_the_handover_from_the_item_and_a_switch_to_anthropic_sends_the_kept(
+    vendors,
+):
+    s = mw.Session.new("openai/gpt-test", title="trip")  # the model compacts by itself: native
+    assert s.settings.compaction == "native"
+    before = two_questions(vendors, s)
+    vendors.enqueue(compact_reply(encrypted_content="enc-now", usage=responses_usage(6100, 300)))
+    h = s.compact_now()
+
+    call = vendors.requests[-1]
+    assert call.path == "/v1/responses/compact" and call.json["instructions"] == before["instructions"]
+    assert (h.title, h.handover_of, s.handovers, h.state, h.history) == (
+        "trip-handover-1",
+        s.id,
+        [h.id],
+        "idle",
+        [],
+    )  # opened, not run
+    assert [c.kind for c in h.cards] == ["system_prompt", "native_compaction"]
+    assert [c.kind for c in s.cards][-1] == "model_reply"  # the original stays as it was
+    assert h.cards[-1].kept == ["Question 0?", "Question 1?"] and "enc-now" not in h.cards[-1].text
+    assert len(vendors.requests) == 3
+
+    vendors.enqueue(responses_reply("Going on.", usage=responses_usage(500, 10)))
+    h.send("Next?")
+    sent = vendors.json_bodies()[-1]
+    assert sent["instructions"] == before["instructions"] and sent["tools"] == before["tools"]
+    assert [item.get("type", "message") for item in sent["input"]] == ["message", "compaction", "message"]
+    assert sent["input"][1] == {"type": "compaction", "encrypted_content": "enc-now"}
+    assert texts(sent["input"][2]["content"]) == ["Next?"]
+    assert "Answer 0." not in str(sent) and "compacted the conversation" not in str(sent)
+
+    h.configure(model="anthropic/claude-test")  # another provider: the kept messages alone
+    vendors.enqueue(anthropic_reply("Fine.", usage=anthropic_usage(400, 5)))
+    h.send("And now?")
+    moved = vendors.json_bodies()[-1]
+    assert [(m["role"], texts(m["content"])) for m in moved["messages"]] == [
+        ("user", ["Question 0?", "Question 1?", "Next?"]),
+        ("assistant", ["Going on."]),
+        ("user", ["And now?"]),
+    ]
+    assert "enc-now" not in str(moved) and "compaction" not in str(moved["messages"])
+    assert [block["text"] for block in moved["system"]][-1] == "Answer briefly."

@@ -103,6 +103,29 @@ def test_an_unknown_command_or_wrong_arguments_are_refused_in_plain_words(widget
     assert [c.id for c in session.cards] == cards
 
 
+def test_slash_compact_refuses_too_little_then_shows_the_status_and_the_divider(widget, session):
+    cards = [c.id for c in session.cards]
+    refused = widget.do("command", text="/compact")
+    assert not refused["ok"] and refused["message"] == (
+        "Nothing worth compacting: the conversation has 2 messages so far, and a summary needs at least 4."
+    )
+    assert [c.id for c in session.cards] == cards and widget.of("status") == []  # nothing was sent
+    for i in range(5):
+        session.send(f"question {i}\nlong: 900", wait=True)
+    done = widget.do("command", text="/compact")
+    divider = session.cards[-1]
+    assert done["ok"] and done["message"] == f"Compacted: {divider.title_line()}."
+    assert divider.title_line().startswith("12 earlier messages · compacted into a summary · ≈")
+    assert [m["text"] for m in widget.of("status")][-2:] == ["Compacting the conversation…", None]
+    [added] = [m for m in widget.of("card_added") if m["card"]["id"] == divider.id]
+    card = added["card"]
+    assert (card["kind"], card["covered"], card["tokens_saved"]) == (
+        "summary_divider",
+        12,
+        divider.tokens_saved,
+    )
+
+
 # ---- attachments (T18, T19) ------------------------------------------------------------------------
 
 
