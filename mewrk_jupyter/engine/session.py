@@ -147,12 +147,21 @@ class Session(StoredSession):
         """Change conversation settings (model, safety_level, reasoning, memory, host_container,
         async_tools, compaction, plan_mode) and store them; a value that cannot act is refused with a
         sentence and nothing changes. Refused while a turn runs, like an edit. Plan mode turned on or off
-        reaches the subagents still at work too (and theirs): their next request follows it."""
+        reaches the subagents still at work too (and theirs): their next request follows it. Turned on
+        while an approval waits for a call it withholds (here or in such a subagent), that approval is
+        withdrawn: the call is answered that it was not run, a subagent goes on, this turn ends there."""
         planned = self._config.settings().plan_mode
         after = self._config.configure(changes)
         if after.plan_mode != planned:
+            if after.plan_mode:
+                self._decisions.withdraw_withheld()
             reach_subagents(self, after.plan_mode)
         return after
+
+    def _go_on_under_plan_mode(self) -> Run | None:
+        """For a subagent's supervisor: withdraw the waiting approval of a call plan mode withholds and go
+        on from where the turn paused; the run, or None when no such approval waits."""
+        return self._decisions.go_on_under_plan_mode()
 
     @property
     def cards(self) -> CardList:

@@ -127,6 +127,10 @@ class Supervisor:
         timelines = self.above()
         with self.lock:
             self.decided.clear()
+            # Plan mode turned on before the approval was shown (while the turn ended): withdrawn, not shown.
+            run = self.child._go_on_under_plan_mode()
+            if run is not None:
+                return run
             for timeline in timelines:
                 mirror = Approval(
                     tool_card_id=pending.tool_card_id,
@@ -161,6 +165,21 @@ class Supervisor:
             self.decided.set()
         self.tell_status(timelines)
         return run
+
+    def follow_plan_mode(self) -> None:
+        """Plan mode turned on while the subagent waits for the approval of a call plan mode withholds: the
+        approval is withdrawn (its call answered that it was not run, every shown copy expired) and the
+        subagent goes on under plan mode from where its turn paused."""
+        with self.lock:
+            if not self.mirrors or self.decided.is_set():
+                return  # nothing shown yet (await_decision looks itself) or already decided
+            run = self.child._go_on_under_plan_mode()
+            if run is None:
+                return
+            timelines = self.close_mirrors({"decision": "expired"})
+            self.next_run = run
+            self.decided.set()
+        self.tell_status(timelines)
 
     def close_mirrors(self, update: dict[str, Any]) -> list[StoredTimeline]:
         """Write the decision (or the expiry) on every shown copy of the approval; returns their timelines."""
@@ -209,6 +228,12 @@ def waiting_supervisor(session_id: str, depth: int = 0) -> Supervisor | None:
             if found is not None:
                 return found
     return None
+
+
+def supervisor_of(child_session: str) -> Supervisor | None:
+    """The supervisor of this process that follows the subagent session `child_session`, or None."""
+    task = TASKS.by_child(child_session)
+    return SUPERVISORS.get(task.id) if task is not None else None
 
 
 def subagent_approval(session_id: str) -> Approval | None:
