@@ -201,7 +201,8 @@ class Session(StoredSession):
     @property
     def tool_lock(self) -> ToolLock | None:
         """What the tool lock holds while the prompt cache is warm: the next request keeps the last one's
-        tools (and host-message container) rather than the changed ones; None when nothing is held."""
+        tools (and host-message container) rather than the changed ones; None when nothing is held (as in
+        a subagent at work, whose tools follow its settings at once: turns/toollock.py says why)."""
         return self._config.tool_lock()
 
     def accept_tool_change(self) -> str:
