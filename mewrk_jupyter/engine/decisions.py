@@ -8,6 +8,7 @@ from typing import Literal
 from ..cards.models import Approval
 from ..errors import InvalidInput
 from ..store import sessions as session_rows
+from ..store import tasks as task_rows
 from .background import TASKS, stop_background_work
 from .events import StateChanged
 from .subagents import (
@@ -77,12 +78,13 @@ class SessionDecisions:
         withholds: the approval is withdrawn, so nobody can approve a change in plan mode. A subagent
         followed here goes on under plan mode (its supervisor starts the turn again); the person's own
         conversation ends its turn there, its calls answered that they were not run, and the next message
-        goes on. A subagent that another process follows keeps its approval: deciding it there answers
-        the call under plan mode, without running it."""
+        goes on (so does a subagent whose task ended: a conversation of its own now). A subagent that
+        another process follows keeps its approval: deciding it there answers the call under plan mode,
+        without running it."""
         supervisor = supervisor_of(self.session_id)
         if supervisor is not None:
             supervisor.follow_plan_mode()
-        elif not self.is_subagent():
+        elif task_rows.live_task_of_child(self.parts.timeline.db.conn(), self.session_id) is None:
             resume = self.parts.approvals.withdraw_withheld()
             if resume is not None:
                 self.parts.approvals.end_paused_turn(resume["calls"])

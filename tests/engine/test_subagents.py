@@ -496,6 +496,12 @@ def test_handoff_and_compact_now_see_a_subagent_that_another_process_follows(wor
             mw.InvalidInput, match=r"^This approval belongs to a subagent that another process"
         ):
             s.approve()  # its supervisor is there: deciding here would run the call with nobody to follow it
+        # It plans from now on; its approval stays for the process that follows it, where deciding it
+        # answers the call under plan mode without running it.
+        s.configure(plan_mode=True)
+        child = subagent_cards(s)[0].session
+        assert child.settings.plan_mode and child.pending_approval.decision == "pending"
+        assert s.status_line is not None
         assert s.stop()  # asked through the store; the process that follows it stops it at its next beat
         assert process.stdout.readline().strip() == "stopped"
         assert running_background_work(s.id, conn) == []
@@ -635,3 +641,15 @@ def test_plan_mode_leaves_a_subagents_approval_of_a_tool_it_offers(workspace):
     s.approve()
     card = ended(s)
     assert card.state == "completed" and "read me" in card.result
+
+
+def test_a_subagent_that_ended_is_a_conversation_whose_approval_plan_mode_withdraws(workspace):
+    s, _, child, own = waiting_helper(workspace)
+    s.approve()
+    assert ended(s).state == "completed"
+    child.send(GATED.replace('\\"', '"'))  # the person goes on with it: nobody follows it but them
+    waiting = child.pending_approval
+    assert waiting is not None and waiting.id != own.id and child.state == "awaiting_approval"
+    child.configure(plan_mode=True)
+    assert child.card(waiting.id).decision == "expired" and child.state == "idle"
+    assert child.card(waiting.tool_card_id).result == plan_withdrawal("bash")
