@@ -73,7 +73,7 @@ class SessionDecisions:
         if self.parts.approvals.pending_approval() is None and waiting_below(cards) is not None:
             raise InvalidInput(FOLLOWED_ELSEWHERE)
 
-    def withdraw_withheld(self) -> None:
+    def withdraw_withheld(self) -> Run | None:
         """Plan mode turned on while this session's turn waits for the approval of a call plan mode
         withholds: the approval is withdrawn, so nobody can approve a change in plan mode. A subagent
         followed here goes on under plan mode (its supervisor starts the turn again); the person's own
@@ -83,12 +83,13 @@ class SessionDecisions:
         without running it."""
         supervisor = supervisor_of(self.session_id)
         if supervisor is not None:
-            supervisor.follow_plan_mode()
-        elif task_rows.live_task_of_child(self.parts.timeline.db.conn(), self.session_id) is None:
+            return supervisor.follow_plan_mode(self.go_on_under_plan_mode)
+        if task_rows.live_task_of_child(self.parts.timeline.db.conn(), self.session_id) is None:
             resume = self.parts.approvals.withdraw_withheld()
             if resume is not None:
                 self.parts.approvals.end_paused_turn(resume["calls"])
                 self.parts.timeline.emit(StateChanged(self.session_id, "idle"))
+        return None
 
     def go_on_under_plan_mode(self) -> Run | None:
         """Withdraw the waiting approval of a call plan mode withholds and go on from where the turn paused

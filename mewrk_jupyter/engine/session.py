@@ -154,14 +154,17 @@ class Session(StoredSession):
         after = self._config.configure(changes)
         if after.plan_mode != planned:
             if after.plan_mode:
-                self._decisions.withdraw_withheld()
+                self.withdraw_withheld_approval()
             reach_subagents(self, after.plan_mode)
         return after
 
-    def _go_on_under_plan_mode(self) -> Run | None:
-        """For a subagent's supervisor: withdraw the waiting approval of a call plan mode withholds and go
-        on from where the turn paused; the run, or None when no such approval waits."""
-        return self._decisions.go_on_under_plan_mode()
+    def withdraw_withheld_approval(self) -> Run | None:
+        """When plan mode is on and this session's turn waits for the approval of a call plan mode
+        withholds, withdraw that approval: it expires wherever it shows, and the call is answered that
+        plan mode withdrew it, without running. A subagent this process follows goes on planning (its run
+        is returned); a conversation's own turn ends there (the next message goes on). None otherwise.
+        `configure(plan_mode=True)` does this itself, here and in the subagents at work."""
+        return self._decisions.withdraw_withheld()
 
     @property
     def cards(self) -> CardList:

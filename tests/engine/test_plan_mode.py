@@ -97,7 +97,7 @@ def test_plan_mode_turned_on_withdraws_the_waiting_approval_of_a_withheld_call(w
 
     s.configure(plan_mode=True)  # nobody may approve a change now: the approval is withdrawn
     assert s.card(approval.id).decision == "expired" and s.pending_approval is None
-    assert s.state == "idle"
+    assert s.state == "idle" and s.withdraw_withheld_approval() is None  # nothing is left to withdraw
     with pytest.raises(mw.InvalidInput, match="No approval is waiting in this session"):
         s.approve()
     calls = [c for c in s.cards if c.kind == "tool_call"]

@@ -20,7 +20,7 @@ from ..timeline.stored import StoredTimeline
 from ..turns.policy import plan_message
 from ..turns.status import state_of
 from .spawn import Parent
-from .supervisor import MAX_DEPTH, supervisor_of
+from .supervisor import MAX_DEPTH
 
 
 def reach_subagents(parent: Parent, on: bool, depth: int = 0) -> None:
@@ -32,9 +32,8 @@ def reach_subagents(parent: Parent, on: bool, depth: int = 0) -> None:
             continue  # it ended: a conversation of its own now, with the settings it had
         child = type(parent).open(row["id"], workspace=parent.workspace.root)
         follow_plan_mode(child.stored_timeline, on)
-        supervisor = supervisor_of(row["id"]) if on else None
-        if supervisor is not None:  # its approval of a call plan mode withholds is withdrawn: it goes on
-            supervisor.follow_plan_mode()
+        if on:  # its approval of a call plan mode withholds is withdrawn: it goes on planning
+            child.withdraw_withheld_approval()
         if depth < MAX_DEPTH:
             reach_subagents(child, on, depth + 1)
 

@@ -6,6 +6,7 @@ the person looks at, and answered on any of them), and its result once it ended.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from ...cards.models import Approval, ModelReply, Subagent
@@ -127,10 +128,6 @@ class Supervisor:
         timelines = self.above()
         with self.lock:
             self.decided.clear()
-            # Plan mode turned on before the approval was shown (while the turn ended): withdrawn, not shown.
-            run = self.child._go_on_under_plan_mode()
-            if run is not None:
-                return run
             for timeline in timelines:
                 mirror = Approval(
                     tool_card_id=pending.tool_card_id,
@@ -141,7 +138,9 @@ class Supervisor:
                 timeline.append(mirror)
                 self.mirrors[timeline.session_id] = (timeline, mirror)
         self.tell_status(timelines)
-        self.show("awaiting_approval")
+        # Plan mode turned on while the turn ended, before the approval showed: it is withdrawn now.
+        if self.child.withdraw_withheld_approval() is None:
+            self.show("awaiting_approval")
         self.decided.wait()
         with self.lock:
             run, self.next_run = self.next_run, None
@@ -166,20 +165,22 @@ class Supervisor:
         self.tell_status(timelines)
         return run
 
-    def follow_plan_mode(self) -> None:
-        """Plan mode turned on while the subagent waits for the approval of a call plan mode withholds: the
-        approval is withdrawn (its call answered that it was not run, every shown copy expired) and the
-        subagent goes on under plan mode from where its turn paused."""
+    def follow_plan_mode(self, go_on: Callable[[], Any]) -> Any:
+        """Plan mode turned on while the subagent waits for the approval of a call plan mode withholds:
+        `go_on` (the subagent's own) withdraws the approval, answering the call that it was not run, and
+        starts the turn again from where it paused; every shown copy expires, and the subagent goes on.
+        Returns its run, or None when no such approval waits."""
         with self.lock:
             if not self.mirrors or self.decided.is_set():
-                return  # nothing shown yet (await_decision looks itself) or already decided
-            run = self.child._go_on_under_plan_mode()
+                return None  # nothing shown yet (await_decision looks once it is) or already decided
+            run = go_on()
             if run is None:
-                return
+                return None
             timelines = self.close_mirrors({"decision": "expired"})
             self.next_run = run
             self.decided.set()
         self.tell_status(timelines)
+        return run
 
     def close_mirrors(self, update: dict[str, Any]) -> list[StoredTimeline]:
         """Write the decision (or the expiry) on every shown copy of the approval; returns their timelines."""
