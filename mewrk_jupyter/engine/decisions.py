@@ -8,12 +8,15 @@ from typing import Literal
 from ..cards.models import Approval
 from ..errors import InvalidInput
 from ..store import sessions as session_rows
+from ..store import tasks as task_rows
 from .background import TASKS, stop_background_work
+from .events import StateChanged
 from .subagents import (
     WITHDRAWN,
     decide_for_subagent,
     stop_subagents_elsewhere,
     subagent_approval,
+    supervisor_of,
     waiting_below,
     waiting_status,
 )
@@ -69,6 +72,31 @@ class SessionDecisions:
         cards = self.parts.timeline.current().cards
         if self.parts.approvals.pending_approval() is None and waiting_below(cards) is not None:
             raise InvalidInput(FOLLOWED_ELSEWHERE)
+
+    def withdraw_withheld(self) -> Run | None:
+        """Plan mode turned on while this session's turn waits for the approval of a call plan mode
+        withholds: the approval is withdrawn, so nobody can approve a change in plan mode. A subagent
+        followed here goes on under plan mode (its supervisor starts the turn again); the person's own
+        conversation ends its turn there, its calls answered that they were not run, and the next message
+        goes on (so does a subagent whose task ended: a conversation of its own now). A subagent that
+        another process follows keeps its approval: deciding it there answers the call under plan mode,
+        without running it."""
+        supervisor = supervisor_of(self.session_id)
+        if supervisor is not None:
+            return supervisor.follow_plan_mode(self.go_on_under_plan_mode)
+        if task_rows.live_task_of_child(self.parts.timeline.db.conn(), self.session_id) is None:
+            resume = self.parts.approvals.withdraw_withheld()
+            if resume is not None:
+                self.parts.approvals.end_paused_turn(resume["calls"])
+                self.parts.timeline.emit(StateChanged(self.session_id, "idle"))
+        return None
+
+    def go_on_under_plan_mode(self) -> Run | None:
+        """Withdraw the waiting approval of a call plan mode withholds and go on from where the turn paused
+        (the calls left are settled under plan mode, then the model reads the answers); the run, or None
+        when no such approval waits."""
+        resume = self.parts.approvals.withdraw_withheld()
+        return self.turns.resume(resume) if resume is not None else None
 
     def is_subagent(self) -> bool:
         """Whether the session is a subagent's (started by `agent_spawn`)."""

@@ -147,12 +147,24 @@ class Session(StoredSession):
         """Change conversation settings (model, safety_level, reasoning, memory, host_container,
         async_tools, compaction, plan_mode) and store them; a value that cannot act is refused with a
         sentence and nothing changes. Refused while a turn runs, like an edit. Plan mode turned on or off
-        reaches the subagents still at work too (and theirs): their next request follows it."""
+        reaches the subagents still at work too (and theirs): their next request follows it. Turned on
+        while an approval waits for a call it withholds (here or in such a subagent), that approval is
+        withdrawn: the call is answered that it was not run, a subagent goes on, this turn ends there."""
         planned = self._config.settings().plan_mode
         after = self._config.configure(changes)
         if after.plan_mode != planned:
+            if after.plan_mode:
+                self.withdraw_withheld_approval()
             reach_subagents(self, after.plan_mode)
         return after
+
+    def withdraw_withheld_approval(self) -> Run | None:
+        """When plan mode is on and this session's turn waits for the approval of a call plan mode
+        withholds, withdraw that approval: it expires wherever it shows, and the call is answered that
+        plan mode withdrew it, without running. A subagent this process follows goes on planning (its run
+        is returned); a conversation's own turn ends there (the next message goes on). None otherwise.
+        `configure(plan_mode=True)` does this itself, here and in the subagents at work."""
+        return self._decisions.withdraw_withheld()
 
     @property
     def cards(self) -> CardList:
@@ -192,7 +204,8 @@ class Session(StoredSession):
     @property
     def tool_lock(self) -> ToolLock | None:
         """What the tool lock holds while the prompt cache is warm: the next request keeps the last one's
-        tools (and host-message container) rather than the changed ones; None when nothing is held."""
+        tools (and host-message container) rather than the changed ones; None when nothing is held (as in
+        a subagent at work, whose tools follow its settings at once: turns/toollock.py says why)."""
         return self._config.tool_lock()
 
     def accept_tool_change(self) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import mewrk_jupyter as mw
-from mewrk_jupyter.engine.turns.policy import PLAN_OFF, PLAN_ON
+from mewrk_jupyter.engine.turns.policy import PLAN_OFF, PLAN_ON, PLAN_TURN_ENDED, plan_withdrawal
 from tests.providers.conftest import wire_server  # noqa: F401  (the fixture)
 from tests.providers.vendors import write_vendor
 from tests.providers.wire import WireServer, anthropic_reply, anthropic_tool_use
@@ -74,3 +74,55 @@ def test_a_session_made_in_plan_mode_starts_with_the_guidance_and_a_branch_carri
     b = s.branch(at=s.cards[-1])
     assert b.settings.plan_mode and b.cards[0].text == PLAN_ON
     assert "write" not in [t.name for t in b.tool_specs()]
+
+
+def asking_to_read(workspace: Path) -> mw.Session:
+    """A session on the wire's model whose safety level asks before `read` too, with notes.txt to read."""
+    policy = workspace / ".mewrk" / "policy"
+    policy.mkdir(parents=True, exist_ok=True)
+    (policy / "default.yaml").write_text("safety_level: default\nallow: [ls]\nask: [read, write, bash]\n")
+    mw.trust(workspace)
+    (workspace / "notes.txt").write_text("the notes")
+    return mw.Session.new(model="a/m")
+
+
+def test_plan_mode_turned_on_withdraws_the_waiting_approval_of_a_withheld_call(workspace, vendor):
+    s = asking_to_read(workspace)
+    write = anthropic_tool_use("write", {"path": "x.txt", "content": "no"})
+    read = anthropic_tool_use("read", {"path": "notes.txt"})
+    vendor.enqueue(anthropic_reply(write, read))
+    run = s.send("write x.txt, then read the notes")
+    assert run.state == "awaiting_approval" and s.pending_approval.name == "write"
+    approval = s.pending_approval
+
+    s.configure(plan_mode=True)  # nobody may approve a change now: the approval is withdrawn
+    assert s.card(approval.id).decision == "expired" and s.pending_approval is None
+    assert s.state == "idle" and s.withdraw_withheld_approval() is None  # nothing is left to withdraw
+    with pytest.raises(mw.InvalidInput, match="No approval is waiting in this session"):
+        s.approve()
+    calls = [c for c in s.cards if c.kind == "tool_call"]
+    assert [c.status for c in calls] == ["denied", "denied"]
+    assert calls[0].result == plan_withdrawal("write")
+    assert calls[1].result == PLAN_TURN_ENDED  # the turn ended there: the model may call it again
+    assert not (workspace / "x.txt").exists()
+    assert s.cards[-1].kind == "host_message" and s.cards[-1].text == PLAN_ON
+
+    s.accept_tool_change()
+    vendor.enqueue(anthropic_reply("The plan: read the notes, then write x.txt."))
+    s.send("then plan it")  # the next message goes on, and the model reads why nothing ran
+    body = vendor.requests[1].raw_body.decode()
+    assert "Plan mode was turned on while this call of `write` waited" in body
+    assert s.cards[-1].text == "The plan: read the notes, then write x.txt."
+
+
+def test_plan_mode_leaves_the_approval_of_a_call_it_offers(workspace, vendor):
+    s = asking_to_read(workspace)
+    vendor.enqueue(anthropic_reply(anthropic_tool_use("read", {"path": "notes.txt"})))
+    s.send("read the notes")
+    approval = s.pending_approval
+    s.configure(plan_mode=True)  # reading is a planner's work: the person still decides it
+    assert s.pending_approval == approval and s.state == "awaiting_approval"
+    vendor.enqueue(anthropic_reply("Read."))
+    s.approve()
+    call = next(c for c in s.cards if c.kind == "tool_call")
+    assert call.status == "done" and "the notes" in call.result

@@ -15,7 +15,7 @@ from mewrk_jupyter.engine.assembly.assemble import NOTIFICATION_MARK
 from mewrk_jupyter.engine.background import TASKS, running_background_work
 from mewrk_jupyter.engine.subagents import WITHDRAWN, agent_figures
 from mewrk_jupyter.engine.subagents.limits import MAX_DEPTH, MAX_RUNNING
-from mewrk_jupyter.engine.turns.policy import PLAN_OFF, PLAN_ON
+from mewrk_jupyter.engine.turns.policy import PLAN_OFF, PLAN_ON, plan_withdrawal
 from mewrk_jupyter.store import sessions as session_rows
 
 from ..conftest import run_python, wait_for
@@ -170,6 +170,17 @@ def test_a_background_bash_reports_like_a_subagent(workspace):
     assert "done-in-background" in wait.result and "<status>completed</status>" in wait.result
 
 
+def waiting_helper(workspace) -> tuple[mw.Session, mw.Approval, mw.Session, mw.Approval]:
+    """A session whose helper waits for the approval of its bash call: the session, the approval as shown
+    on it, the helper's session and its own approval."""
+    agents(workspace)
+    s = mw.Session.new()
+    s.send(SPAWN % GATED)
+    mirror = wait_for(lambda: s.pending_approval)
+    child = subagent_cards(s)[0].session
+    return s, mirror, child, child.pending_approval
+
+
 def test_an_approval_inside_a_subagent_shows_on_the_parent_and_is_answered_there(workspace):
     agents(workspace)
     s = mw.Session.new()
@@ -218,12 +229,7 @@ def test_stopping_the_parent_stops_its_subagents(workspace):
 
 
 def test_stopping_a_parent_whose_subagent_waits_for_an_approval_closes_that_approval(workspace):
-    agents(workspace)
-    s = mw.Session.new()
-    s.send(SPAWN % GATED)
-    mirror = wait_for(lambda: s.pending_approval)
-    child = subagent_cards(s)[0].session
-    own = child.pending_approval
+    s, mirror, child, own = waiting_helper(workspace)
     s.stop()
     assert ended(s).state == "stopped"
     assert s.card(mirror.id).decision == "expired" and s.pending_approval is None
@@ -490,6 +496,12 @@ def test_handoff_and_compact_now_see_a_subagent_that_another_process_follows(wor
             mw.InvalidInput, match=r"^This approval belongs to a subagent that another process"
         ):
             s.approve()  # its supervisor is there: deciding here would run the call with nobody to follow it
+        # It plans from now on; its approval stays for the process that follows it, where deciding it
+        # answers the call under plan mode without running it.
+        s.configure(plan_mode=True)
+        child = subagent_cards(s)[0].session
+        assert child.settings.plan_mode and child.pending_approval.decision == "pending"
+        assert s.status_line is not None
         assert s.stop()  # asked through the store; the process that follows it stops it at its next beat
         assert process.stdout.readline().strip() == "stopped"
         assert running_background_work(s.id, conn) == []
@@ -522,12 +534,7 @@ def test_a_background_command_of_another_process_is_seen_and_stopped_from_here(w
 
 
 def test_stopping_a_subagent_itself_while_its_approval_waits_ends_it_as_stopped(workspace):
-    agents(workspace)
-    s = mw.Session.new()
-    s.send(SPAWN % GATED)
-    mirror = wait_for(lambda: s.pending_approval)
-    child = subagent_cards(s)[0].session
-    own = child.pending_approval
+    s, mirror, child, own = waiting_helper(workspace)
     assert child.stop()  # in its own session: its approval closes and its supervisor ends it
     card = ended(s)
     assert card.state == "stopped" and s.card(mirror.id).decision == "expired"
@@ -574,26 +581,75 @@ def test_subagents_nest_only_so_deep_and_only_so_many_run_at_once(workspace):
 
 def test_plan_mode_turned_on_reaches_the_subagents_at_work_and_theirs(workspace):
     s = nested(workspace, "touch made-by-worker")
-    wait_for(lambda: s.pending_approval)  # the worker's bash asks: its turn paused for the person
+    mirror = wait_for(lambda: s.pending_approval)  # the worker's bash asks: its turn paused for the person
     helper = subagent_cards(s)[0].session
     worker = subagent_cards(helper)[0].session
     wait_for(lambda: helper.state == "idle")  # its turn ended with its worker still out
+    on_helper = helper.pending_approval
+    own = worker.pending_approval
     assert not worker.settings.plan_mode and worker.state == "awaiting_approval"
 
     s.configure(plan_mode=True)
-    # Neither runs a turn now (the helper waits for its worker): each has the host message at its end.
     for sub in (helper, worker):
         assert sub.settings.plan_mode
-        assert sub.cards[-1].kind == "host_message" and sub.cards[-1].text == PLAN_ON
-    s.approve()  # approved, but plan mode answers the call: it does not run
+    # The worker's approval of bash is withdrawn: shown as expired on every timeline above it, its call
+    # answered in a sentence, and nothing is left to approve — the worker goes on under plan mode.
+    assert s.card(mirror.id).decision == "expired" and helper.card(on_helper.id).decision == "expired"
+    assert worker.card(own.id).decision == "expired"
+    assert s.pending_approval is None and helper.pending_approval is None and s.status_line is None
+    with pytest.raises(mw.InvalidInput, match="No approval is waiting in this session"):
+        s.approve()
     top = ended(s)
     assert top.state == "completed"
-    call = next(c for c in worker.cards if c.kind == "tool_call")
-    assert call.status == "denied" and call.result.startswith("Plan mode is on, so `bash` is not offered")
+    call = worker.card(own.tool_card_id)
+    assert call.status == "denied" and call.result == plan_withdrawal("bash")
     assert not (workspace / "made-by-worker").exists()
     for sub in (helper, worker):  # told once: the turns that went on found it already said
         assert [c.text for c in sub.cards if c.kind == "host_message" and c.topic == "plan_mode"] == [PLAN_ON]
+    # The worker read the answer and the host message in the request it went on with.
+    kinds = [c.kind for c in worker.cards]
+    assert kinds.index("host_message") < len(kinds) - 1 and worker.cards[-1].kind == "model_reply"
 
     s.configure(plan_mode=False)  # they ended: conversations of their own now, left as they are
     assert helper.settings.plan_mode and worker.settings.plan_mode
     assert s.cards[-1].text == PLAN_OFF and helper.cards[-1].kind != "host_message"
+
+
+def test_a_subagent_configured_into_plan_mode_while_its_approval_waits_goes_on(workspace):
+    s, mirror, child, own = waiting_helper(workspace)
+    child.configure(plan_mode=True)  # on the subagent itself (its widget, or %mewrk set in it)
+    assert s.card(mirror.id).decision == "expired" and child.card(own.id).decision == "expired"
+    card = ended(s)
+    assert card.state == "completed" and "from-helper" not in card.result
+    assert child.card(own.tool_card_id).result == plan_withdrawal("bash")
+
+
+def test_plan_mode_leaves_a_subagents_approval_of_a_tool_it_offers(workspace):
+    agents(workspace)
+    (workspace / ".mewrk" / "policy").mkdir(parents=True, exist_ok=True)
+    (workspace / ".mewrk" / "policy" / "default.yaml").write_text(
+        "safety_level: default\nallow: [ls]\nask: [read, bash, write, edit, python]\n"
+    )
+    mw.trust(workspace)
+    (workspace / "notes.txt").write_text("read me")
+    s = mw.Session.new()
+    s.send(SPAWN % 'call: read {\\"path\\": \\"notes.txt\\"}')
+    mirror = wait_for(lambda: s.pending_approval)
+    assert mirror.name == "read"
+    s.configure(plan_mode=True)  # reading is a planner's work: the approval stays for the person
+    assert s.pending_approval == mirror and s.card(mirror.id).decision == "pending"
+    s.approve()
+    card = ended(s)
+    assert card.state == "completed" and "read me" in card.result
+
+
+def test_a_subagent_that_ended_is_a_conversation_whose_approval_plan_mode_withdraws(workspace):
+    s, _, child, own = waiting_helper(workspace)
+    s.approve()
+    assert ended(s).state == "completed"
+    child.send(GATED.replace('\\"', '"'))  # the person goes on with it: nobody follows it but them
+    waiting = child.pending_approval
+    assert waiting is not None and waiting.id != own.id and child.state == "awaiting_approval"
+    child.configure(plan_mode=True)
+    assert child.card(waiting.id).decision == "expired" and child.state == "idle"
+    assert child.card(waiting.tool_card_id).result == plan_withdrawal("bash")

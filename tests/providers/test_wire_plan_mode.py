@@ -1,7 +1,9 @@
 """Plan mode against the local wire server, with a real MCP server (tests/tools/mcp_server.py): the request
 offers the read-only built-ins and the MCP tools its server marks read-only (`readOnlyHint`), nothing
 else; a read-only MCP tool still runs; a held MCP tool that changes things is answered without running;
-a subagent started in plan mode plans too, its own requests offering the same narrowed list."""
+a subagent started in plan mode plans too, its own requests offering the same narrowed list; one at work
+when plan mode turns on follows it at its next request (the tool lock holds no subagent at work), and one
+that waits for the approval of a withheld call has it withdrawn and goes on planning."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import mewrk_jupyter as mw
-from mewrk_jupyter.engine.turns.policy import PLAN_ON
+from mewrk_jupyter.engine.turns.policy import PLAN_ON, plan_withdrawal
 
 from ..conftest import alive, wait_for
 from .three import Wire
@@ -23,6 +25,18 @@ SERVER = Path(__file__).resolve().parents[1] / "tools" / "mcp_server.py"
 MCP_TOOLS = ["mcp__calc__add", "mcp__calc__env", "mcp__calc__sleep", "mcp__calc__crash"]
 READ_ONLY_BUILT_INS = ["ls", "read", "grep", "find", "lsp"]
 ONE_PROTOCOL = pytest.mark.parametrize("wire", ["responses"], indirect=True)
+
+
+def helper_on_the_wire(workspace: Path, wire: Wire, tools: str, allow: str = "[ls, read]") -> None:
+    """Agents whose parent is an offline model (it spawns when told to) and whose `helper`, with `tools`,
+    talks to the wire server alone; the safety level allows `allow`, and asks for the rest."""
+    agents = workspace / ".mewrk" / "agents"
+    agents.mkdir(parents=True, exist_ok=True)
+    (agents / "main.yaml").write_text("model: offline/echo\ntools: [read, agent_spawn, task_wait]\n")
+    (agents / "helper.yaml").write_text(f"model: {wire.model}\ntools: {tools}\n")
+    (workspace / ".mewrk" / "policy").mkdir(parents=True, exist_ok=True)
+    (workspace / ".mewrk" / "policy" / "default.yaml").write_text(f"safety_level: default\nallow: {allow}\n")
+    mw.trust(workspace)
 
 
 def calc(workspace: Path) -> Path:
@@ -183,16 +197,7 @@ def test_plan_mode_offers_a_command_tool_only_when_its_file_says_it_is_read_only
 def test_plan_mode_turned_on_reaches_a_subagent_whose_turn_waits_on_a_slow_reply(
     wire: Wire, wire_server, workspace
 ):
-    agents = workspace / ".mewrk" / "agents"
-    agents.mkdir(parents=True, exist_ok=True)
-    # The parent is an offline model (it spawns when told to); only the helper talks to the wire server.
-    (agents / "main.yaml").write_text("model: offline/echo\ntools: [read, agent_spawn, task_wait]\n")
-    (agents / "helper.yaml").write_text(f"model: {wire.model}\ntools: [read, write]\n")
-    (workspace / ".mewrk" / "policy").mkdir(parents=True, exist_ok=True)
-    (workspace / ".mewrk" / "policy" / "default.yaml").write_text(
-        "safety_level: default\nallow: [read, write]\n"
-    )
-    mw.trust(workspace)
+    helper_on_the_wire(workspace, wire, "[read, write]", allow="[read, write]")
     # The helper's first reply, a `write` (which the safety level lets run), waits until the gate opens.
     gate = threading.Event()
     wire_server.enqueue(
@@ -219,8 +224,8 @@ def test_plan_mode_turned_on_reaches_a_subagent_whose_turn_waits_on_a_slow_reply
     assert call.result.startswith("Plan mode is on, so `write` is not offered and this call was not run.")
     assert not (workspace / "plan.txt").exists()
     assert [c.kind for c in child.cards] == ["user_input", "tool_call", "host_message", "model_reply"]
-    # Its next request goes with the parent's host message after the answer; the prompt cache is warm,
-    # so the tool lock keeps the list the first request offered.
+    # Its next request goes with the parent's host message after the answer, and with the narrowed list:
+    # its prompt cache is warm, but a subagent at work is not held (nobody is there to accept the loss).
     second = wire_server.json_bodies()[1]
     assert wire.turns(second) == [
         ("user", "tidy up"),
@@ -228,4 +233,37 @@ def test_plan_mode_turned_on_reaches_a_subagent_whose_turn_waits_on_a_slow_reply
         ("user", f"result:{call.result}"),
         ("user", f"<system-reminder>\n{PLAN_ON}\n</system-reminder>"),
     ]
-    assert wire.tools(second) == wire.tools(wire_server.json_bodies()[0]) == ["read", "write"]
+    assert wire.tools(wire_server.json_bodies()[0]) == ["read", "write"]
+    assert wire.tools(second) == ["read"]
+
+
+def test_a_subagent_waiting_for_a_withheld_call_goes_on_planning_its_tools_not_held(
+    wire: Wire, wire_server, workspace
+):
+    helper_on_the_wire(workspace, wire, "[read, bash]")
+    # The helper calls bash (it asks), then answers once it goes on.
+    wire_server.enqueue(wire.call("bash", {"command": "touch made-by-helper"}), wire.reply("A plan."))
+    s = mw.Session.new()
+    s.send('call: agent_spawn {"agent": "helper", "task": "tidy up"}')
+    mirror = wait_for(lambda: s.pending_approval)
+    helper = next(c for c in s.cards if c.kind == "subagent").session
+    assert wire.tools(wire_server.json_bodies()[0]) == ["read", "bash"]
+
+    # The approval is withdrawn; the helper's prompt cache is warm, yet nobody is asked to accept its
+    # loss: the subagent is nobody's to watch, and plan mode reaches its next request as it is.
+    s.configure(plan_mode=True)
+    assert s.card(mirror.id).decision == "expired" and s.pending_approval is None
+    card = wait_for(
+        lambda: (c := next(c for c in s.cards if c.kind == "subagent")).state == "completed" and c
+    )
+    assert card.result == "A plan." and not (workspace / "made-by-helper").exists()
+    second = wire_server.json_bodies()[1]
+    assert wire.tools(second) == ["read"]
+    assert wire.turns(second) == [
+        ("user", "tidy up"),
+        ("assistant", "call:bash"),
+        ("user", f"result:{plan_withdrawal('bash')}"),
+        ("user", f"<system-reminder>\n{PLAN_ON}\n</system-reminder>"),
+    ]
+    # It ended: a conversation of its own now, held like any other; its list is its last request's.
+    assert helper.tool_lock is None

@@ -5,7 +5,7 @@ from .calls import SubagentCalls, chain
 from .figures import AgentFigure, agent_figures
 from .plan_mode import reach_subagents
 from .spawn import spawn, stop_subagents_elsewhere
-from .supervisor import WITHDRAWN, decide_for_subagent, subagent_approval
+from .supervisor import WITHDRAWN, decide_for_subagent, subagent_approval, supervisor_of
 from .waiting import waiting_below, waiting_status
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
     "spawn",
     "stop_subagents_elsewhere",
     "subagent_approval",
+    "supervisor_of",
     "waiting_below",
     "waiting_status",
 ]

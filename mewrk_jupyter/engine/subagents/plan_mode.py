@@ -1,7 +1,10 @@
 """Plan mode reaches the subagents at work: turning it on or off in a conversation turns it on or off in
 each subagent of it still running (and in theirs), whose next request follows it, with the same host
 message the conversation got. A subagent copies plan mode when it starts (spawn.py); this is for the
-ones already going.
+ones already going. One that waits for the person's approval of a call plan mode withholds does not keep
+it waiting: the approval is withdrawn (shown as expired on every timeline above it), the call answered that
+plan mode withdrew it, and the subagent goes on planning (supervisor.py). A subagent that another process
+follows keeps its approval; deciding it there answers the call under plan mode without running it.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ def reach_subagents(parent: Parent, on: bool, depth: int = 0) -> None:
             continue  # it ended: a conversation of its own now, with the settings it had
         child = type(parent).open(row["id"], workspace=parent.workspace.root)
         follow_plan_mode(child.stored_timeline, on)
+        if on:  # its approval of a call plan mode withholds is withdrawn: it goes on planning
+            child.withdraw_withheld_approval()
         if depth < MAX_DEPTH:
             reach_subagents(child, on, depth + 1)
 

@@ -6,6 +6,7 @@ the person looks at, and answered on any of them), and its result once it ended.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from ...cards.models import Approval, ModelReply, Subagent
@@ -137,7 +138,9 @@ class Supervisor:
                 timeline.append(mirror)
                 self.mirrors[timeline.session_id] = (timeline, mirror)
         self.tell_status(timelines)
-        self.show("awaiting_approval")
+        # Plan mode turned on while the turn ended, before the approval showed: it is withdrawn now.
+        if self.child.withdraw_withheld_approval() is None:
+            self.show("awaiting_approval")
         self.decided.wait()
         with self.lock:
             run, self.next_run = self.next_run, None
@@ -157,6 +160,23 @@ class Supervisor:
                 run = self.child.approve(reason, always=always, wait=False)
             update = {"decision": "approved_always" if always else decision, "reason": reason}
             timelines = self.close_mirrors(update)
+            self.next_run = run
+            self.decided.set()
+        self.tell_status(timelines)
+        return run
+
+    def follow_plan_mode(self, go_on: Callable[[], Any]) -> Any:
+        """Plan mode turned on while the subagent waits for the approval of a call plan mode withholds:
+        `go_on` (the subagent's own) withdraws the approval, answering the call that it was not run, and
+        starts the turn again from where it paused; every shown copy expires, and the subagent goes on.
+        Returns its run, or None when no such approval waits."""
+        with self.lock:
+            if not self.mirrors or self.decided.is_set():
+                return None  # nothing shown yet (await_decision looks once it is) or already decided
+            run = go_on()
+            if run is None:
+                return None
+            timelines = self.close_mirrors({"decision": "expired"})
             self.next_run = run
             self.decided.set()
         self.tell_status(timelines)
@@ -209,6 +229,12 @@ def waiting_supervisor(session_id: str, depth: int = 0) -> Supervisor | None:
             if found is not None:
                 return found
     return None
+
+
+def supervisor_of(child_session: str) -> Supervisor | None:
+    """The supervisor of this process that follows the subagent session `child_session`, or None."""
+    task = TASKS.by_child(child_session)
+    return SUPERVISORS.get(task.id) if task is not None else None
 
 
 def subagent_approval(session_id: str) -> Approval | None:

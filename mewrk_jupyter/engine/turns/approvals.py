@@ -19,7 +19,7 @@ from ..assembly.assemble import BOX_TOOL
 from ..events import Notice
 from ..settings import StoredSettings
 from ..timeline.stored import StoredTimeline
-from .policy import denial, plan_denial, rejection
+from .policy import PLAN_TURN_ENDED, denial, plan_denial, plan_withdrawal, rejection
 from .toolbox import ToolBox
 
 PARALLEL_TOOLS = 4  # calls of one response that run at once
@@ -203,6 +203,30 @@ class Approvals:
             resume_rows.drop_resume_point(conn, self.session_id, approval.id)
         self.abandon(approval, text)
         return True
+
+    def withdraw_withheld(self) -> dict[str, Any] | None:
+        """Plan mode is on and the waiting approval is for a call it withholds: close that approval so it
+        can never be decided (expired, its call answered that plan mode withdrew it) and return the turn's
+        resume point, taken out of the store, to go on from or to end the turn with; None when no approval
+        waits or plan mode lets its call be offered."""
+        approval = self.waiting_approval()
+        self.settings.plan_mode_now()  # turned on by a subagent's parent: the settings in memory follow
+        if approval is None or not self.toolbox.withheld(approval.name):
+            return None
+        with self.timeline.db.tx() as conn:
+            resume = resume_rows.get_resume_point(conn, self.session_id, approval.id)
+            resume_rows.drop_resume_point(conn, self.session_id, approval.id)
+        self.abandon(approval, plan_withdrawal(approval.name))
+        return resume
+
+    def end_paused_turn(self, call_ids: list[str]) -> None:
+        """The paused turn whose approval plan mode withdrew ends there: the calls of its response still
+        waiting for a decision are answered that they were not run (one plan mode withholds, as withdrawn)."""
+        for cid in call_ids:
+            call = self.timeline.find(cid)
+            if isinstance(call, ToolCall) and call.status == "pending" and call.result is None:
+                text = plan_withdrawal(call.name) if self.toolbox.withheld(call.name) else PLAN_TURN_ENDED
+                self._answer(call, text, "denied")
 
     def abandon_lost(self) -> None:
         """Before a new message: close a pending approval whose resume point is gone (A3)."""

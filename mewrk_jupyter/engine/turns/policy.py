@@ -86,6 +86,23 @@ def plan_denial(tool: str) -> str:
     )
 
 
+def plan_withdrawal(tool: str) -> str:
+    """What the model reads when plan mode turned on while its call of `tool` waited for the person's
+    approval: the approval was withdrawn and the call not run (a statement, not an error)."""
+    return (
+        f"Plan mode was turned on while this call of `{tool}` waited for the person's approval, so the "
+        "approval was withdrawn and the call was not run. Present your plan; the person turns plan mode "
+        "off when it is time to carry it out."
+    )
+
+
+# A call of the same response after the one whose approval plan mode withdrew, when the turn ends there.
+PLAN_TURN_ENDED = (
+    "This call was not run: plan mode was turned on while an earlier call of the same reply waited for "
+    "the person's approval, and the turn ended there. Call it again if you still need it."
+)
+
+
 def rejection(reason: str | None) -> str:
     """What the model reads when the person rejects a call (A2): a statement carrying the reason."""
     text = "The person reviewed this call and rejected it, so it was not run."

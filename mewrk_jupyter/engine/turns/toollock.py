@@ -11,6 +11,15 @@ How long a cache stays warm is the providers' shortest lifetime: Anthropic's eph
 minutes after its last use, and OpenAI keeps a cached prefix for five to ten minutes of inactivity. The
 offline models cache nothing, and a request to another model starts a cache of its own: neither is held.
 A session that goes on after a native compaction keeps its original's cache, so it starts held by it.
+
+A subagent at work is never held. The lock guards a cache the person pays for in the conversation they act
+on, and asks them: they see its line and accept the loss there. A subagent is a conversation of its own,
+with its own cache, that nobody watches while it works: its line would reach no one, and the parent's
+acceptance answers for the parent's cache only. What changes its tools while it works is what the person
+chose — plan mode turned on in the parent, a configuration file they edited — so it takes effect at the
+subagent's next request, at the cost of that subagent's cache; held, a planning subagent would keep being
+offered `write` and `bash`, each call a wasted step. Once its task ended, it is a conversation the person
+may go on with, and held like any other.
 """
 
 from __future__ import annotations
@@ -24,6 +33,7 @@ from ...cards.models import NativeCompaction
 from ...providers.base import ModelInfo, ToolSpec
 from ...store import history as history_rows
 from ...store import sessions as session_rows
+from ...store import tasks as task_rows
 from ..assembly.assemble import BOX_TOOL
 from ..sent import sent_tools
 from ..timeline.stored import StoredTimeline
@@ -96,7 +106,8 @@ class Offered:
 
 
 class ToolLocks:
-    """Holds a session's tool list while its prompt cache is warm; the person's acceptance lets it go."""
+    """Holds a session's tool list while its prompt cache is warm; the person's acceptance lets it go.
+    A subagent at work is not held (see the module's docstring): its tools follow its settings."""
 
     def __init__(self, timeline: StoredTimeline) -> None:
         self.timeline = timeline
@@ -121,8 +132,8 @@ class ToolLocks:
         if time.time() >= until:
             return free
         sent = [t for t in sent_tools(last["tools"]) if t.name not in APPENDED]
-        if sent == wanted:
-            return free
+        if sent == wanted or task_rows.live_task_of_child(conn, self.timeline.session_id) is not None:
+            return free  # the same list, or a subagent at work: nobody to ask, its tools follow at once
         held_container = "box_tool_result" if BOX_TOOL in _names(sent) else "user_message"
         before = {t.name: t for t in sent}
         lock = ToolLock(
