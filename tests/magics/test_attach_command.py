@@ -48,3 +48,11 @@ def test_export_writes_the_notebook_from_a_cell(mewrk, workspace):
     shown = mewrk("export talk.ipynb")
     assert f"Exported the session to `{workspace / 'talk.ipynb'}`." in shown
     assert (workspace / "talk.ipynb").exists()
+
+
+def test_export_to_a_place_that_cannot_be_written_says_why_in_the_cell(mewrk, workspace):
+    mewrk("new")
+    (workspace / "taken").write_text("a file")
+    shown = mewrk("export taken/talk.ipynb")
+    assert shown.startswith("**mewrk:** Could not write `") and "taken` is a file, not a folder." in shown
+    assert "Traceback" not in shown
