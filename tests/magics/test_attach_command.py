@@ -1,7 +1,9 @@
 """`%mewrk attach NAME|Out[N]|In[N]` and `/attach` in the composer: the kernel's objects as cards."""
 
 import pandas as pd
+import pytest
 
+import mewrk_jupyter as mw
 from mewrk_jupyter import magics
 from mewrk_jupyter.widget.commands import run_command
 
@@ -30,6 +32,22 @@ def test_attach_of_an_unknown_name_says_so_and_adds_nothing(mewrk):
     mewrk("new")
     shown = mewrk("attach no_such_variable")
     assert "`no_such_variable` is not a name or an expression of names defined in the kernel" in shown
+    assert magics.current_session().cards == []
+
+
+def test_attach_of_an_output_that_does_not_exist_speaks_of_attaching_not_of_braces(ip, mewrk):
+    mewrk("new")
+    shown = mewrk("attach Out[99]")
+    assert shown.endswith(
+        " could not be attached (KeyError: 99); nothing was added to the timeline — "
+        "check the name or the cell number, or run the cell that makes it first."
+    )
+    assert "interpolated" not in shown and "braces" not in shown
+    with pytest.raises(mw.InvalidInput, match=r"^`Out\[99\]` could not be attached \(KeyError: 99\)"):
+        run_command(magics.current_session(), "/attach Out[99]")  # the composer's words, plain
+    refused = mewrk("attach eval('1')")
+    assert " was not attached: it calls " in refused and "attach the result" in refused
+    assert "interpolated" not in refused
     assert magics.current_session().cards == []
 
 
