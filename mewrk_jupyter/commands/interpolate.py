@@ -52,8 +52,9 @@ def _free_names(tree: ast.AST) -> set[str]:
     return read - bound
 
 
-def _value(source: str, namespace: Mapping[str, Any]) -> Any:
-    """The value of `source` in the namespace; _NotAnExpression when it is not one to evaluate."""
+def _value(source: str, namespace: Mapping[str, Any], attaching: bool = False) -> Any:
+    """The value of `source` in the namespace; _NotAnExpression when it is not one to evaluate. A failure
+    is said for what the value was for: a message's `{source}`, or an object to attach."""
     expression = source.strip()
     if not expression:
         raise _NotAnExpression
@@ -66,12 +67,23 @@ def _value(source: str, namespace: Mapping[str, Any]) -> Any:
     try:
         return guarded_eval(tree, dict(namespace))
     except CallRefused as refused:
+        if attaching:
+            raise InvalidInput(
+                f"`{source}` was not attached: it {refused}, and attach only reads values (it may call "
+                "builtins such as `len` and the methods of your values); nothing was added to the timeline — "
+                "compute it in a cell and attach the result."
+            ) from None
         raise InvalidInput(
             f"`{{{source}}}` was not interpolated: it {refused}, and an expression in a message only reads "
             "values (it may call builtins such as `len` and the methods of your values); nothing was sent — "
             "compute it in a cell and interpolate the result, or write `{{` and `}}` to send braces as text."
         ) from None
     except Exception as exc:  # whatever the expression raises, the person reads it in one sentence
+        if attaching:
+            raise InvalidInput(
+                f"`{source}` could not be attached ({type(exc).__name__}: {exc}); nothing was added to the "
+                "timeline — check the name or the cell number, or run the cell that makes it first."
+            ) from None
         raise InvalidInput(
             f"`{{{source}}}` could not be interpolated ({type(exc).__name__}: {exc}); nothing was sent — "
             "fix the expression, or write `{{` and `}}` to send braces as text."
@@ -79,9 +91,9 @@ def _value(source: str, namespace: Mapping[str, Any]) -> Any:
 
 
 def evaluate(source: str, namespace: Mapping[str, Any]) -> Any:
-    """The value of an expression of the namespace's names; InvalidInput says why there is none."""
+    """The value of an expression of the namespace's names, to attach; InvalidInput says why there is none."""
     try:
-        return _value(source, namespace)
+        return _value(source, namespace, attaching=True)
     except _NotAnExpression:
         raise InvalidInput(
             f"`{source}` is not a name or an expression of names defined in the kernel; "

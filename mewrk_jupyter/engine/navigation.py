@@ -26,20 +26,34 @@ def card_in_words(card: Card) -> str:
     return f"{words} “{first}”" if first else words
 
 
+def _copied(origin: Any, new: Any) -> tuple[int, str]:
+    """How many of the copy's cards came from the original, and what the copy says after them: where they
+    announce another plan mode than the copy's, a plan-mode message follows them (Session._copy)."""
+    ids = {card.id for card in origin.cards}
+    copied = sum(1 for card in new.cards if card.id in ids)
+    if copied == len(new.cards):
+        return copied, ""
+    if not copied:  # only a session started in plan mode, forked at its first card, gets here
+        return copied, " Plan mode is on in the copy: it starts with the guidance."
+    if new.settings.plan_mode:
+        return copied, " Plan mode is on in the copy: its guidance follows them."
+    return copied, " Plan mode is off in the copy: the model is told after them."
+
+
 def branched_sentence(origin: Any, at: Card, new: Any) -> str:
     """After `origin.branch(at)` made `new`: where it was cut and what the new session holds."""
-    held = count(len(new.cards), "card")
+    copied, told = _copied(origin, new)
     return (
         f"Branched “{origin.title}” at {card_in_words(at)} into “{new.title}” (id {new.id}): "
-        f"{held}, up to and including that one."
+        f"{count(copied, 'card')}, up to and including that one.{told}"
     )
 
 
 def forked_sentence(origin: Any, at: Card, new: Any) -> str:
     """After `origin.fork(at)` made `new`: where it was cut and what the new session holds."""
-    n = len(new.cards)
+    n, told = _copied(origin, new)
     held = f"the {count(n, 'card')} above it" if n else "an empty timeline, as nothing is above it"
-    return f"Forked “{origin.title}” at {card_in_words(at)} into “{new.title}” (id {new.id}): {held}."
+    return f"Forked “{origin.title}” at {card_in_words(at)} into “{new.title}” (id {new.id}): {held}.{told}"
 
 
 def switched_sentence(session: Any) -> str:

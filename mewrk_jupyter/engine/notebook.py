@@ -193,9 +193,18 @@ def write_export(path: Path, cards: list[Card], title: str, session_id: str, mod
         raise InvalidInput(
             f"export writes a notebook (`.ipynb`) or Markdown (`.md`); `{path.name}` is neither."
         )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if suffix == ".md":
-        path.write_text(to_markdown(cards, title), encoding="utf-8")
-    else:
-        nbformat.write(to_notebook(cards, title, session_id, model), str(path))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if suffix == ".md":
+            path.write_text(to_markdown(cards, title), encoding="utf-8")
+        else:
+            nbformat.write(to_notebook(cards, title, session_id, model), str(path))
+    except OSError as exc:  # a folder in the way, a file where a folder should be, no permission, no space
+        if isinstance(exc, FileExistsError):
+            why = f"`{exc.filename}` is a file, not a folder"
+        elif isinstance(exc, IsADirectoryError):
+            why = "it is a folder"
+        else:
+            why = exc.strerror or str(exc)
+        raise InvalidInput(f"Could not write `{path}`: {why}.") from None
     return path

@@ -24,6 +24,7 @@ from .assembly.attachments import attachments_for_message
 MAX_ROWS = 20
 MAX_COLUMNS = 20
 MAX_TEXT_CHARS = 20_000
+MAX_CELL_CHARS = 200  # a table's value longer than this is cut, so that a table of long texts stays bounded
 ARRAY_EDGE = 3  # items shown at each end of an array's axes
 
 
@@ -59,29 +60,57 @@ def _table(frame: Any) -> str:
         return _fenced(frame.to_string())
 
 
-def _left_out(rows: int, columns: int) -> str:
+def _short_values(frame: Any) -> tuple[Any, int]:
+    """The frame with each text value longer than MAX_CELL_CHARS cut (only text and object columns can
+    hold one), and how many were cut."""
+    cut_values = 0
+
+    def short(value: Any) -> Any:
+        nonlocal cut_values
+        if value is None or isinstance(value, (int, float)):
+            return value
+        text = str(value)
+        if len(text) <= MAX_CELL_CHARS:
+            return value
+        cut_values += 1
+        return text[:MAX_CELL_CHARS] + "…"
+
+    shortened = frame.copy()
+    for at, dtype in enumerate(frame.dtypes):
+        if dtype.kind in "OSU" or str(dtype) in ("string", "str"):
+            shortened.isetitem(at, frame.iloc[:, at].map(short).astype(object))
+    return shortened, cut_values
+
+
+def _left_out(rows: int, columns: int, cut_values: int = 0) -> str:
     parts = []
     if rows:
         parts.append(f"{rows:,} more row{'s' * (rows != 1)}")
     if columns:
         parts.append(f"{columns:,} more column{'s' * (columns != 1)}")
-    return f"\n\n_Not shown: {' and '.join(parts)}._" if parts else ""
+    said = f"\n\n_Not shown: {' and '.join(parts)}._" if parts else ""
+    if cut_values:
+        said += (
+            f"\n\n_Values longer than {MAX_CELL_CHARS} characters are cut to their first {MAX_CELL_CHARS} "
+            f"({cut_values:,} value{'s' * (cut_values != 1)})._"
+        )
+    return said
 
 
 def _dataframe(name: str, frame: Any) -> Representation:
     rows, columns = frame.shape
-    shown = frame.iloc[:MAX_ROWS, :MAX_COLUMNS]
+    shown, cut_values = _short_values(frame.iloc[:MAX_ROWS, :MAX_COLUMNS])
     dtypes = ", ".join(f"`{column}` {dtype}" for column, dtype in frame.dtypes.items())
     head = f"`{name}`: pandas DataFrame, {rows:,} rows × {columns:,} columns\n\ndtypes: {cut(dtypes, 2_000)}"
-    return Representation(
-        f"{head}\n\n{_table(shown)}{_left_out(rows - len(shown), columns - shown.shape[1])}"
-    )
+    left_out = _left_out(rows - len(shown), columns - shown.shape[1], cut_values)
+    return Representation(f"{head}\n\n{cut(_table(shown))}{left_out}")
 
 
 def _series(name: str, series: Any) -> Representation:
-    shown = series.iloc[:MAX_ROWS]
+    shown, cut_values = _short_values(series.iloc[:MAX_ROWS].to_frame())
     head = f"`{name}`: pandas Series `{series.name}`, {len(series):,} values, dtype {series.dtype}"
-    return Representation(f"{head}\n\n{_table(shown.to_frame())}{_left_out(len(series) - len(shown), 0)}")
+    left_out = _left_out(len(series) - len(shown), 0, cut_values)
+    return Representation(f"{head}\n\n{cut(_table(shown))}{left_out}")
 
 
 def _array(name: str, array: Any) -> Representation:

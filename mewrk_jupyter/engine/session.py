@@ -22,6 +22,7 @@ from ..cards.models import (
     UserInput,
     register_session_opener,
 )
+from ..cards.order import key_between
 from ..config.hooks import HOOK_EVENTS
 from ..config.policy import Tier
 from ..errors import ConfigError, InvalidInput
@@ -45,7 +46,7 @@ from .timeline.edits import TimelineEdits
 from .turns.approvals import Approvals
 from .turns.control import TurnControl
 from .turns.parts import SessionParts
-from .turns.policy import plan_message
+from .turns.policy import announced_plan_mode, plan_message
 from .turns.run import Run
 from .turns.status import TurnStatus
 from .turns.toolbox import ToolBox
@@ -311,6 +312,12 @@ class Session(StoredSession):
 
     def _copy(self, rows: list[tuple[str, Card]], suffix: str) -> Session:
         settings = self.settings.model_copy(update={"approved_always": []}, deep=True)
+        if announced_plan_mode(card for _, card in rows) != settings.plan_mode:
+            # Cut where its cards announce the other plan mode: the copy's model is told how it stands.
+            rows = [
+                *rows,
+                (key_between(rows[-1][0] if rows else None, None), plan_message(settings.plan_mode)),
+            ]
         session_id = create_session(self.workspace, f"{self.title} ({suffix})", settings, self.id, rows)
         return type(self).open(session_id, workspace=self.workspace.root)
 

@@ -8,6 +8,15 @@ import mewrk_jupyter as mw
 from mewrk_jupyter.commands.interpolate import MAX_VALUE_CHARS, interpolate
 
 
+def assert_refused(refusals: dict[str, str], namespace: dict) -> None:
+    """Each template is refused with its sentence."""
+    for template, said in refusals.items():
+        with pytest.raises(
+            mw.InvalidInput, match=re.escape(f"was not interpolated: {said}, and an expression")
+        ):
+            interpolate(template, namespace)
+
+
 def test_names_and_expressions_become_their_text_and_are_recorded():
     namespace = {"x": 42, "rows": [1, 2, 3], "In": ["", "df = load()"], "Out": {2: "two"}}
     text, done = interpolate("x={x}, n={len(rows)}, cell={In[1]}, out={Out[2]}", namespace)
@@ -58,8 +67,35 @@ def test_an_expression_calls_computing_builtins_and_methods_of_values_only():
         "{word.join([os.getcwd])}": "it hands `word.join` something it would call",
         "{word.format(**{'f': os.getcwd})}": "it hands `word.format` something it would call",
     }
-    for template, said in refusals.items():
-        with pytest.raises(
-            mw.InvalidInput, match=re.escape(f"was not interpolated: {said}, and an expression")
-        ):
-            interpolate(template, namespace)
+    assert_refused(refusals, namespace)
+
+
+def test_an_expression_never_changes_a_value_nor_writes_a_file(tmp_path):
+    import pandas as pd
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    rows, table = [3, 1, 2], pd.DataFrame({"a": [2, 1]})
+    namespace = {"p": victim, "rows": rows, "table": table, "seen": {"a": 1}, "out": str(tmp_path / "o.csv")}
+    refusals = {
+        "{p.unlink()}": "it calls `p.unlink`",  # an object of the file system acts, like a module
+        "{p.read_text()}": "it calls `p.read_text`",
+        "{rows.sort()}": "it calls `rows.sort`, which changes its value in place",
+        "{rows.clear()}": "it calls `rows.clear`, which changes its value in place",
+        "{seen.update(b=2)}": "it calls `seen.update`, which changes its value in place",
+        "{table.pop('a')}": "it calls `table.pop`, which changes its value in place",
+        "{table.sort_values('a', inplace=True)}": "it calls `table.sort_values`, which changes its value in place",
+        "{table.to_csv(out)}": "it calls `table.to_csv`, which writes outside the kernel",
+        "{table.to_pickle(path=out)}": "it calls `table.to_pickle`, which writes outside the kernel",
+        "{table.to_clipboard()}": "it calls `table.to_clipboard`, which writes outside the kernel",
+    }
+    assert_refused(refusals, namespace)
+    assert victim.read_text() == "keep me" and rows == [3, 1, 2] and namespace["seen"] == {"a": 1}
+    assert (
+        list(table.columns) == ["a"] and table["a"].tolist() == [2, 1] and not (tmp_path / "o.csv").exists()
+    )
+    # Reading stays: a method that returns a new value, and a writer asked for its text.
+    text, _ = interpolate(
+        "{p.name} {sorted(rows)} {table.sort_values('a')['a'].tolist()} {len(table.to_csv())}", namespace
+    )
+    assert text == "victim.txt [1, 2, 3] [1, 2] 11"

@@ -103,3 +103,20 @@ def test_without_tabulate_a_table_goes_as_pandas_plain_text(workspace, monkeypat
     s = mw.Session.new()
     card = s.attach(pd.DataFrame({"a": [1, 2]}), "df")
     assert card.text.endswith("```\n   a\n0  1\n1  2\n```")
+
+
+def test_long_values_in_a_table_are_cut_so_the_table_stays_bounded(workspace, monkeypatch):
+    s = mw.Session.new()
+    frame = s.attach(pd.DataFrame({"note": ["y" * 3_000] * 30, "n": range(30)}), "notes")
+    assert len(frame.text) < 10_000  # 20 rows of 3,000 characters each would be 60,000
+    assert frame.text.splitlines()[0] == "`notes`: pandas DataFrame, 30 rows × 2 columns"
+    assert "y" * 3_000 not in frame.text and "y" * 100 in frame.text
+    assert frame.text.endswith(
+        "_Not shown: 10 more rows._\n\n_Values longer than 200 characters are cut to their first 200 (20 values)._"
+    )
+    series = s.attach(pd.Series(["z" * 5_000, "short"], name="text"), "texts")
+    assert "z" * 201 not in series.text and "| short " in series.text
+    assert series.text.endswith("_Values longer than 200 characters are cut to their first 200 (1 value)._")
+    monkeypatch.setitem(sys.modules, "tabulate", None)  # pandas' plain text cuts the same values
+    plain = s.attach(pd.DataFrame({"note": ["y" * 3_000] * 3}), "plain")
+    assert "y" * 201 not in plain.text and "(3 values)" in plain.text

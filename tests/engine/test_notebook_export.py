@@ -81,6 +81,19 @@ def test_export_to_another_format_and_import_of_what_is_not_a_notebook_are_refus
         mw.Session.import_notebook(workspace / "missing.ipynb")
 
 
+def test_an_export_that_cannot_be_written_is_refused_with_a_sentence(workspace):
+    s = a_session()
+    (workspace / "taken").write_text("a file, not a folder")
+    with pytest.raises(
+        mw.InvalidInput, match=r"Could not write .*taken/out.ipynb`: `.*taken` is a file, not a folder"
+    ):
+        s.export("taken/out.ipynb")
+    (workspace / "folder.md").mkdir()
+    with pytest.raises(mw.InvalidInput, match=r"Could not write `.*folder.md`: it is a folder\."):
+        s.export("folder.md")
+    assert s.export("fine.md").exists()  # nothing was left half done
+
+
 def test_a_strangers_notebook_decides_nothing_its_waiting_and_running_cards_are_imported_as_ended(workspace):
     private = mw.Session.new(title="private")
     private.send("my private plans")

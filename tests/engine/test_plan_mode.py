@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import mewrk_jupyter as mw
+from mewrk_jupyter.engine.navigation import branched_sentence, forked_sentence
 from mewrk_jupyter.engine.turns.policy import PLAN_OFF, PLAN_ON, PLAN_TURN_ENDED, plan_withdrawal
 from tests.providers.conftest import wire_server  # noqa: F401  (the fixture)
 from tests.providers.vendors import write_vendor
@@ -126,3 +127,33 @@ def test_plan_mode_leaves_the_approval_of_a_call_it_offers(workspace, vendor):
     s.approve()
     call = next(c for c in s.cards if c.kind == "tool_call")
     assert call.status == "done" and "the notes" in call.result
+
+
+def test_a_copy_cut_where_its_context_says_otherwise_tells_the_model_the_copys_plan_mode(workspace):
+    """A copy keeps the original's settings (T11); where the cards it copies announce another plan mode
+    (cut before the guidance, or after it while plan mode is now off), a host message after them says
+    how the copy stands, so the tools it is offered and what it was told agree."""
+    s = mw.Session.new()
+    s.send("first")
+    s.configure(plan_mode=True)
+    s.send("second")  # user, reply, guidance, user, reply
+    before_guidance = s.fork(s.cards[1])
+    assert before_guidance.settings.plan_mode
+    assert [(c.kind, c.text) for c in before_guidance.cards] == [
+        ("user_input", "first"),
+        ("host_message", PLAN_ON),
+    ]
+    said = forked_sentence(s, s.cards[1], before_guidance)
+    assert said.endswith(": the 1 card above it. Plan mode is on in the copy: its guidance follows them.")
+    before_guidance.send("go on")
+    assert "write" not in [t["name"] for t in before_guidance.history[-1].request["tools"]]
+    assert PLAN_ON in str(before_guidance.history[-1].request["messages"])
+    s.configure(plan_mode=False)
+    planning = s.branch(s.cards[2])  # the guidance is its last card, and plan mode is off now
+    assert not planning.settings.plan_mode
+    assert [c.text for c in planning.cards[-2:]] == [PLAN_ON, PLAN_OFF]
+    assert branched_sentence(s, s.cards[2], planning).endswith(
+        ": 3 cards, up to and including that one. Plan mode is off in the copy: the model is told after them."
+    )
+    agreeing = s.branch(s.cards[-1])  # the cards end with plan mode off, as the settings are
+    assert [c.id for c in agreeing.cards] == [c.id for c in s.cards]

@@ -1,7 +1,9 @@
 """`%mewrk attach NAME|Out[N]|In[N]` and `/attach` in the composer: the kernel's objects as cards."""
 
 import pandas as pd
+import pytest
 
+import mewrk_jupyter as mw
 from mewrk_jupyter import magics
 from mewrk_jupyter.widget.commands import run_command
 
@@ -33,6 +35,22 @@ def test_attach_of_an_unknown_name_says_so_and_adds_nothing(mewrk):
     assert magics.current_session().cards == []
 
 
+def test_attach_of_an_output_that_does_not_exist_speaks_of_attaching_not_of_braces(ip, mewrk):
+    mewrk("new")
+    shown = mewrk("attach Out[99]")
+    assert shown.endswith(
+        " could not be attached (KeyError: 99); nothing was added to the timeline — "
+        "check the name or the cell number, or run the cell that makes it first."
+    )
+    assert "interpolated" not in shown and "braces" not in shown
+    with pytest.raises(mw.InvalidInput, match=r"^`Out\[99\]` could not be attached \(KeyError: 99\)"):
+        run_command(magics.current_session(), "/attach Out[99]")  # the composer's words, plain
+    refused = mewrk("attach eval('1')")
+    assert " was not attached: it calls " in refused and "attach the result" in refused
+    assert "interpolated" not in refused
+    assert magics.current_session().cards == []
+
+
 def test_the_composer_attaches_through_the_same_table(ip, mewrk):
     ip.user_ns["numbers"] = [1, 2, 3]
     mewrk("new")
@@ -48,3 +66,11 @@ def test_export_writes_the_notebook_from_a_cell(mewrk, workspace):
     shown = mewrk("export talk.ipynb")
     assert f"Exported the session to `{workspace / 'talk.ipynb'}`." in shown
     assert (workspace / "talk.ipynb").exists()
+
+
+def test_export_to_a_place_that_cannot_be_written_says_why_in_the_cell(mewrk, workspace):
+    mewrk("new")
+    (workspace / "taken").write_text("a file")
+    shown = mewrk("export taken/talk.ipynb")
+    assert shown.startswith("**mewrk:** Could not write `") and "taken` is a file, not a folder." in shown
+    assert "Traceback" not in shown

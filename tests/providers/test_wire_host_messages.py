@@ -13,7 +13,8 @@ import pytest
 
 import mewrk_jupyter as mw
 from mewrk_jupyter.cards.models import Card, HostMessage, ModelReply, ToolCall, UserInput
-from mewrk_jupyter.engine.assembly.assemble import box_call_id
+from mewrk_jupyter.engine.assembly.assemble import NOTIFICATION_MARK, box_call_id, host_text
+from mewrk_jupyter.engine.background import TASKS
 from mewrk_jupyter.engine.turns.policy import PLAN_OFF, PLAN_ON
 
 from .three import Wire
@@ -32,10 +33,10 @@ def expected_turns(cards: list[Card], container: str) -> list[tuple[str, str]]:
             out.append(("assistant", card.text))
         elif isinstance(card, ToolCall):
             out += [("assistant", f"call:{card.name}"), ("user", f"result:{card.result}")]
-        elif isinstance(card, HostMessage) and container == "box_tool_result":
+        elif isinstance(card, HostMessage) and container == "box_tool_result" and out:
             out += [("assistant", "call:box"), ("user", f"result:{card.text}")]
-        elif isinstance(card, HostMessage):
-            out.append(("user", f"<system-reminder>\n{card.text}\n</system-reminder>"))
+        elif isinstance(card, HostMessage):  # a background result's reminder begins with its mark
+            out.append(("user", host_text(card)))
     return out
 
 
@@ -120,6 +121,45 @@ def plan_on_off(s: mw.Session, wire: Wire, server) -> str:
     return PLAN_ON
 
 
+def background_result(s: mw.Session, wire: Wire, server) -> str:
+    server.enqueue(
+        wire.call("bash", {"command": "echo done-in-background", "background": True}), wire.reply("Started.")
+    )
+    assert s.send("run it in the background").state == "awaiting_approval"
+    assert s.approve().state == "done"
+    [task] = TASKS.of(s.id)
+    assert task.done.wait(30) and task.state == "completed"
+    server.enqueue(wire.reply("It is done."))
+    s.send("and?")  # nobody collected it with task_wait: it reaches the model before this request
+    return f"<task-notification>\n<task-id>{task.id}</task-id>\n<status>completed</status>"
+
+
+def mcp_failed(s: mw.Session, wire: Wire, server) -> str:
+    return "The MCP server `ghost` failed to start: the command `/nonexistent/mcp-server` was not found."
+
+
+def background_tools(workspace: Path, wire: Wire) -> None:
+    """The conversation's agent may run a command in the background and collect it."""
+    folder = workspace / ".mewrk" / "agents"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "main.yaml").write_text(f"model: {wire.model}\ntools: [ls, read, bash, task_wait]\n")
+    mw.trust(workspace)
+
+
+def ghost_server(workspace: Path, wire: Wire) -> None:
+    """An MCP server whose command does not exist: it fails at the conversation's first request."""
+    folder = workspace / ".mewrk" / "mcp"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "ghost.yaml").write_text("command: /nonexistent/mcp-server\n")
+    mw.trust(workspace)
+
+
+# Sources whose workspace is set up before the conversation starts.
+PREPARE: dict[str, Callable[[Path, Wire], None]] = {
+    "background": background_tools,
+    "mcp_failed": ghost_server,
+}
+
 SOURCES: dict[str, Callable[[mw.Session, Wire, object], str]] = {
     "file_change": file_change,
     "diagnostics": diagnostics,
@@ -127,6 +167,8 @@ SOURCES: dict[str, Callable[[mw.Session, Wire, object], str]] = {
     "skill": skill,
     "output_limit": output_limit,
     "plan_mode": plan_on_off,
+    "background": background_result,
+    "mcp_failed": mcp_failed,
 }
 
 
@@ -135,6 +177,8 @@ SOURCES: dict[str, Callable[[mw.Session, Wire, object], str]] = {
 def test_each_source_reaches_the_model_in_its_container(
     source: str, container: str, wire: Wire, wire_server, workspace: Path
 ):
+    if source in PREPARE:
+        PREPARE[source](workspace, wire)
     s = mw.Session.new(model=wire.model, host_container=container)
     server = wire_server
     server.enqueue(wire.reply("Hello."))
@@ -149,9 +193,19 @@ def test_each_source_reaches_the_model_in_its_container(
     assert isinstance(answer, ModelReply)
     turns = sent_turns(wire, body)
     assert turns == expected_turns(sent_from, container)
+    if source == "background" and container == "user_message":
+        assert (
+            "user",
+            f"<system-reminder>\n{NOTIFICATION_MARK}\n{hosts[0].text}\n</system-reminder>",
+        ) in turns
     dumped = str(body)
     if container == "box_tool_result":
-        assert not any("<system-reminder>" in text for _, text in turns) and wire.tools(body)[-1] == "box"
-        assert all(box_call_id(h) in dumped for h in hosts)
+        assert wire.tools(body)[-1] == "box"
+        # A host message before the conversation's first message has no turn of the model's to hold a
+        # call: it goes as a reminder (an MCP server that failed at the first request); every other is
+        # the result of a `box` call.
+        leading = [h for h in hosts if s.cards.index(h) == 0]
+        assert all(box_call_id(h) in dumped for h in hosts if h not in leading)
+        assert sum("<system-reminder>" in text for _, text in turns) == len(leading)
     else:
         assert "box" not in wire.tools(body)

@@ -41,3 +41,10 @@ def test_inspect_reads_dotted_paths_without_calling_and_refuses_what_is_not_a_na
         describe("items()", namespace)
     with pytest.raises(ToolFailure, match="There is no variable `nothing` in the kernel"):
         describe("nothing", namespace)
+
+
+def test_code_blocked_in_one_call_is_interrupted_when_that_call_returns():
+    namespace: dict = {}
+    result = run_python("import time\ntime.sleep(1)\nafter = True\nprint('after')", namespace, 0.2, None)
+    assert result.text == "[interrupted: the code ran past its time limit of 0.2 seconds]" and result.is_error
+    assert "after" not in namespace  # nothing after the blocking call ran

@@ -349,3 +349,23 @@ def test_an_approval_that_can_no_longer_be_resumed_is_said_plainly(widget, sessi
     assert session.state == "idle" and len(session.cards) == cards  # no turn started by itself
     changed = [m["card"] for m in widget.of("card_changed") if m["card"]["id"] == approval.id]
     assert changed[-1]["decision"] == "expired"
+
+
+def test_slash_skill_lists_the_skills_and_gives_one_as_a_host_message(widget, session):
+    folder = session.workspace.home / "skills" / "tidy"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(
+        "---\nname: tidy\ndescription: Keep notes tidy\n---\nOne topic per file.\n"
+    )
+    listed = widget.do("command", text="/skill")
+    assert listed["ok"] and listed["message"] == "Skills: tidy. `skill NAME` gives one to the model."
+    given = widget.do("command", text="/skill tidy")
+    assert given["ok"] and given["message"] == "The model reads the skill `tidy` from the next request on."
+    host = session.cards[-1]
+    assert host.kind == "host_message" and host.topic == "skill" and "One topic per file." in host.text
+    assert given["data"]["cards"] == [host.id]
+    session.send("tidy up")
+    sent = session.history[-1].request["messages"][-1]["parts"]
+    assert f"<system-reminder>\n{host.text}\n</system-reminder>" in [p.get("text") for p in sent]
+    refused = widget.do("command", text="/skill nope")
+    assert not refused["ok"] and "nope" in refused["message"]

@@ -189,3 +189,25 @@ def mw_call(session: mw.Session):
     from mewrk_jupyter.commands import Call
 
     return Call("settings", session)
+
+
+def test_switching_the_container_in_the_panel_warns_of_the_cache_and_replays_the_host_messages(
+    session, widget
+):
+    session.configure(plan_mode=True)  # a host message on the timeline: the guidance
+    session.send("plan it")
+    guidance = next(c for c in session.cards if c.kind == "host_message")
+    done = widget.do("configure", changes={"host_container": "box_tool_result"})
+    assert done["ok"] and done["message"] == (
+        "Changed host_container 'user_message' → 'box_tool_result'. Every earlier host message goes in the "
+        "new container from the next request on, so the prompt cache starts over."
+    )
+    session.send("go on")
+    request = session.history[-1].request
+    assert [t["name"] for t in request["tools"]][-1] == "box"
+    box_calls = [
+        part for message in request["messages"] for part in message["parts"] if part["type"] == "tool_use"
+    ]
+    assert box_calls == [{"type": "tool_use", "id": f"toolu_box_{guidance.id}", "name": "box", "input": {}}]
+    sent = [m["parts"] for m in request["messages"] if m["role"] == "user"]
+    assert "<system-reminder>" not in str(sent)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ...cards.models import HostMessage
+from collections.abc import Iterable
+
+from ...cards.models import Card, HostMessage
 from ...config import Config
 from ...config.policy import PolicyConfig, Tier
 from ...errors import ConfigError
@@ -65,11 +67,23 @@ PLAN_ON = (
     "subagents plan too, those at work now and those you start."
 )
 PLAN_OFF = "Plan mode is off: you may change files and run commands again, under the safety level."
+PLAN_OFF_START = "Plan mode is off"
+PLAN_TOPIC = "plan_mode"
 
 
 def plan_message(on: bool) -> HostMessage:
     """The host message that tells the model plan mode began or ended."""
-    return HostMessage(topic="plan_mode", text=PLAN_ON if on else PLAN_OFF)
+    return HostMessage(topic=PLAN_TOPIC, text=PLAN_ON if on else PLAN_OFF)
+
+
+def announced_plan_mode(cards: Iterable[Card]) -> bool:
+    """Whether these cards leave the model told that plan mode is on: their last plan-mode message says so
+    (none: off)."""
+    on = False
+    for card in cards:
+        if isinstance(card, HostMessage) and card.topic == PLAN_TOPIC:
+            on = not card.text.startswith(PLAN_OFF_START)  # a reworded message still says which it is
+    return on
 
 
 def plan_withholds(tool: Tool) -> bool:
