@@ -84,7 +84,7 @@ def new_start(
     _, info = resolve(parsed.model, ws.home)
     check_async_tools(parsed, info)
     if "compaction" not in start.settings:  # a new conversation compacts natively where its model can
-        parsed.compaction = "native" if info.native_compaction else "handoff"
+        parsed = parsed.model_copy(update={"compaction": "native" if info.native_compaction else "handoff"})
     check_compaction(parsed, info)  # native asked for on a model that cannot
     policy_for(config, parsed.safety_level)  # so is an unknown safety level
     for name in parsed.skills:

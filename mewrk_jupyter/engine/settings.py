@@ -46,9 +46,18 @@ Reasoning = Literal["off", "low", "medium", "high"]
 
 
 class SessionSettings(BaseModel):
-    """Model, agent, safety level, memory levels and host-message container of one session."""
+    """Model, agent, safety level, memory levels and host-message container of one session.
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    A value is never assigned: `s.configure(...)` checks a change and stores it, and the engine makes a
+    new value (`model_copy(update=...)`), so that what `s.settings` shows is what is stored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise InvalidInput(
+            f"A setting is changed with s.configure({name}=...) (or %mewrk set, or the settings panel), which "
+            "checks the value and stores it with the session; s.settings only shows them, and nothing changed."
+        )
 
     model: str = DEFAULT_MODEL
     agent: str = "main"

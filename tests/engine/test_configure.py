@@ -28,6 +28,19 @@ def test_a_changed_model_is_stored_used_by_the_next_turn_and_seen_by_a_new_proce
     assert out.stdout.split() == ["offline/thinker", "high"]
 
 
+def test_assigning_to_a_setting_is_refused_with_a_sentence_and_nothing_changes(workspace):
+    """`s.settings.model = …` would change what this process shows without storing it: refused, pointing
+    to configure, which checks and stores the change."""
+    s = mw.Session.new()
+    with pytest.raises(mw.InvalidInput, match=r"s\.configure\(model=\.\.\.\).*nothing changed"):
+        s.settings.model = "offline/thinker"
+    with pytest.raises(mw.InvalidInput, match=r"s\.configure\(plan_mode=\.\.\.\)"):
+        s.settings.plan_mode = True
+    assert s.settings.model == mw.Session.open(s.id).settings.model != "offline/thinker"
+    s.configure(model="offline/thinker")
+    assert s.settings.model == "offline/thinker"
+
+
 def test_a_change_made_by_another_process_is_seen_by_an_open_session(workspace):
     s = mw.Session.new()
     out = run_python(
