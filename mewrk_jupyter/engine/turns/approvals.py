@@ -199,10 +199,17 @@ class Approvals:
         approval = self.waiting_approval()
         if approval is None:
             return False
+        self._close(approval, text)
+        return True
+
+    def _close(self, approval: Approval, text: str) -> dict[str, Any] | None:
+        """Take the approval's resume point out of the store, expire the approval and answer its call with
+        `text`; returns the resume point (None if it was gone)."""
         with self.timeline.db.tx() as conn:
+            resume = resume_rows.get_resume_point(conn, self.session_id, approval.id)
             resume_rows.drop_resume_point(conn, self.session_id, approval.id)
         self.abandon(approval, text)
-        return True
+        return resume
 
     def withdraw_withheld(self) -> dict[str, Any] | None:
         """Plan mode is on and the waiting approval is for a call it withholds: close that approval so it
@@ -213,11 +220,7 @@ class Approvals:
         self.settings.plan_mode_now()  # turned on by a subagent's parent: the settings in memory follow
         if approval is None or not self.toolbox.withheld(approval.name):
             return None
-        with self.timeline.db.tx() as conn:
-            resume = resume_rows.get_resume_point(conn, self.session_id, approval.id)
-            resume_rows.drop_resume_point(conn, self.session_id, approval.id)
-        self.abandon(approval, plan_withdrawal(approval.name))
-        return resume
+        return self._close(approval, plan_withdrawal(approval.name))
 
     def end_paused_turn(self, call_ids: list[str]) -> None:
         """The paused turn whose approval plan mode withdrew ends there: the calls of its response still
