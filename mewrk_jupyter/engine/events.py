@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 from ..cards.models import Card
+from ..frozen import quick_init
 
 log = logging.getLogger("mewrk_jupyter")
 
@@ -58,6 +59,7 @@ class CardRemoved:
     card_id: str
 
 
+@quick_init  # built once per streamed token
 @dataclass(frozen=True, slots=True)
 class TextDelta:
     """More streamed text at the end of a card's `text` (a reply or a thinking block being written)."""

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler
 
 from ..cards.models import Usage
 from ..errors import ProviderError
+from ..frozen import quick_init
 
 
 class _Part(BaseModel):
@@ -171,6 +172,7 @@ class ModelInfo(BaseModel):
 # Stream events: the neutral output of every adapter.
 
 
+@quick_init  # built once per streamed token
 @dataclass(frozen=True, slots=True)
 class TextDelta:
     """More reply text for content block `index`."""
@@ -179,6 +181,7 @@ class TextDelta:
     text: str
 
 
+@quick_init  # built once per streamed token
 @dataclass(frozen=True, slots=True)
 class ThinkingDelta:
     """More thinking text for content block `index`."""

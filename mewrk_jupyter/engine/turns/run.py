@@ -19,7 +19,7 @@ from typing import Any
 
 from typing_extensions import assert_never
 
-from ...cards.models import Card, HostMessage, ModelReply, ToolCall, UserInput
+from ...cards.models import Card, HostMessage, ModelReply, Thinking, ToolCall, UserInput
 from ...errors import MewrkError, ProviderError, SessionBusy
 from ...providers.base import (
     Exchange,
@@ -378,10 +378,10 @@ class Run:
         the failure that cut the stream, if any (the partial reply is kept, marked interrupted). The
         request's history row is written right after the reply's first card is shown."""
         state = ResponseState(request=request, model=info.name, protocol=info.protocol)
-        dirty: set[str] = set()  # cards whose streamed text is not stored yet
+        stored: dict[str, int] = {}  # card id -> the length of its text as the store holds it
         failure: Exception | None = None
         # Looked up once: the loop runs once per streamed token.
-        announce, clock, log_text, tell = self._announce, time.monotonic, self.log.text, self._tell
+        announce, clock, log, tell = self._announce, time.monotonic, self.log, self._tell
         sid = self.timeline.session_id
         flush_at = clock() + FLUSH_EVERY
         try:
@@ -391,16 +391,18 @@ class Run:
                 state = accumulate(state, event)
                 if type(event) is TextDelta and state.opened is None:
                     # More text of an open card, nearly every event: _announce's first case, written out.
-                    card_id = state.blocks[event.index].id
-                    log_text(card_id, event.text)
-                    dirty.add(card_id)
-                    tell(TextAppended(sid, card_id, event.text))
+                    # The log reads the card's text when it writes (RunLog.follow), the store at the next
+                    # persist: a token costs them nothing.
+                    card = state.blocks[event.index]
+                    if card is not log.following and isinstance(card, (ModelReply, Thinking)):
+                        log.follow(card, event.text)
+                    tell(TextAppended(sid, card.id, event.text))
                 else:
-                    announce(event, state, dirty)
+                    announce(event, state, stored)
                     if state.blocks and not sent.stored:  # the reply began: its request is stored now
                         sent.entry()
                 if clock() > flush_at:
-                    self._persist(state, dirty)
+                    self._persist(state, stored)
                     flush_at = clock() + FLUSH_EVERY
         except fence.SessionTakenOver:
             raise
@@ -418,23 +420,24 @@ class Run:
         self.log.flush()
         return state.stop, state.calls, record(state), failure
 
-    def _announce(self, event: StreamEvent, state: ResponseState, dirty: set[str]) -> None:
+    def _announce(self, event: StreamEvent, state: ResponseState, stored: dict[str, int]) -> None:
         """Place the card the event opened, and tell views and the run's log what it added."""
         opened = state.opened
         if opened is not None:  # it holds the event's content already: no delta follows for it
             self.timeline.append(opened)
             self.card_ids.append(opened.id)
+            stored[opened.id] = _text_size(opened)
         match event:
             case TextDelta(index=index, text=text) | ThinkingDelta(index=index, text=text):
-                card_id = state.blocks[index].id
-                self.log.text(card_id, text)
+                card = state.blocks[index]
+                if card is not self.log.following and isinstance(card, (ModelReply, Thinking)):
+                    self.log.follow(card, text)
                 if opened is None:
-                    dirty.add(card_id)
-                    self._tell(TextAppended(self.timeline.session_id, card_id, text))
+                    self._tell(TextAppended(self.timeline.session_id, card.id, text))
             case ThinkingDone(index=index):
                 card = state.blocks[index]
                 self.timeline.save(card)
-                dirty.discard(card.id)
+                stored[card.id] = _text_size(card)
             case ToolCallEvent():
                 call = state.calls[-1]
                 self.log.add("tool_call", {"card_id": call.id, "name": call.name})
@@ -443,11 +446,13 @@ class Run:
             case _:
                 assert_never(event)
 
-    def _persist(self, state: ResponseState, dirty: set[str]) -> None:
+    def _persist(self, state: ResponseState, stored: dict[str, int]) -> None:
+        """Store the streamed text the store does not hold yet, and the log's events."""
         for card in state.blocks.values():
-            if card.id in dirty:
+            size = _text_size(card)
+            if size != stored.get(card.id, size):
                 self.timeline.save(card, announce=False)
-        dirty.clear()
+                stored[card.id] = size
         self.log.flush()
 
     def _settle(self, call_ids: list[str], steps: int) -> bool:
@@ -459,3 +464,8 @@ class Run:
         self.card_ids.append(approval_id)
         self.paused = True
         return False
+
+
+def _text_size(card: Card) -> int:
+    """How long a card's streamed text is (0 for a card without one)."""
+    return len(card.text) if isinstance(card, (ModelReply, Thinking)) else 0

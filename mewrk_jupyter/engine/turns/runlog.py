@@ -6,8 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ...cards.models import ModelReply, Thinking
 from ...store import runs as run_rows
 from ...store.db import Database
+
+Streamed = ModelReply | Thinking  # the cards whose text streams
 
 
 class RunLog:
@@ -19,19 +22,15 @@ class RunLog:
         # Applied to each event's data as it is stored, so that no known secret lands in the log.
         self.redact = redact or (lambda data: data)
         self.pending: list[tuple[str, dict[str, Any]]] = []
-        # The text event still growing (always the last pending one) and its pieces, joined when it
-        # closes: appending to one string per token would copy the whole text each time.
-        self._text_card: str | None = None
-        self._pieces: list[str] = []
+        # The card whose streamed text the log follows, and where in its text the part not logged yet
+        # begins. Its text is read when the event closes, so a streamed token costs the log nothing.
+        self.following: Streamed | None = None
+        self._from = 0
 
-    def text(self, card_id: str, text: str) -> None:
-        """More streamed text of a card: it joins the card's previous text event when that is the last."""
-        if card_id == self._text_card:
-            self._pieces.append(text)
-            return
+    def follow(self, card: Streamed, text: str) -> None:
+        """`card` has just received `text`, at the end of its text, and is now the card that streams."""
         self._close_text()
-        self.pending.append(("text", {"card_id": card_id, "text": ""}))
-        self._text_card, self._pieces = card_id, [text]
+        self.following, self._from = card, len(card.text) - len(text)
 
     def add(self, kind: str, data: dict[str, Any]) -> None:
         """Any other event of the run."""
@@ -49,6 +48,8 @@ class RunLog:
             run_rows.append_events(conn, self.run_id, events)
 
     def _close_text(self) -> None:
-        if self._text_card is not None:
-            self.pending[-1][1]["text"] = "".join(self._pieces)
-            self._text_card, self._pieces = None, []
+        """The followed card's text since the last event of it becomes an event; the card is still followed."""
+        card = self.following
+        if card is not None and len(card.text) > self._from:
+            self.pending.append(("text", {"card_id": card.id, "text": card.text[self._from :]}))
+            self._from = len(card.text)
