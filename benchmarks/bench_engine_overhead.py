@@ -3,13 +3,17 @@
 Run: python benchmarks/bench_engine_overhead.py
 Raw is the official SDK iterating the stream's events with one client; engine is `mw.Session.new(model=…)`
 plus `send(…)`, its first token read from the session's `text_delta` events. Both run in this process,
-in pairs (the order swapped every pair), against the test suite's wire server; the tables show medians,
-their ratio engine / raw, and the median of the pairs' own ratios.
+in rounds (the order rotated every round), against the test suite's wire server; the tables show
+medians, their ratio engine / raw, and the median of the rounds' own ratios.
 Raw sends the very body the engine sends (its system prompt, tool list and cache marks, taken from the
 history of one engine turn), so that both pay the same for the server and the transfer and the ratio
 is the engine's own work.
+The engine reads the Anthropic stream as the JSON objects the SDK decodes (`Stream[object]`), not as the
+SDK's typed events (`create(stream=True)`), which saves the SDK's work of building each event's model.
+So that the engine's own work still shows, a second raw client iterates that same untyped stream
+(`raw untyped`), and the Anthropic rows give the ratio against both.
 The last table gives the process CPU time of a turn (the wire server's share included, the same for
-both): on a shared machine it is steadier than the wall clock.
+all): on a shared machine it is steadier than the wall clock.
 """
 
 from __future__ import annotations
@@ -85,6 +89,28 @@ def raw_anthropic(server: WireServer, body: dict[str, Any]) -> Callable[[], tupl
     return once
 
 
+def raw_anthropic_untyped(
+    server: WireServer, body: dict[str, Any]
+) -> Callable[[], tuple[float, float, float]]:
+    """The same client reading the stream as the engine does: the JSON objects the SDK decodes."""
+    client = anthropic.Anthropic(base_url=server.url, api_key="bench", max_retries=0)
+
+    def once() -> tuple[float, float, float]:
+        server.enqueue(anthropic_stream())
+        return _timed(
+            lambda: client.post(
+                "/v1/messages",
+                body={**body, "stream": True},
+                cast_to=anthropic.types.Message,
+                stream=True,
+                stream_cls=anthropic.Stream[object],
+            ),
+            lambda e: e["type"] == "content_block_delta" and e["delta"]["type"] == "text_delta",
+        )
+
+    return once
+
+
 def raw_chat(server: WireServer, body: dict[str, Any]) -> Callable[[], tuple[float, float, float]]:
     """One OpenAI client; returns a function timing one streamed chat completion."""
     client = openai.OpenAI(base_url=server.openai_base_url, api_key="bench", max_retries=0)
@@ -130,25 +156,27 @@ def engine(server: WireServer, model: str, reply: Callable) -> Callable[[], tupl
     return once
 
 
-def measure(raw: Callable, eng: Callable) -> dict[str, float]:
-    """Raw and engine turns in pairs, the order swapped every pair, so that both see the same machine;
-    medians in ms, and the median of each pair's engine / raw ratio (what drifts on a shared machine
-    between pairs cancels out in the pair)."""
+def measure(contenders: dict[str, Callable[[], tuple[float, float, float]]]) -> dict[str, float]:
+    """Each contender's turn once a round, the order rotated every round, so that all see the same
+    machine; medians in ms, and for each raw contender the median of each round's engine / raw ratio
+    (what drifts on a shared machine between rounds cancels out in the round)."""
+    names = list(contenders)
     samples: dict[str, list[float]] = {
-        f"{name} {what}": [] for name in ("raw", "engine") for what in ("ttft", "total", "cpu")
+        f"{name} {what}": [] for name in names for what in ("ttft", "total", "cpu")
     }
-    ratios: dict[str, list[float]] = {what: [] for what in ("ttft", "total", "cpu")}
+    ratios: dict[str, list[float]] = {}
     for i in range(WARMUP + REPEAT):
-        order = (("raw", raw), ("engine", eng)) if i % 2 else (("engine", eng), ("raw", raw))
-        pair = {name: once() for name, once in order}
+        order = names[i % len(names) :] + names[: i % len(names)]
+        turn = {name: contenders[name]() for name in order}
         if i < WARMUP:
             continue
         for n, what in enumerate(("ttft", "total", "cpu")):
-            samples[f"raw {what}"].append(pair["raw"][n])
-            samples[f"engine {what}"].append(pair["engine"][n])
-            ratios[what].append(pair["engine"][n] / pair["raw"][n])
+            for name in names:
+                samples[f"{name} {what}"].append(turn[name][n])
+                if name != "engine":
+                    ratios.setdefault(f"paired {name} {what}", []).append(turn["engine"][n] / turn[name][n])
     medians = {name: statistics.median(values) * 1000 for name, values in samples.items()}
-    return medians | {f"paired {what}": statistics.median(values) for what, values in ratios.items()}
+    return medians | {name: statistics.median(values) for name, values in ratios.items()}
 
 
 def configure(workspace: Path, server: WireServer) -> None:
@@ -176,34 +204,47 @@ def main() -> None:
         configure(Path(tmp), server)
         mw.trust(tmp)  # the bench wrote these vendor files
         claude, gpt = "anthropic/claude-bench", "compat/gpt-bench"
+        body = engine_body(server, claude, anthropic_stream)
         rows["Anthropic Messages"] = measure(
-            raw_anthropic(server, engine_body(server, claude, anthropic_stream)),
-            engine(server, claude, anthropic_stream),
+            {
+                "raw": raw_anthropic(server, body),
+                "raw untyped": raw_anthropic_untyped(server, body),
+                "engine": engine(server, claude, anthropic_stream),
+            }
         )
         rows["OpenAI Chat Completions"] = measure(
-            raw_chat(server, engine_body(server, gpt, chat_stream)), engine(server, gpt, chat_stream)
+            {
+                "raw": raw_chat(server, engine_body(server, gpt, chat_stream)),
+                "engine": engine(server, gpt, chat_stream),
+            }
         )
     print(
         f"mewrk_jupyter engine overhead · Python {sys.version.split()[0]} · anthropic {anthropic.__version__}"
         f" · openai {openai.__version__} · {TOKENS:,} streamed tokens · median of {REPEAT} pairs"
     )
-    print("ratio: of the two medians · paired: the median of each pair's engine / raw (steadier when the")
-    print("machine's load drifts, as each pair runs back to back)\n")
+    print("ratio: of the two medians · paired: the median of each round's engine / raw (steadier when")
+    print("the machine's load drifts, as each round runs back to back). Anthropic: raw is the SDK's typed")
+    print("events, as create(stream=True) gives them; raw untyped reads the JSON objects the SDK decodes, as")
+    print("the engine does, so that row is the engine's own work\n")
     head = ("raw", "engine", "ratio", "paired")
     for what, title in (
         ("ttft", "time to first token"),
         ("total", "whole turn"),
         ("cpu", "CPU time per turn"),
     ):
-        print(f"{title:26}" + "".join(f"{h:>12}" for h in head))
+        print(f"{title:36}" + "".join(f"{h:>12}" for h in head))
         for name, r in rows.items():
-            cells = (
-                f"{r[f'raw {what}']:.1f} ms",
-                f"{r[f'engine {what}']:.1f} ms",
-                f"{r[f'engine {what}'] / r[f'raw {what}']:.2f}",
-                f"{r[f'paired {what}']:.2f}",
-            )
-            print(f"  {name:24}" + "".join(f"{c:>12}" for c in cells))
+            for raw in ("raw", "raw untyped"):
+                if f"{raw} {what}" not in r:
+                    continue
+                cells = (
+                    f"{r[f'{raw} {what}']:.1f} ms",
+                    f"{r[f'engine {what}']:.1f} ms",
+                    f"{r[f'engine {what}'] / r[f'{raw} {what}']:.2f}",
+                    f"{r[f'paired {raw} {what}']:.2f}",
+                )
+                label = name if raw == "raw" else "  against raw untyped"
+                print(f"  {label:34}" + "".join(f"{c:>12}" for c in cells))
 
 
 if __name__ == "__main__":
