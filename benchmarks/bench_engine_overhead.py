@@ -8,10 +8,10 @@ medians, their ratio engine / raw, and the median of the rounds' own ratios.
 Raw sends the very body the engine sends (its system prompt, tool list and cache marks, taken from the
 history of one engine turn), so that both pay the same for the server and the transfer and the ratio
 is the engine's own work.
-The engine reads the Anthropic stream as the JSON objects the SDK decodes (`Stream[object]`), not as the
-SDK's typed events (`create(stream=True)`), which saves the SDK's work of building each event's model.
-So that the engine's own work still shows, a second raw client iterates that same untyped stream
-(`raw untyped`), and the Anthropic rows give the ratio against both.
+The engine reads both streams as the JSON objects the SDK decodes (`Stream[object]`), not as the SDK's
+typed events (`create(stream=True)`), which saves the SDK's work of building each event's model. So that
+the engine's own work still shows, a second raw client iterates that same untyped stream (`raw
+untyped`), and each protocol's rows give the ratio against both.
 The last table gives the process CPU time of a turn (the wire server's share included, the same for
 all): on a shared machine it is steadier than the wall clock.
 """
@@ -128,6 +128,26 @@ def raw_chat(server: WireServer, body: dict[str, Any]) -> Callable[[], tuple[flo
     return once
 
 
+def raw_chat_untyped(server: WireServer, body: dict[str, Any]) -> Callable[[], tuple[float, float, float]]:
+    """The same client reading the chunks as the engine does: the JSON objects the SDK decodes."""
+    client = openai.OpenAI(base_url=server.openai_base_url, api_key="bench", max_retries=0)
+
+    def once() -> tuple[float, float, float]:
+        server.enqueue(chat_stream())
+        return _timed(
+            lambda: client.post(
+                "/chat/completions",
+                body={**body, "stream": True},
+                cast_to=openai.types.chat.ChatCompletion,
+                stream=True,
+                stream_cls=openai.Stream[object],
+            ),
+            lambda c: bool(c["choices"] and c["choices"][0]["delta"].get("content")),
+        )
+
+    return once
+
+
 def reply_text(event: Any) -> bool:
     """Whether a session event brings reply text: the first token comes in the reply card it opens."""
     if event.kind == "card_added":
@@ -212,9 +232,11 @@ def main() -> None:
                 "engine": engine(server, claude, anthropic_stream),
             }
         )
+        body = engine_body(server, gpt, chat_stream)
         rows["OpenAI Chat Completions"] = measure(
             {
-                "raw": raw_chat(server, engine_body(server, gpt, chat_stream)),
+                "raw": raw_chat(server, body),
+                "raw untyped": raw_chat_untyped(server, body),
                 "engine": engine(server, gpt, chat_stream),
             }
         )
@@ -223,9 +245,9 @@ def main() -> None:
         f" · openai {openai.__version__} · {TOKENS:,} streamed tokens · median of {REPEAT} pairs"
     )
     print("ratio: of the two medians · paired: the median of each round's engine / raw (steadier when")
-    print("the machine's load drifts, as each round runs back to back). Anthropic: raw is the SDK's typed")
-    print("events, as create(stream=True) gives them; raw untyped reads the JSON objects the SDK decodes, as")
-    print("the engine does, so that row is the engine's own work\n")
+    print("the machine's load drifts, as each round runs back to back). raw: the SDK's typed events, as")
+    print("create(stream=True) gives them; raw untyped: the JSON objects the SDK decodes, read as the engine")
+    print("reads them, so that row is the engine's own work\n")
     head = ("raw", "engine", "ratio", "paired")
     for what, title in (
         ("ttft", "time to first token"),

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import openai
-from openai.types.chat import ChatCompletion, ChatCompletionChunk
+from openai.types.chat import ChatCompletion
 
 from ..cards.models import Usage
 from .base import (
@@ -162,28 +162,20 @@ def _params(raw: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"raw": raw}
 
 
-def _reasoning(delta: Any) -> str | None:
-    """The reasoning text a vendor put on a streamed delta, under whichever field it uses.
-
-    The SDK declares none of these fields and keeps them in `model_extra`; looking there, not with
-    getattr, matters on the per-chunk path: pydantic raises inside getattr for a missing attribute,
-    which cost microseconds per chunk and field.
-    """
-    extra = delta.model_extra
-    if not extra:
-        return None
+def _reasoning(fields: dict[str, Any]) -> str | None:
+    """The reasoning text a vendor put on a streamed delta or a message, under whichever field it uses."""
     for name in REASONING_FIELDS:
-        value = extra.get(name)
+        value = fields.get(name)
         if isinstance(value, str):
             return value
     return None
 
 
-def _usage(raw: Any) -> Usage:
-    cached = getattr(getattr(raw, "prompt_tokens_details", None), "cached_tokens", None) or 0
+def _usage(raw: dict[str, Any]) -> Usage:
+    cached = (raw.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
     return Usage(
-        input_tokens=max(0, (raw.prompt_tokens or 0) - cached),
-        output_tokens=raw.completion_tokens or 0,
+        input_tokens=max(0, (raw.get("prompt_tokens") or 0) - cached),
+        output_tokens=raw.get("completion_tokens") or 0,
         cache_read_tokens=cached,
     )
 
@@ -194,13 +186,16 @@ class OpenAIChatExchange(SDKExchange):
     def _create(self) -> Any:
         # The body is already in the wire format. create() would walk it against the SDK's typed
         # parameters before sending (hundreds of microseconds for the tools' schemas, on the way to
-        # the first token); the client's post() sends it as it stands, in the same stream type.
+        # the first token); the client's post() sends it as it stands. The chunks come as the JSON
+        # objects the SDK decoded (`Stream[object]`, its untyped mode; a chunk carrying an error still
+        # raises the SDK's error): each becomes neutral events at once, so building the SDK's typed
+        # model of it, most of the SDK's work per streamed chunk, would be thrown away.
         return self._client.post(
             "/chat/completions",
             body={**self.body, "stream": True},
             cast_to=ChatCompletion,
             stream=True,
-            stream_cls=openai.Stream[ChatCompletionChunk],
+            stream_cls=openai.Stream[object],
         )
 
     def events(self) -> Iterator[StreamEvent]:
@@ -212,7 +207,7 @@ class OpenAIChatExchange(SDKExchange):
             completion = json_object(whole)
             if completion is None or not _is_completion(completion):
                 raise not_a_reply(self.model, self._client, stream.response, whole, PROTOCOL_NAME)
-            yield from _completion_events(openai.types.chat.ChatCompletion.model_construct(**completion))
+            yield from _completion_events(completion)
             return
         blocks = 0  # the next content-block index; thinking, text and each tool call get their own
         thinking: int | None = None
@@ -220,34 +215,39 @@ class OpenAIChatExchange(SDKExchange):
         calls: dict[int, dict[str, Any]] = {}  # by the vendor's tool-call index
         stop: str | None = None  # set by a finish_reason: without one the stream ended early
         usage: Usage | None = None
-        for chunk in stream:
-            if chunk.usage is not None:
-                usage = _usage(chunk.usage)
-            for choice in chunk.choices or []:
-                delta = choice.delta
+        chunk: dict[str, Any]
+        for chunk in stream:  # the completion's chunks, as JSON objects
+            if chunk.get("usage") is not None:
+                usage = _usage(chunk["usage"])
+            for choice in chunk.get("choices") or []:
+                delta = choice.get("delta") or {}
                 reasoning = _reasoning(delta)
                 if reasoning:
                     if thinking is None:
                         thinking, blocks = blocks, blocks + 1
                     yield ThinkingDelta(thinking, reasoning)
-                if delta.content:
+                content = delta.get("content")
+                if content:
                     if text is None:
                         text, blocks = blocks, blocks + 1
-                    yield TextDelta(text, delta.content)
-                for call in delta.tool_calls or []:
-                    slot = calls.get(call.index)
+                    yield TextDelta(text, content)
+                tool_calls = delta.get("tool_calls")
+                for call in tool_calls or []:
+                    slot = calls.get(call.get("index"))
                     if slot is None:
-                        slot = calls[call.index] = {"block": blocks, "id": "", "name": "", "args": []}
+                        slot = calls[call.get("index")] = {"block": blocks, "id": "", "name": "", "args": []}
                         blocks += 1
-                    slot["id"] = call.id or slot["id"]
-                    if call.function is not None:
-                        slot["name"] = call.function.name or slot["name"]
-                        slot["args"].append(call.function.arguments or "")
-                if (delta.content or delta.tool_calls) and thinking is not None:
+                    slot["id"] = call.get("id") or slot["id"]
+                    function = call.get("function")
+                    if function is not None:
+                        slot["name"] = function.get("name") or slot["name"]
+                        slot["args"].append(function.get("arguments") or "")
+                if (content or tool_calls) and thinking is not None:
                     yield ThinkingDone(thinking)
                     thinking = None
-                if choice.finish_reason:
-                    stop = STOP_REASONS.get(choice.finish_reason, choice.finish_reason)
+                finish = choice.get("finish_reason")
+                if finish:
+                    stop = STOP_REASONS.get(finish, finish)
         if stop is None and not self._closed:
             raise ended_early(self.model, self._client, stream.response)
         if thinking is not None:
@@ -265,25 +265,29 @@ def _is_completion(body: dict[str, Any]) -> bool:
     return isinstance(choices, list) and bool(choices) and isinstance(choices[0].get("message"), dict)
 
 
-def _completion_events(completion: Any) -> Iterator[StreamEvent]:
-    """A whole completion as the events its stream would have given: thinking, text, then tool calls."""
-    choice = completion.choices[0]
-    message = choice.message
+def _completion_events(completion: dict[str, Any]) -> Iterator[StreamEvent]:
+    """A whole completion (its JSON object) as the events its stream would have given: thinking, text,
+    then tool calls."""
+    choice = completion["choices"][0]
+    message = choice["message"]
     blocks = 0
-    reasoning = next((v for f in REASONING_FIELDS if isinstance(v := getattr(message, f, None), str)), None)
+    reasoning = _reasoning(message)
     if reasoning:
         yield ThinkingDelta(blocks, reasoning)
         yield ThinkingDone(blocks)
         blocks += 1
-    if message.content:
-        yield TextDelta(blocks, message.content)
+    if message.get("content"):
+        yield TextDelta(blocks, message["content"])
         blocks += 1
-    for call in message.tool_calls or []:
-        yield ToolCallEvent(blocks, call.id, call.function.name, _params(call.function.arguments or ""))
+    for call in message.get("tool_calls") or []:
+        function = call.get("function") or {}
+        yield ToolCallEvent(
+            blocks, call.get("id") or "", function.get("name") or "", _params(function.get("arguments") or "")
+        )
         blocks += 1
-    if getattr(completion, "usage", None) is not None:
-        yield UsageEvent(_usage(completion.usage))
-    reason = choice.finish_reason or "stop"
+    if completion.get("usage") is not None:
+        yield UsageEvent(_usage(completion["usage"]))
+    reason = choice.get("finish_reason") or "stop"
     yield StopEvent(STOP_REASONS.get(reason, reason))
 
 
