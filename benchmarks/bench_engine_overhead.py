@@ -89,28 +89,6 @@ def raw_anthropic(server: WireServer, body: dict[str, Any]) -> Callable[[], tupl
     return once
 
 
-def raw_anthropic_untyped(
-    server: WireServer, body: dict[str, Any]
-) -> Callable[[], tuple[float, float, float]]:
-    """The same client reading the stream as the engine does: the JSON objects the SDK decodes."""
-    client = anthropic.Anthropic(base_url=server.url, api_key="bench", max_retries=0)
-
-    def once() -> tuple[float, float, float]:
-        server.enqueue(anthropic_stream())
-        return _timed(
-            lambda: client.post(
-                "/v1/messages",
-                body={**body, "stream": True},
-                cast_to=anthropic.types.Message,
-                stream=True,
-                stream_cls=anthropic.Stream[object],
-            ),
-            lambda e: e["type"] == "content_block_delta" and e["delta"]["type"] == "text_delta",
-        )
-
-    return once
-
-
 def raw_chat(server: WireServer, body: dict[str, Any]) -> Callable[[], tuple[float, float, float]]:
     """One OpenAI client; returns a function timing one streamed chat completion."""
     client = openai.OpenAI(base_url=server.openai_base_url, api_key="bench", max_retries=0)
@@ -128,21 +106,26 @@ def raw_chat(server: WireServer, body: dict[str, Any]) -> Callable[[], tuple[flo
     return once
 
 
-def raw_chat_untyped(server: WireServer, body: dict[str, Any]) -> Callable[[], tuple[float, float, float]]:
-    """The same client reading the chunks as the engine does: the JSON objects the SDK decodes."""
-    client = openai.OpenAI(base_url=server.openai_base_url, api_key="bench", max_retries=0)
+def raw_untyped(
+    server: WireServer,
+    client: anthropic.Anthropic | openai.OpenAI,
+    path: str,
+    body: dict[str, Any],
+    reply: Callable[[], Any],
+    is_text: Callable[[Any], bool],
+) -> Callable[[], tuple[float, float, float]]:
+    """A raw client reading the stream as the engine does: the JSON objects the SDK decodes."""
+    stream_cls = (
+        anthropic.Stream[object] if isinstance(client, anthropic.Anthropic) else openai.Stream[object]
+    )
 
     def once() -> tuple[float, float, float]:
-        server.enqueue(chat_stream())
+        server.enqueue(reply())
         return _timed(
             lambda: client.post(
-                "/chat/completions",
-                body={**body, "stream": True},
-                cast_to=openai.types.chat.ChatCompletion,
-                stream=True,
-                stream_cls=openai.Stream[object],
+                path, body={**body, "stream": True}, cast_to=object, stream=True, stream_cls=stream_cls
             ),
-            lambda c: bool(c["choices"] and c["choices"][0]["delta"].get("content")),
+            is_text,
         )
 
     return once
@@ -228,7 +211,14 @@ def main() -> None:
         rows["Anthropic Messages"] = measure(
             {
                 "raw": raw_anthropic(server, body),
-                "raw untyped": raw_anthropic_untyped(server, body),
+                "raw untyped": raw_untyped(
+                    server,
+                    anthropic.Anthropic(base_url=server.url, api_key="bench", max_retries=0),
+                    "/v1/messages",
+                    body,
+                    anthropic_stream,
+                    lambda e: e["type"] == "content_block_delta" and e["delta"]["type"] == "text_delta",
+                ),
                 "engine": engine(server, claude, anthropic_stream),
             }
         )
@@ -236,7 +226,14 @@ def main() -> None:
         rows["OpenAI Chat Completions"] = measure(
             {
                 "raw": raw_chat(server, body),
-                "raw untyped": raw_chat_untyped(server, body),
+                "raw untyped": raw_untyped(
+                    server,
+                    openai.OpenAI(base_url=server.openai_base_url, api_key="bench", max_retries=0),
+                    "/chat/completions",
+                    body,
+                    chat_stream,
+                    lambda c: bool(c["choices"] and c["choices"][0]["delta"].get("content")),
+                ),
                 "engine": engine(server, gpt, chat_stream),
             }
         )
