@@ -121,6 +121,28 @@ def test_run_events_are_stored_coalesced(workspace):
     assert len(rows) < 50  # coalesced, not one row per token (500 tokens streamed)
 
 
+def test_streamed_text_is_logged_by_card_across_the_stores_flushes(workspace):
+    # offline/slow takes 50 ms a token: the text reaches the store in several flushes while it streams.
+    s = mw.Session.new(model="offline/slow")
+    run = s.send("long: 14")
+    texts = [e.data for e in s.run_events(run.id) if e.kind == "text"]
+    assert len(texts) > 1  # one event per flush, not one per token
+    assert {t["card_id"] for t in texts} == {s.cards[-1].id}
+    assert "".join(t["text"] for t in texts) == s.cards[-1].text
+
+
+def test_thinking_and_reply_text_are_logged_each_under_its_card(workspace):
+    s = mw.Session.new(model="offline/thinker")
+    run = s.send("think: weigh it\nhello")
+    thinking, reply = s.cards[-2], s.cards[-1]
+    assert (thinking.kind, reply.kind) == ("thinking", "model_reply")
+    events = [e.data for e in s.run_events(run.id) if e.kind == "text"]
+    assert [e["card_id"] for e in events] == [thinking.id, reply.id]
+    assert [e["text"] for e in events] == [thinking.text, reply.text]
+    s.edit(reply.id, text="changed afterwards")  # an edit is no streamed text: the log stays as it was
+    assert [e.data for e in s.run_events(run.id) if e.kind == "text"] == events
+
+
 def test_persistence_across_processes(workspace):
     s = mw.Session.new(title="persisted")
     s.insert(mw.SystemPrompt(text="be kind"))

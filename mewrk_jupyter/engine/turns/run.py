@@ -417,6 +417,7 @@ class Run:
         state = finish(state, interrupted=self._cancel.is_set() or failure is not None)
         for card in state.blocks.values():
             self.timeline.save(card)
+        self.log.end_stream()
         self.log.flush()
         return state.stop, state.calls, record(state), failure
 

@@ -32,6 +32,12 @@ class RunLog:
         self._close_text()
         self.following, self._from = card, len(card.text) - len(text)
 
+    def end_stream(self) -> None:
+        """The response's stream ended: its last text becomes an event and no card is followed any more
+        (a person may edit the card later; that is no streamed text)."""
+        self._close_text()
+        self.following = None
+
     def add(self, kind: str, data: dict[str, Any]) -> None:
         """Any other event of the run."""
         self._close_text()
