@@ -186,20 +186,19 @@ class ResponsesCompaction(Compaction):
                 f"`{self._model}` answered the compaction without a compaction item, so nothing was "
                 "compacted: try again, or use the handoff."
             )
-        usage = _usage(compacted.usage)
+        usage = _usage(compacted.usage.to_dict() if compacted.usage is not None else None)
         before = usage.input_tokens + usage.cache_read_tokens
         return Compacted(json.dumps(item), usage, before, usage.output_tokens)
 
 
-def _usage(raw: Any) -> Usage:
+def _usage(raw: dict[str, Any] | None) -> Usage:
     """Our usage from the Responses usage: cached input counts as a cache read, not as fresh input."""
     if raw is None:
         return Usage()
-    details = getattr(raw, "input_tokens_details", None)
-    cached = int(getattr(details, "cached_tokens", 0) or 0)
+    cached = int((raw.get("input_tokens_details") or {}).get("cached_tokens") or 0)
     return Usage(
-        input_tokens=max(int(raw.input_tokens or 0) - cached, 0),
-        output_tokens=int(raw.output_tokens or 0),
+        input_tokens=max(int(raw.get("input_tokens") or 0) - cached, 0),
+        output_tokens=int(raw.get("output_tokens") or 0),
         cache_read_tokens=cached,
     )
 
@@ -212,7 +211,17 @@ class ResponsesExchange(SDKExchange):
         self._protocol_name = protocol_name
 
     def _create(self) -> Any:
-        return self._client.responses.create(**self.body, stream=True)
+        # The body is already in the wire format: post() sends it as it stands, without create()'s walk
+        # over its typed parameters. The events come as the JSON objects the SDK decoded (`Stream[object]`,
+        # its untyped mode): each becomes a neutral event at once, so building the SDK's typed model of
+        # it, most of the SDK's work per streamed token, would be thrown away.
+        return self._client.post(
+            "/responses",
+            body={**self.body, "stream": True},
+            cast_to=openai.types.responses.Response,
+            stream=True,
+            stream_cls=openai.Stream[object],
+        )
 
     def _fail(self, message: str) -> ProviderError:
         return ProviderError(
@@ -228,71 +237,72 @@ class ResponsesExchange(SDKExchange):
             response = json_object(whole)
             if response is None or not isinstance(response.get("output"), list):
                 raise not_a_reply(self.model, self._client, stream.response, whole, self._protocol_name)
-            yield from self._response_events(openai.types.responses.Response.model_construct(**response))
+            yield from self._response_events(response)
             return
         part_seen: dict[int, int] = {}  # output index → summary part last streamed
         called = False
-        for event in stream:
-            kind = event.type
+        event: dict[str, Any]
+        for event in stream:  # the response's events, as JSON objects
+            kind = event.get("type")
             if kind in ("response.output_text.delta", "response.refusal.delta"):
-                yield TextDelta(event.output_index, event.delta)
+                yield TextDelta(event["output_index"], event["delta"])
             elif kind == "response.reasoning_summary_text.delta":
-                index = event.output_index
-                if index in part_seen and part_seen[index] != event.summary_index:
+                index, part = event["output_index"], event.get("summary_index", 0)
+                if index in part_seen and part_seen[index] != part:
                     yield ThinkingDelta(index, "\n\n")  # a new summary part
-                part_seen[index] = event.summary_index
-                yield ThinkingDelta(index, event.delta)
+                part_seen[index] = part
+                yield ThinkingDelta(index, event["delta"])
             elif kind == "response.output_item.done":
-                item, index = event.item, event.output_index
-                if item.type == "reasoning":
-                    raw = item.to_dict()
-                    text = "\n\n".join(s.get("text", "") for s in raw.get("summary") or [])
+                item, index = event["item"], event["output_index"]
+                if item.get("type") == "reasoning":
+                    text = "\n\n".join(s.get("text", "") for s in item.get("summary") or [])
                     if index not in part_seen and text:
                         yield ThinkingDelta(index, text)
-                    yield ThinkingDone(index, signature=reasoning_blob(raw))
-                elif item.type == "function_call":
+                    yield ThinkingDone(index, signature=reasoning_blob(item))
+                elif item.get("type") == "function_call":
                     called = True
-                    yield ToolCallEvent(index, item.call_id, item.name, _arguments(item.arguments))
+                    yield ToolCallEvent(
+                        index, item["call_id"], item["name"], _arguments(item.get("arguments"))
+                    )
             elif kind in ("response.completed", "response.incomplete", "response.failed"):
-                yield from self._ending(kind.removeprefix("response."), event.response, called)
+                yield from self._ending(kind.removeprefix("response."), event["response"], called)
                 return
             elif kind == "error":
-                raise self._fail(getattr(event, "message", None) or "an error event")
+                raise self._fail(event.get("message") or "an error event")
         if not self._closed:
             raise ended_early(self.model, self._client, stream.response)
 
-    def _ending(self, status: str, response: Any, called: bool) -> Iterator[StreamEvent]:
+    def _ending(self, status: str, response: dict[str, Any], called: bool) -> Iterator[StreamEvent]:
         """The usage and stop reason of a response whose status is completed, incomplete or failed."""
-        yield UsageEvent(_usage(response.usage))
+        yield UsageEvent(_usage(response.get("usage")))
         if status == "failed":
-            error = response.error
-            raise self._fail(getattr(error, "message", None) or "the response failed")
-        reason = getattr(response.incomplete_details, "reason", None) or "max_output_tokens"
+            error = response.get("error") or {}
+            raise self._fail(error.get("message") or "the response failed")
+        reason = (response.get("incomplete_details") or {}).get("reason") or "max_output_tokens"
         if status == "incomplete":  # the partial reply is complete as far as it goes
             yield StopEvent("max_tokens" if reason == "max_output_tokens" else str(reason))
         else:
             yield StopEvent("tool_use" if called else "end_turn")
 
-    def _response_events(self, response: Any) -> Iterator[StreamEvent]:
-        """A whole response as the events its stream would have given."""
+    def _response_events(self, response: dict[str, Any]) -> Iterator[StreamEvent]:
+        """A whole response (its JSON object) as the events its stream would have given."""
         called = False
-        for index, item in enumerate(response.output or []):
-            kind = getattr(item, "type", None)
+        for index, item in enumerate(response.get("output") or []):
+            kind = item.get("type") if isinstance(item, dict) else None
             if kind == "message":
-                for part in item.content or []:
-                    text = getattr(part, "text", None) or getattr(part, "refusal", None)
+                for part in item.get("content") or []:
+                    text = part.get("text") or part.get("refusal")
                     if text:
                         yield TextDelta(index, text)
             elif kind == "reasoning":
-                raw = item.to_dict()
-                text = "\n\n".join(s.get("text", "") for s in raw.get("summary") or [])
+                text = "\n\n".join(s.get("text", "") for s in item.get("summary") or [])
                 if text:
                     yield ThinkingDelta(index, text)
-                yield ThinkingDone(index, signature=reasoning_blob(raw))
+                yield ThinkingDone(index, signature=reasoning_blob(item))
             elif kind == "function_call":
                 called = True
-                yield ToolCallEvent(index, item.call_id, item.name, _arguments(item.arguments))
-        yield from self._ending(str(getattr(response, "status", None) or "completed"), response, called)
+                yield ToolCallEvent(index, item["call_id"], item["name"], _arguments(item.get("arguments")))
+        yield from self._ending(str(response.get("status") or "completed"), response, called)
 
 
 def _arguments(raw: str | None) -> dict[str, Any]:
