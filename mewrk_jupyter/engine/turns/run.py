@@ -2,8 +2,9 @@
 
 The run owns its thread, not a view: the turn is claimed in the store (one per session, with a
 heartbeat), its events are written there coalesced, and a stop request written by any process
-reaches it within a heartbeat. The stream is folded into cards by `fold.accumulate`; the run places,
-stores and announces what the fold built.
+reaches it within a heartbeat. Each response is read by the run's `ResponseReader` (reader.py): the
+stream is folded into cards by `fold.accumulate`, and the reader places, stores and announces what the
+fold built.
 """
 
 from __future__ import annotations
@@ -12,27 +13,13 @@ import os
 import socket
 import sqlite3
 import threading
-import time
 import uuid
 from collections.abc import Callable
 from typing import Any
 
-from typing_extensions import assert_never
-
-from ...cards.models import Card, HostMessage, ModelReply, Thinking, ToolCall, UserInput
+from ...cards.models import Card, HostMessage, ModelReply, ToolCall, UserInput
 from ...errors import MewrkError, ProviderError, SessionBusy
-from ...providers.base import (
-    Exchange,
-    ModelInfo,
-    ModelRequest,
-    StopEvent,
-    StreamEvent,
-    TextDelta,
-    ThinkingDelta,
-    ThinkingDone,
-    ToolCallEvent,
-    UsageEvent,
-)
+from ...providers.base import Exchange, ModelInfo
 from ...providers.faults import describe_failure
 from ...providers.registry import current_reading, one_reading, resolve
 from ...store import fence
@@ -40,19 +27,17 @@ from ...store import history as history_rows
 from ...store import runs as run_rows
 from ..background import stop_background_work
 from ..events import CardAdded, Notice, SessionState, StateChanged
-from ..events import TextDelta as TextAppended
 from .background_results import deliver_results
-from .fold import ResponseState, accumulate, finish, record
 from .heartbeat import Heartbeat
 from .parts import SessionParts
 from .policy import plan_message
+from .reader import ResponseReader
 from .runlog import RunLog
 from .sent import SentRequest
 from .window import check_window
 from .workers import Workers
 
 HEARTBEAT_EVERY = 2.0
-FLUSH_EVERY = 0.25  # seconds between writes of streamed text to the store
 MAX_STEPS = 64  # model calls in one turn before the engine stops a tool loop
 MAX_CONTINUES = 4  # replies in a row cut at the output limit before the turn ends anyway (T13)
 OUTPUT_LIMIT = (
@@ -105,7 +90,6 @@ class Run:
         # The cell that decided an approval shows the calls it runs, from the start.
         self.card_ids: list[str] = list(resume["calls"]) if resume is not None else []
         self._cancel = threading.Event()
-        self._stopping = False  # the same as _cancel, read as a plain attribute once per streamed token
         self._done = threading.Event()
         self._exchange: Exchange | None = None
         self._sent: SentRequest | None = None  # the request out whose history row is not written yet
@@ -113,13 +97,14 @@ class Run:
         self._checked = current_reading()
         # What the run did, for any client (R5), with known secrets hidden.
         self.log = RunLog(self.timeline.db, self.id, parts.secrets.redact_data)
+        # Reads each response as it streams: places, stores, tells and logs its cards.
+        self.reader = ResponseReader(self.timeline, self.log, self.card_ids)
         # The run's hold on the session's turn: every write it makes checks it (store/fence.py).
         self.claim: fence.Claim | None = None
         self.lost = False  # another process took the session over: the run writes nothing more
         # Plan mode as the model was last told of it in this turn (read with the claim): a subagent's parent
         # may turn it on or off while the turn runs (subagents/plan_mode.py), and the turn follows.
         self._plan_mode: bool | None = None
-        self._tell = self.timeline.events.emit  # looked up once: streamed text is told once per token
 
     # ---- control -------------------------------------------------------------------------------
 
@@ -153,7 +138,7 @@ class Run:
 
     def cancel(self) -> None:
         """Stop the turn as soon as possible; the partial reply stays, marked interrupted."""
-        self._stopping = True
+        self.reader.stopping = True
         self._cancel.set()
         exchange = self._exchange
         if exchange is not None:
@@ -303,7 +288,7 @@ class Run:
                 exchange.close()
             # Its history row is written once the reply begins (turns/sent.py), the heartbeat's at the latest.
             sent = self._sent = SentRequest(timeline.db, sid, self.id, info, exchange.body)
-            stop, calls, response, failure = self._stream(exchange, info, request, sent)
+            stop, calls, response, failure = self.reader.read(exchange, info, request, sent, self._cancel)
             entry = sent.entry()
             self._sent = None
             if failure is not None:
@@ -371,91 +356,6 @@ class Run:
 
         self.timeline.append_after(end)
 
-    def _stream(
-        self, exchange: Exchange, info: ModelInfo, request: ModelRequest, sent: SentRequest
-    ) -> tuple[str, list[ToolCall], dict[str, Any], Exception | None]:
-        """Turn the stream into cards as it arrives; returns the stop reason, tool calls, the record and
-        the failure that cut the stream, if any (the partial reply is kept, marked interrupted). The
-        request's history row is written right after the reply's first card is shown."""
-        state = ResponseState(request=request, model=info.name, protocol=info.protocol)
-        stored: dict[str, int] = {}  # card id -> the length of its text as the store holds it
-        failure: Exception | None = None
-        # Looked up once: the loop runs once per streamed token.
-        announce, clock, log, tell = self._announce, time.monotonic, self.log, self._tell
-        sid = self.timeline.session_id
-        flush_at = clock() + FLUSH_EVERY
-        try:
-            for event in exchange.events():
-                if self._stopping:
-                    break
-                state = accumulate(state, event)
-                if type(event) is TextDelta and state.opened is None:
-                    # More text of an open card, nearly every event: _announce's first case, written out.
-                    # The log reads the card's text when it writes (RunLog.follow), the store at the next
-                    # persist: a token costs them nothing.
-                    card = state.blocks[event.index]
-                    if card is not log.following and isinstance(card, (ModelReply, Thinking)):
-                        log.follow(card, event.text)
-                    tell(TextAppended(sid, card.id, event.text))
-                else:
-                    announce(event, state, stored)
-                    if state.blocks and not sent.stored:  # the reply began: its request is stored now
-                        sent.entry()
-                if clock() > flush_at:
-                    self._persist(state, stored)
-                    flush_at = clock() + FLUSH_EVERY
-        except fence.SessionTakenOver:
-            raise
-        except Exception as exc:
-            if not self._cancel.is_set():  # closing the stream on Stop raises; that is no failure
-                failure = exc
-                exchange.close()  # a failure of ours (the store's) leaves the stream open otherwise
-        if self._cancel.is_set():
-            state.stop = "stopped"
-        elif failure is not None:
-            state.stop = "interrupted"
-        state = finish(state, interrupted=self._cancel.is_set() or failure is not None)
-        for card in state.blocks.values():
-            self.timeline.save(card)
-        self.log.end_stream()
-        self.log.flush()
-        return state.stop, state.calls, record(state), failure
-
-    def _announce(self, event: StreamEvent, state: ResponseState, stored: dict[str, int]) -> None:
-        """Place the card the event opened, and tell views and the run's log what it added."""
-        opened = state.opened
-        if opened is not None:  # it holds the event's content already: no delta follows for it
-            self.timeline.append(opened)
-            self.card_ids.append(opened.id)
-            stored[opened.id] = _text_size(opened)
-        match event:
-            case TextDelta(index=index, text=text) | ThinkingDelta(index=index, text=text):
-                card = state.blocks[index]
-                if card is not self.log.following and isinstance(card, (ModelReply, Thinking)):
-                    self.log.follow(card, text)
-                if opened is None:
-                    self._tell(TextAppended(self.timeline.session_id, card.id, text))
-            case ThinkingDone(index=index):
-                card = state.blocks[index]
-                self.timeline.save(card)
-                stored[card.id] = _text_size(card)
-            case ToolCallEvent():
-                call = state.calls[-1]
-                self.log.add("tool_call", {"card_id": call.id, "name": call.name})
-            case UsageEvent() | StopEvent():
-                pass
-            case _:
-                assert_never(event)
-
-    def _persist(self, state: ResponseState, stored: dict[str, int]) -> None:
-        """Store the streamed text the store does not hold yet, and the log's events."""
-        for card in state.blocks.values():
-            size = _text_size(card)
-            if size != stored.get(card.id, size):
-                self.timeline.save(card, announce=False)
-                stored[card.id] = size
-        self.log.flush()
-
     def _settle(self, call_ids: list[str], steps: int) -> bool:
         """Run the response's tool calls under the safety level; False when the turn paused (A1)."""
         resume = {"steps": steps, "continue_turn": (self._resume or {}).get("continue_turn", True)}
@@ -465,8 +365,3 @@ class Run:
         self.card_ids.append(approval_id)
         self.paused = True
         return False
-
-
-def _text_size(card: Card) -> int:
-    """How long a card's streamed text is (0 for a card without one)."""
-    return len(card.text) if isinstance(card, (ModelReply, Thinking)) else 0
