@@ -214,8 +214,8 @@ class AnthropicExchange(SDKExchange):
                 raise not_a_reply(self.model, self._client, stream.response, whole, PROTOCOL_NAME)
             yield from _message_events(message)
             return
-        kinds: dict[int, str] = {}
-        signatures: dict[int, str] = {}
+        kinds: dict[int, str | None] = {}
+        signatures: dict[int, str | None] = {}
         tool_json: dict[int, list[str]] = {}
         tool_heads: dict[int, dict[str, Any]] = {}
         usage = Usage()
@@ -225,39 +225,39 @@ class AnthropicExchange(SDKExchange):
             kind = event.get("type")
             # The deltas first: nearly every event is one.
             if kind == "content_block_delta":
-                delta = event["delta"]
+                delta = event.get("delta") or {}
                 delta_kind = delta.get("type")
                 if delta_kind == "text_delta":
-                    yield TextDelta(event["index"], delta["text"])
+                    yield TextDelta(event.get("index", 0), delta.get("text") or "")
                 elif delta_kind == "thinking_delta":
-                    yield ThinkingDelta(event["index"], delta["thinking"])
+                    yield ThinkingDelta(event.get("index", 0), delta.get("thinking") or "")
                 elif delta_kind == "signature_delta":
-                    signatures[event["index"]] = delta["signature"]
+                    signatures[event.get("index", 0)] = delta.get("signature")
                 elif delta_kind == "input_json_delta":
-                    tool_json[event["index"]].append(delta["partial_json"])
+                    tool_json[event.get("index", 0)].append(delta.get("partial_json") or "")
             elif kind == "message_start":
-                usage = _usage(event["message"].get("usage"), usage)
+                usage = _usage((event.get("message") or {}).get("usage"), usage)
             elif kind == "content_block_start":
-                index, block = event["index"], event["content_block"]
+                index, block = event.get("index", 0), event.get("content_block") or {}
                 block_kind = kinds[index] = block.get("type")
                 if block_kind == "redacted_thinking":
-                    yield ThinkingDone(index, encrypted=block["data"])
+                    yield ThinkingDone(index, encrypted=block.get("data"))
                 elif block_kind == "tool_use":
                     tool_heads[index] = block
                     tool_json[index] = []
                 elif block_kind == "text" and block.get("text"):
                     yield TextDelta(index, block["text"])
             elif kind == "content_block_stop":
-                index = event["index"]
+                index = event.get("index", 0)
                 if kinds.get(index) == "thinking":
                     yield ThinkingDone(index, signature=signatures.get(index))
                 elif kinds.get(index) == "tool_use":
                     head = tool_heads[index]
                     raw = "".join(tool_json[index])
                     params = json.loads(raw) if raw.strip() else dict(head.get("input") or {})
-                    yield ToolCallEvent(index, head["id"], head["name"], params)
+                    yield ToolCallEvent(index, head.get("id") or "", head.get("name") or "", params)
             elif kind == "message_delta":
-                stop = event["delta"].get("stop_reason") or stop
+                stop = (event.get("delta") or {}).get("stop_reason") or stop
                 usage = _usage(event.get("usage"), usage)
         if stop is None and not self._closed:
             raise ended_early(self.model, self._client, stream.response)
@@ -283,9 +283,11 @@ def _message_events(message: dict[str, Any]) -> Iterator[StreamEvent]:
                 yield ThinkingDelta(index, block["thinking"])
             yield ThinkingDone(index, signature=block.get("signature") or None)
         elif kind == "redacted_thinking":
-            yield ThinkingDone(index, encrypted=block["data"])
+            yield ThinkingDone(index, encrypted=block.get("data"))
         elif kind == "tool_use":
-            yield ToolCallEvent(index, block["id"], block["name"], dict(block.get("input") or {}))
+            yield ToolCallEvent(
+                index, block.get("id") or "", block.get("name") or "", dict(block.get("input") or {})
+            )
     yield UsageEvent(_usage(message.get("usage"), Usage()))
     yield StopEvent(message.get("stop_reason") or "end_turn")
 
@@ -336,7 +338,7 @@ class AnthropicCompaction(Compaction):
                 f"`{self._model}` did not compact the conversation (its server compacts a context of "
                 f"{MIN_TRIGGER:,} tokens or more), so nothing was compacted: use the handoff instead."
             )
-        usage = _usage(reply.usage.to_dict(), Usage())
+        usage = _usage(reply.usage.to_dict() if reply.usage is not None else None, Usage())
         before = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
         # The compaction's own iteration wrote the summary: its output is the block's size.
         iterations = getattr(reply.usage, "iterations", None) or []

@@ -284,6 +284,11 @@ class Provider(ABC):
         )
 
 
+# The openai SDK's authentication for a model request, as its own create() methods ask for it: the API key
+# as a bearer token, never the organisation's admin key (a client given none sends no key rather than it).
+BEARER_ONLY = {"bearer_auth": True}
+
+
 class SDKExchange(Exchange):
     """An exchange over an official SDK's stream: sent on the first read of events(), closable from any thread.
 

@@ -11,6 +11,7 @@ from openai.types.chat import ChatCompletion
 
 from ..cards.models import Usage
 from .base import (
+    BEARER_ONLY,
     AttachmentPart,
     Exchange,
     Message,
@@ -194,6 +195,7 @@ class OpenAIChatExchange(SDKExchange):
             "/chat/completions",
             body={**self.body, "stream": True},
             cast_to=ChatCompletion,
+            options={"security": BEARER_ONLY},
             stream=True,
             stream_cls=openai.Stream[object],
         )

@@ -11,6 +11,7 @@ import openai
 from ..cards.models import Usage
 from ..errors import ProviderError
 from .base import (
+    BEARER_ONLY,
     AttachmentPart,
     Compacted,
     Compaction,
@@ -219,6 +220,7 @@ class ResponsesExchange(SDKExchange):
             "/responses",
             body={**self.body, "stream": True},
             cast_to=openai.types.responses.Response,
+            options={"security": BEARER_ONLY},
             stream=True,
             stream_cls=openai.Stream[object],
         )
@@ -245,15 +247,15 @@ class ResponsesExchange(SDKExchange):
         for event in stream:  # the response's events, as JSON objects
             kind = event.get("type")
             if kind in ("response.output_text.delta", "response.refusal.delta"):
-                yield TextDelta(event["output_index"], event["delta"])
+                yield TextDelta(event.get("output_index", 0), event.get("delta") or "")
             elif kind == "response.reasoning_summary_text.delta":
-                index, part = event["output_index"], event.get("summary_index", 0)
+                index, part = event.get("output_index", 0), event.get("summary_index", 0)
                 if index in part_seen and part_seen[index] != part:
                     yield ThinkingDelta(index, "\n\n")  # a new summary part
                 part_seen[index] = part
-                yield ThinkingDelta(index, event["delta"])
+                yield ThinkingDelta(index, event.get("delta") or "")
             elif kind == "response.output_item.done":
-                item, index = event["item"], event["output_index"]
+                item, index = event.get("item") or {}, event.get("output_index", 0)
                 if item.get("type") == "reasoning":
                     text = "\n\n".join(s.get("text", "") for s in item.get("summary") or [])
                     if index not in part_seen and text:
@@ -262,10 +264,13 @@ class ResponsesExchange(SDKExchange):
                 elif item.get("type") == "function_call":
                     called = True
                     yield ToolCallEvent(
-                        index, item["call_id"], item["name"], _arguments(item.get("arguments"))
+                        index,
+                        item.get("call_id") or "",
+                        item.get("name") or "",
+                        _arguments(item.get("arguments")),
                     )
             elif kind in ("response.completed", "response.incomplete", "response.failed"):
-                yield from self._ending(kind.removeprefix("response."), event["response"], called)
+                yield from self._ending(kind.removeprefix("response."), event.get("response") or {}, called)
                 return
             elif kind == "error":
                 raise self._fail(event.get("message") or "an error event")
@@ -301,7 +306,12 @@ class ResponsesExchange(SDKExchange):
                 yield ThinkingDone(index, signature=reasoning_blob(item))
             elif kind == "function_call":
                 called = True
-                yield ToolCallEvent(index, item["call_id"], item["name"], _arguments(item.get("arguments")))
+                yield ToolCallEvent(
+                    index,
+                    item.get("call_id") or "",
+                    item.get("name") or "",
+                    _arguments(item.get("arguments")),
+                )
         yield from self._ending(str(response.get("status") or "completed"), response, called)
 
 
