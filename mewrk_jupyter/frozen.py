@@ -10,25 +10,28 @@ and still frozen: assigning to a field afterwards raises `FrozenInstanceError`.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from typing import TypeVar
 
 T = TypeVar("T", bound=type)
 
 
 def quick_init(cls: T) -> T:
-    """Give a frozen, slotted dataclass whose fields all have no default an `__init__` that sets its slots
-    directly; use it as the outer decorator, over `@dataclass(frozen=True, slots=True)`."""
-    params = getattr(cls, "__dataclass_params__", None)
-    if params is None or not params.frozen or "__slots__" not in cls.__dict__:
+    """Give a frozen, slotted dataclass whose fields are all required and positional an `__init__` that
+    sets its slots directly; use it as the outer decorator, over `@dataclass(frozen=True, slots=True)`."""
+    options = getattr(cls, "__dataclass_params__", None)
+    if options is None or not options.frozen or "__slots__" not in cls.__dict__:
         raise TypeError(f"quick_init needs a frozen dataclass with slots; {cls.__name__} is not one")
-    fields = dataclasses.fields(cls)
-    if any(
-        f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING for f in fields
-    ):
-        raise TypeError(f"quick_init needs fields without defaults; {cls.__name__} has one")
-    if any(not f.init for f in fields):
-        raise TypeError(f"quick_init needs every field in __init__; {cls.__name__} leaves one out")
-    names = [f.name for f in fields]
+    names = [f.name for f in dataclasses.fields(cls)]
+    # The dataclass's own __init__ must take exactly the fields, in order, each required and positional:
+    # no default, no keyword-only field, no InitVar, and no __post_init__ that the new one would skip.
+    params = list(inspect.signature(cls).parameters.values())
+    plain = all(p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty for p in params)
+    if [p.name for p in params] != names or not plain or hasattr(cls, "__post_init__"):
+        raise TypeError(
+            f"quick_init needs every field required and positional, and no __post_init__; {cls.__name__} "
+            "has a default, a keyword-only field, an InitVar or a __post_init__"
+        )
     setters = {f"_set_{name}": cls.__dict__[name].__set__ for name in names}
     lines = [f"def __init__(self, {', '.join(names)}):"] + [f"    _set_{n}(self, {n})" for n in names]
     namespace: dict[str, object] = dict(setters)

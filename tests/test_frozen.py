@@ -72,5 +72,23 @@ def test_a_class_it_cannot_build_is_refused_with_the_reason() -> None:
         quick_init(NoSlots)
     with pytest.raises(TypeError, match="frozen dataclass with slots"):
         quick_init(NotFrozen)
-    with pytest.raises(TypeError, match="without defaults"):
-        quick_init(WithDefault)
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class KeywordOnly:
+        a: int = dataclasses.field(kw_only=True)
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class WithInitVar:
+        a: int
+        b: dataclasses.InitVar[int]
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class WithPostInit:
+        a: int
+
+        def __post_init__(self) -> None:
+            pass
+
+    for cls in (WithDefault, KeywordOnly, WithInitVar, WithPostInit):
+        with pytest.raises(TypeError, match="every field required and positional"):
+            quick_init(cls)
