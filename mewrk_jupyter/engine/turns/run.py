@@ -98,7 +98,7 @@ class Run:
         # What the run did, for any client (R5), with known secrets hidden.
         self.log = RunLog(self.timeline.db, self.id, parts.secrets.redact_data)
         # Reads each response as it streams: places, stores, tells and logs its cards.
-        self.reader = ResponseReader(self.timeline, self.log, self.card_ids)
+        self._reader = ResponseReader(self.timeline, self.log, self.card_ids)
         # The run's hold on the session's turn: every write it makes checks it (store/fence.py).
         self.claim: fence.Claim | None = None
         self.lost = False  # another process took the session over: the run writes nothing more
@@ -138,7 +138,7 @@ class Run:
 
     def cancel(self) -> None:
         """Stop the turn as soon as possible; the partial reply stays, marked interrupted."""
-        self.reader.stopping = True
+        self._reader.stopping = True
         self._cancel.set()
         exchange = self._exchange
         if exchange is not None:
@@ -288,7 +288,7 @@ class Run:
                 exchange.close()
             # Its history row is written once the reply begins (turns/sent.py), the heartbeat's at the latest.
             sent = self._sent = SentRequest(timeline.db, sid, self.id, info, exchange.body)
-            stop, calls, response, failure = self.reader.read(exchange, info, request, sent, self._cancel)
+            stop, calls, response, failure = self._reader.read(exchange, info, request, sent, self._cancel)
             entry = sent.entry()
             self._sent = None
             if failure is not None:
