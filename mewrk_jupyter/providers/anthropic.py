@@ -189,18 +189,11 @@ class AnthropicExchange(SDKExchange):
     """One streamed Messages call; the request goes out when its events are first read."""
 
     def _create(self) -> Any:
-        # The body is already in the wire format: post() sends it as it stands, without create()'s walk
-        # over its typed parameters. The events come as the JSON objects the SDK decoded (`Stream[object]`,
-        # its untyped mode; an `error` event still raises the SDK's error): each becomes a neutral event at
-        # once, so building the SDK's typed model of it, about a third of the SDK's work per streamed
-        # token, would be thrown away.
-        return self._client.post(
+        return self._post_stream(
             "/v1/messages",
-            body={**self.body, "stream": True},
+            anthropic.Stream[object],
             cast_to=anthropic.types.Message,
             options={"headers": beta_headers(self.body)},
-            stream=True,
-            stream_cls=anthropic.Stream[object],
         )
 
     def events(self) -> Iterator[StreamEvent]:
@@ -225,16 +218,16 @@ class AnthropicExchange(SDKExchange):
             kind = event.get("type")
             # The deltas first: nearly every event is one.
             if kind == "content_block_delta":
-                delta = event.get("delta") or {}
+                index, delta = event.get("index", 0), event.get("delta") or {}
                 delta_kind = delta.get("type")
                 if delta_kind == "text_delta":
-                    yield TextDelta(event.get("index", 0), delta.get("text") or "")
+                    yield TextDelta(index, delta.get("text") or "")
                 elif delta_kind == "thinking_delta":
-                    yield ThinkingDelta(event.get("index", 0), delta.get("thinking") or "")
+                    yield ThinkingDelta(index, delta.get("thinking") or "")
                 elif delta_kind == "signature_delta":
-                    signatures[event.get("index", 0)] = delta.get("signature")
+                    signatures[index] = delta.get("signature")
                 elif delta_kind == "input_json_delta":
-                    tool_json[event.get("index", 0)].append(delta.get("partial_json") or "")
+                    tool_json[index].append(delta.get("partial_json") or "")
             elif kind == "message_start":
                 usage = _usage((event.get("message") or {}).get("usage"), usage)
             elif kind == "content_block_start":

@@ -185,19 +185,11 @@ class OpenAIChatExchange(SDKExchange):
     """One streamed Chat Completions call; the request goes out when its events are first read."""
 
     def _create(self) -> Any:
-        # The body is already in the wire format. create() would walk it against the SDK's typed
-        # parameters before sending (hundreds of microseconds for the tools' schemas, on the way to
-        # the first token); the client's post() sends it as it stands. The chunks come as the JSON
-        # objects the SDK decoded (`Stream[object]`, its untyped mode; a chunk carrying an error still
-        # raises the SDK's error): each becomes neutral events at once, so building the SDK's typed
-        # model of it, most of the SDK's work per streamed chunk, would be thrown away.
-        return self._client.post(
+        return self._post_stream(
             "/chat/completions",
-            body={**self.body, "stream": True},
+            openai.Stream[object],
             cast_to=ChatCompletion,
             options={"security": BEARER_ONLY},
-            stream=True,
-            stream_cls=openai.Stream[object],
         )
 
     def events(self) -> Iterator[StreamEvent]:

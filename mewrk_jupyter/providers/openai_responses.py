@@ -212,17 +212,11 @@ class ResponsesExchange(SDKExchange):
         self._protocol_name = protocol_name
 
     def _create(self) -> Any:
-        # The body is already in the wire format: post() sends it as it stands, without create()'s walk
-        # over its typed parameters. The events come as the JSON objects the SDK decoded (`Stream[object]`,
-        # its untyped mode): each becomes a neutral event at once, so building the SDK's typed model of
-        # it, most of the SDK's work per streamed token, would be thrown away.
-        return self._client.post(
+        return self._post_stream(
             "/responses",
-            body={**self.body, "stream": True},
+            openai.Stream[object],
             cast_to=openai.types.responses.Response,
             options={"security": BEARER_ONLY},
-            stream=True,
-            stream_cls=openai.Stream[object],
         )
 
     def _fail(self, message: str) -> ProviderError:
