@@ -32,9 +32,8 @@ def quick_init(cls: T) -> T:
             f"quick_init needs every field required and positional, and no __post_init__; {cls.__name__} "
             "has a default, a keyword-only field, an InitVar or a __post_init__"
         )
-    setters = {f"_set_{name}": cls.__dict__[name].__set__ for name in names}
+    namespace: dict[str, object] = {f"_set_{name}": cls.__dict__[name].__set__ for name in names}
     lines = [f"def __init__(self, {', '.join(names)}):"] + [f"    _set_{n}(self, {n})" for n in names]
-    namespace: dict[str, object] = dict(setters)
     exec("\n".join(lines), namespace)  # the same shape of code as dataclasses' own generated __init__
     init = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"  # type: ignore[attr-defined]
