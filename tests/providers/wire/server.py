@@ -49,6 +49,9 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def setup(self) -> None:
+        # As a vendor's server does (uvicorn, nginx, …): each SSE event leaves at once, rather than wait
+        # for the client's delayed acknowledgement of the previous one (about 40 ms per short reply).
+        self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         super().setup()
         self.server.owner.track(self.connection, add=True)
 
