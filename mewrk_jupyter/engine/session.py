@@ -71,7 +71,8 @@ class Session(StoredSession):
     def __init__(self, workspace: Workspace, db: Database, row: Any):
         super().__init__(db, row)  # id, title, the stored timeline, history and runs
         self.workspace = workspace
-        settings = StoredSettings(db, self.id, SessionSettings.model_validate_json(row["settings"]))
+        value = SessionSettings.model_validate_json(row["settings"])
+        settings = StoredSettings(db, self.id, value, rev=row["rev"])  # both as this one row holds them
         # The engine side of the session: the parts below receive what they need, nothing more.
         status = TurnStatus(self.stored_timeline)
         toolbox = ToolBox(workspace, settings, self.stored_timeline)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal
 
 from pydantic import (
@@ -134,11 +133,11 @@ def parse_settings(values: dict[str, Any]) -> SessionSettings:
 class StoredSettings:
     """A session's settings and the store that keeps them; every part of the session reads `value`."""
 
-    def __init__(self, db: Database, session_id: str, value: SessionSettings) -> None:
+    def __init__(self, db: Database, session_id: str, value: SessionSettings, rev: int | None = None) -> None:
         self.db = db
         self.session_id = session_id
         self.value = value
-        self.rev: int | None = None  # the session's revision when `value` was last read; None: not yet
+        self.rev = rev  # the session's revision when `value` was read; None: not known
 
     def update(self, **changes: Any) -> None:
         """Change settings and store them; a value the engine cannot act on is refused like at creation."""
@@ -150,10 +149,9 @@ class StoredSettings:
     def plan_mode_now(self) -> bool:
         """Plan mode as stored now, taken into the settings in memory: a subagent's parent turns it on or
         off while the subagent's turn runs (the turn reads nothing else of the settings again)."""
-        row = session_rows.get_session(self.db.conn(), self.session_id)
-        if row is None:
+        stored = session_rows.plan_mode_of(self.db.conn(), self.session_id)
+        if stored is None:
             return self.value.plan_mode
-        stored = bool(json.loads(row["settings"]).get("plan_mode", False))
         if stored != self.value.plan_mode:
             self.value = self.value.model_copy(update={"plan_mode": stored})
         return stored

@@ -91,8 +91,14 @@ def config_for(home: Path | None) -> Config | None:
     """
     if home is None:
         return None
-    home = Path(home)
     reading = _reading.get()
+    if reading is not None:
+        # Looked up as given first: a Path keeps its hash, where Path(home) would work it out again
+        # (a request asks about ten times, on the way to the first token).
+        found = reading.get(home)
+        if found is not None:
+            return found
+    home = Path(home)
     if reading is not None and home in reading:
         return reading[home]
     config = _current_config(home)

@@ -49,6 +49,20 @@ def get_session(conn: sqlite3.Connection, session_id: str) -> sqlite3.Row | None
     return conn.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
 
 
+def plan_mode_of(conn: sqlite3.Connection, session_id: str) -> bool | None:
+    """The session's stored plan mode, read alone (not the whole settings); None when there is no session."""
+    row = conn.execute(
+        "SELECT json_extract(settings, '$.plan_mode') FROM sessions WHERE id = ?", (session_id,)
+    ).fetchone()
+    return None if row is None else bool(row[0])
+
+
+def is_subagent(conn: sqlite3.Connection, session_id: str) -> bool:
+    """Whether the session is a subagent's own (see set_subagent)."""
+    row = conn.execute("SELECT subagent FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    return bool(row and row[0])
+
+
 def find_session_ids(conn: sqlite3.Connection, prefix: str) -> list[str]:
     """Session ids that start with `prefix`."""
     rows = conn.execute(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -36,12 +37,19 @@ class PrefixSection(BaseModel):
     text: str
 
 
-def memory_path(workspace: Workspace, level: str) -> Path:
+@functools.lru_cache(maxsize=64)
+def _file_name(folder: str | Path, *names: str) -> str:
+    """`str(Path(folder, *names))`, worked out once per folder: every request looks at the same few files,
+    and building their paths anew took most of the prefix's time on the way to the first token."""
+    return str(Path(folder, *names))
+
+
+def memory_path(workspace: Workspace, level: str) -> str:
     """The MEMORY.md of a memory level: user (~/.mewrk) or project (the workspace's .mewrk)."""
     if level == "user":
-        return Path.home() / ".mewrk" / "MEMORY.md"
+        return _file_name(os.path.expanduser("~"), ".mewrk", "MEMORY.md")  # what Path.home() names
     if level == "project":
-        return workspace.home / "MEMORY.md"
+        return _file_name(workspace.home, "MEMORY.md")
     raise ValueError(f"unknown memory level {level!r}; levels: {', '.join(MEMORY_LEVELS)}")
 
 
@@ -58,11 +66,6 @@ def _text_of(name: str) -> str | None:
 _TEXTS: FileCache[str | None] = FileCache(_text_of)
 
 
-def _read(path: Path) -> str | None:
-    """The file's text, stripped (None when it is missing, empty, a folder or unreadable)."""
-    return _TEXTS.get(os.fspath(path))
-
-
 def hidden_prefix(
     workspace: Workspace, memory: list[str], skills: Sequence[str] = (), container: str = "user_message"
 ) -> list[PrefixSection]:
@@ -71,14 +74,14 @@ def hidden_prefix(
     engine = ENGINE_SECTION if container != "box_tool_result" else f"{ENGINE_SECTION}\n{BOX_SECTION}"
     sections = [PrefixSection(source="mewrk", text=engine)]
     for name in PROJECT_FILES:
-        text = _read(workspace.root / name)
+        text = _TEXTS.get(_file_name(workspace.root, name))
         if text:
             sections.append(PrefixSection(source=name, text=f"# Project instructions ({name})\n\n{text}"))
     for level in memory:
         path = memory_path(workspace, level)
-        text = _read(path)
+        text = _TEXTS.get(path)
         if text:
-            sections.append(PrefixSection(source=str(path), text=f"# Memory ({level} level)\n\n{text}"))
+            sections.append(PrefixSection(source=path, text=f"# Memory ({level} level)\n\n{text}"))
     for name in skills:
         try:
             skill = read_skill(workspace.home, name)

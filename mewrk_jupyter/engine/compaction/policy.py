@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from ...config.preferences import Preferences
 from ...config.preferences_file import read_preferences
 from ...errors import MewrkError
 from ...providers.base import ModelInfo
@@ -28,13 +29,11 @@ from .native_handover import native_handover
 Mode = Literal["handoff", "native"]
 
 
-def auto_mode(parts: SessionParts, info: ModelInfo) -> Mode | None:
+def auto_mode(parts: SessionParts, info: ModelInfo, preferences: Preferences) -> Mode | None:
     """The mode auto-compaction uses for this session and model, or None when it is off for them."""
-    preferences, _ = read_preferences(parts.workspace.home)
     if not preferences.auto_compaction or not info.context_window:
         return None
-    row = session_rows.get_session(parts.timeline.db.conn(), parts.session_id)
-    if row is not None and row["subagent"]:  # a subagent's conversation ends with its task
+    if session_rows.is_subagent(parts.timeline.db.conn(), parts.session_id):  # it ends with its task
         return None
     chosen = parts.settings.value.compaction
     if chosen == "native" and not info.native_compaction:
@@ -42,9 +41,8 @@ def auto_mode(parts: SessionParts, info: ModelInfo) -> Mode | None:
     return chosen
 
 
-def threshold_of(parts: SessionParts, mode: Mode) -> float:
+def threshold_of(preferences: Preferences, mode: Mode) -> float:
     """The share of the window at which `mode` acts, from the preferences."""
-    preferences, _ = read_preferences(parts.workspace.home)
     return preferences.native_threshold if mode == "native" else preferences.handoff_threshold
 
 
@@ -66,8 +64,9 @@ class AutoCompaction:
     def __call__(self, run: TurnInProgress, info: ModelInfo) -> None:
         if self.summary.act(run, info):  # both reached at once: the summary in place acts
             return
-        mode = auto_mode(self.parts, info)
-        if mode is None or not reached(self.parts, info, threshold_of(self.parts, mode)):
+        preferences, _ = read_preferences(self.parts.workspace.home)  # read once for the checks below
+        mode = auto_mode(self.parts, info, preferences)
+        if mode is None or not reached(self.parts, info, threshold_of(preferences, mode)):
             return
         if mode == "native":
             conn = self.parts.timeline.db.conn()

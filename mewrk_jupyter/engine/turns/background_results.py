@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...cards.models import Approval, HostMessage, ModelReply, Subagent, ToolCall
+from ...cards.models import Approval, Card, HostMessage, ModelReply, Subagent, ToolCall
 from ...store import cards as card_rows
 from ...store import runs as run_rows
 from ...store import tasks as task_rows
@@ -50,11 +50,11 @@ def started_text(task: BackgroundTask) -> str:
     )
 
 
-def recover_orphans(timeline: StoredTimeline) -> None:
+def recover_orphans(timeline: StoredTimeline, cards: list[Card]) -> None:
     """Subagent cards still running whose supervisor no process has any more (a kernel restarted, a
     script ended): each ends as its own session stands — completed with its last reply when its last
     turn ended, else stopped — and its result waits to be delivered like any other."""
-    for card in timeline.current().cards:
+    for card in cards:
         if not isinstance(card, Subagent) or card.state not in ("running", "awaiting_approval"):
             continue
         conn = timeline.db.conn()
@@ -82,11 +82,11 @@ def recover_orphans(timeline: StoredTimeline) -> None:
         timeline.save(card.model_copy(update={"state": state, "result": result}))
 
 
-def expire_orphan_approvals(timeline: StoredTimeline) -> None:
+def expire_orphan_approvals(timeline: StoredTimeline, cards: list[Card]) -> None:
     """A subagent's approval shown here whose subagent no live process follows any more can never be
     answered: it is closed, so that no card waits for a decision nobody can take."""
     conn = timeline.db.conn()
-    for card in timeline.current().cards:
+    for card in cards:
         if not isinstance(card, Approval) or card.session_id is None or card.decision != "pending":
             continue
         task = TASKS.by_child(card.session_id)
@@ -97,8 +97,9 @@ def expire_orphan_approvals(timeline: StoredTimeline) -> None:
 def deliver_results(timeline: StoredTimeline) -> list[str]:
     """Before a request: every ended task of the session that the model has not got yet reaches it — as
     the output of its starting call (async tool calls), or as a host message; returns the task ids."""
-    recover_orphans(timeline)
-    expire_orphan_approvals(timeline)
+    cards = timeline.current().cards  # one reading for both: each changes only cards of its own kind
+    recover_orphans(timeline, cards)
+    expire_orphan_approvals(timeline, cards)
     delivered = []
     for task in TASKS.of(timeline.session_id):
         if not task.ended or task.collected:
