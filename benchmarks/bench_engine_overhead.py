@@ -1,10 +1,14 @@
 """Engine overhead against the raw SDK: the same streamed reply of 2,000 tokens from the same local server.
 
-Run: python benchmarks/bench_engine_overhead.py
+Run: python benchmarks/bench_engine_overhead.py [--server-in-process]
 Raw is the official SDK iterating the stream's events with one client; engine is `mw.Session.new(model=…)`
 plus `send(…)`, its first token read from the session's `text_delta` events. Both run in this process,
 in rounds (the order rotated every round), against the test suite's wire server; the tables show
 medians, their ratio engine / raw, and the median of the rounds' own ratios.
+The wire server runs in a process of its own, as a vendor's server does. On a thread of this process
+(`--server-in-process`, how figures before 2026-12 were taken) it shares the interpreter's lock with
+the client: each time the engine's thread lets go of it (every SQLite call does) while the server writes
+the stream's 2,000 events, the engine waits for the server's thread, which a real vendor never makes it do.
 Raw sends the very body the engine sends (its system prompt, tool list and cache marks, taken from the
 history of one engine turn), so that both pay the same for the server and the transfer and the ratio
 is the engine's own work.
@@ -12,14 +16,16 @@ The engine reads both streams as the JSON objects the SDK decodes (`Stream[objec
 typed events (`create(stream=True)`), which saves the SDK's work of building each event's model. So that
 the engine's own work still shows, a second raw client iterates that same untyped stream (`raw
 untyped`), and each protocol's rows give the ratio against both.
-The last table gives the process CPU time of a turn (the wire server's share included, the same for
-all): on a shared machine it is steadier than the wall clock.
+The last table gives the process CPU time of a turn (the wire server's share only with
+`--server-in-process`, the same for all): on a shared machine it is steadier than the wall clock.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -66,21 +72,77 @@ def _timed(start: Callable[[], Any], is_text: Callable[[Any], bool]) -> tuple[fl
     return first, time.perf_counter() - t0, time.process_time() - c0
 
 
-def engine_body(server: WireServer, model: str, reply: Callable) -> dict[str, Any]:
+REPLIES = {"anthropic": anthropic_stream, "chat": chat_stream}
+
+
+class VendorProcess:
+    """The wire server in a process of its own, told which reply to give next on its standard input."""
+
+    def __init__(self) -> None:
+        self._process = subprocess.Popen(
+            [sys.executable, __file__, "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        assert self._process.stdout is not None
+        self.url = self._process.stdout.readline().strip()
+        self.openai_base_url = self.url + "/v1"
+
+    def next_reply(self, name: str) -> None:
+        """Queue the reply `name` (a key of REPLIES) for the next request."""
+        assert self._process.stdin is not None and self._process.stdout is not None
+        self._process.stdin.write(name + "\n")
+        self._process.stdin.flush()
+        if self._process.stdout.readline().strip() != "queued":
+            raise RuntimeError("the wire server's process ended")
+
+    def close(self) -> None:
+        assert self._process.stdin is not None
+        self._process.stdin.close()
+        self._process.wait(timeout=10)
+
+
+class VendorThread:
+    """The wire server on a thread of this process (`--server-in-process`)."""
+
+    def __init__(self) -> None:
+        self._server = WireServer().start()
+        self.url = self._server.url
+        self.openai_base_url = self._server.openai_base_url
+
+    def next_reply(self, name: str) -> None:
+        """Queue the reply `name` (a key of REPLIES) for the next request."""
+        self._server.enqueue(REPLIES[name]())
+
+    def close(self) -> None:
+        self._server.stop()
+
+
+Vendor = VendorProcess | VendorThread
+
+
+def serve() -> None:
+    """The wire server's process: queues the reply named on each line of its input, until the input ends."""
+    with WireServer() as server:
+        print(server.url, flush=True)
+        for line in sys.stdin:
+            server.enqueue(REPLIES[line.strip()]())
+            print("queued", flush=True)
+
+
+def engine_body(server: Vendor, model: str, reply: str) -> dict[str, Any]:
     """The body a new session's send sends, as its history recorded it (without `stream`)."""
     session_module.forget_open_sessions()
     s = mw.Session.new(model=model, title="bench")
-    server.enqueue(reply())
+    server.next_reply(reply)
     s.send(QUESTION, wait=True)
     return s.history[-1].request
 
 
-def raw_anthropic(server: WireServer, body: dict[str, Any]) -> Callable[[], tuple[float, float, float]]:
+def raw_anthropic(server: Vendor, body: dict[str, Any]) -> Callable[[], tuple[float, float, float]]:
     """One client, as an SDK user would keep it; returns a function timing one streamed reply."""
     client = anthropic.Anthropic(base_url=server.url, api_key="bench", max_retries=0)
 
     def once() -> tuple[float, float, float]:
-        server.enqueue(anthropic_stream())
+        server.next_reply("anthropic")
         return _timed(
             lambda: client.messages.create(**body, stream=True),
             lambda e: e.type == "content_block_delta" and e.delta.type == "text_delta",
@@ -89,13 +151,13 @@ def raw_anthropic(server: WireServer, body: dict[str, Any]) -> Callable[[], tupl
     return once
 
 
-def raw_chat(server: WireServer, body: dict[str, Any]) -> Callable[[], tuple[float, float, float]]:
+def raw_chat(server: Vendor, body: dict[str, Any]) -> Callable[[], tuple[float, float, float]]:
     """One OpenAI client; returns a function timing one streamed chat completion."""
     client = openai.OpenAI(base_url=server.openai_base_url, api_key="bench", max_retries=0)
     body = {k: v for k, v in body.items() if k != "stream_options"}
 
     def once() -> tuple[float, float, float]:
-        server.enqueue(chat_stream())
+        server.next_reply("chat")
         return _timed(
             lambda: client.chat.completions.create(
                 **body, stream=True, stream_options={"include_usage": True}
@@ -107,11 +169,11 @@ def raw_chat(server: WireServer, body: dict[str, Any]) -> Callable[[], tuple[flo
 
 
 def raw_untyped(
-    server: WireServer,
+    server: Vendor,
     client: anthropic.Anthropic | openai.OpenAI,
     path: str,
     body: dict[str, Any],
-    reply: Callable[[], Any],
+    reply: str,
     is_text: Callable[[Any], bool],
 ) -> Callable[[], tuple[float, float, float]]:
     """A raw client reading the stream as the engine does: the JSON objects the SDK decodes."""
@@ -120,7 +182,7 @@ def raw_untyped(
     )
 
     def once() -> tuple[float, float, float]:
-        server.enqueue(reply())
+        server.next_reply(reply)
         return _timed(
             lambda: client.post(
                 path, body={**body, "stream": True}, cast_to=object, stream=True, stream_cls=stream_cls
@@ -138,13 +200,13 @@ def reply_text(event: Any) -> bool:
     return event.kind == "text_delta"
 
 
-def engine(server: WireServer, model: str, reply: Callable) -> Callable[[], tuple[float, float, float]]:
+def engine(server: Vendor, model: str, reply: str) -> Callable[[], tuple[float, float, float]]:
     """A new session per turn (the same request size each time); returns a function timing one send."""
 
     def once() -> tuple[float, float, float]:
         session_module.forget_open_sessions()
         s = mw.Session.new(model=model, title="bench")
-        server.enqueue(reply())
+        server.next_reply(reply)
         first: list[float] = []
         s.subscribe(lambda e: first or not reply_text(e) or first.append(time.perf_counter()))
         c0 = time.process_time()
@@ -182,7 +244,7 @@ def measure(contenders: dict[str, Callable[[], tuple[float, float, float]]]) -> 
     return medians | {name: statistics.median(values) for name, values in ratios.items()}
 
 
-def configure(workspace: Path, server: WireServer) -> None:
+def configure(workspace: Path, server: Vendor | WireServer) -> None:
     """llm/ files pointing both protocols at the local server."""
     llm = workspace / ".mewrk" / "llm"
     llm.mkdir(parents=True)
@@ -199,7 +261,9 @@ def configure(workspace: Path, server: WireServer) -> None:
 def main() -> None:
     os.environ["BENCH_KEY"] = "bench"
     rows = {}
-    with tempfile.TemporaryDirectory() as tmp, WireServer() as server:
+    in_process = "--server-in-process" in sys.argv[1:]
+    server: Vendor = VendorThread() if in_process else VendorProcess()
+    with tempfile.TemporaryDirectory() as tmp, contextlib.closing(server):
         os.chdir(tmp)
         os.environ["HOME"] = tmp
         os.environ.pop("MEWRK_HOME", None)
@@ -207,7 +271,7 @@ def main() -> None:
         configure(Path(tmp), server)
         mw.trust(tmp)  # the bench wrote these vendor files
         claude, gpt = "anthropic/claude-bench", "compat/gpt-bench"
-        body = engine_body(server, claude, anthropic_stream)
+        body = engine_body(server, claude, "anthropic")
         rows["Anthropic Messages"] = measure(
             {
                 "raw": raw_anthropic(server, body),
@@ -216,13 +280,13 @@ def main() -> None:
                     anthropic.Anthropic(base_url=server.url, api_key="bench", max_retries=0),
                     "/v1/messages",
                     body,
-                    anthropic_stream,
+                    "anthropic",
                     lambda e: e["type"] == "content_block_delta" and e["delta"]["type"] == "text_delta",
                 ),
-                "engine": engine(server, claude, anthropic_stream),
+                "engine": engine(server, claude, "anthropic"),
             }
         )
-        body = engine_body(server, gpt, chat_stream)
+        body = engine_body(server, gpt, "chat")
         rows["OpenAI Chat Completions"] = measure(
             {
                 "raw": raw_chat(server, body),
@@ -231,16 +295,18 @@ def main() -> None:
                     openai.OpenAI(base_url=server.openai_base_url, api_key="bench", max_retries=0),
                     "/chat/completions",
                     body,
-                    chat_stream,
+                    "chat",
                     lambda c: bool(c["choices"] and c["choices"][0]["delta"].get("content")),
                 ),
-                "engine": engine(server, gpt, chat_stream),
+                "engine": engine(server, gpt, "chat"),
             }
         )
     print(
         f"mewrk_jupyter engine overhead · Python {sys.version.split()[0]} · anthropic {anthropic.__version__}"
         f" · openai {openai.__version__} · {TOKENS:,} streamed tokens · median of {REPEAT} pairs"
     )
+    where = "on a thread of this process" if in_process else "in a process of its own, as a vendor's is"
+    print(f"the wire server runs {where}")
     print("ratio: of the two medians · paired: the median of each round's engine / raw (steadier when")
     print("the machine's load drifts, as each round runs back to back). raw: the SDK's typed events, as")
     print("create(stream=True) gives them; raw untyped: the JSON objects the SDK decodes, read as the engine")
@@ -267,4 +333,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    serve() if sys.argv[1:] == ["--serve"] else main()

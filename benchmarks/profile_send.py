@@ -2,7 +2,7 @@
 
 Run: python benchmarks/profile_send.py
 The same turn as bench_engine_overhead.py's Anthropic row (a new session per send, 2,000 streamed tokens
-from the test suite's wire server). Each step is timed by wrapping a public function of the engine, so
+from the test suite's wire server, in a process of its own). Each step is timed by wrapping a public function of the engine, so
 the table shows where the engine's own work before the first token lies: the checks on the calling
 thread, the claim and the user card, the request built and recorded, then the first card stored and
 shown. The first SDK event's time is mostly the server's and the SDK's, paid by the raw loop too.
@@ -10,6 +10,7 @@ shown. The first SDK event's time is mostly the server's and the SDK's, paid by 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import statistics
 import sys
@@ -30,7 +31,6 @@ from mewrk_jupyter.engine import session as session_module  # noqa: E402
 from mewrk_jupyter.engine.timeline.stored import StoredTimeline  # noqa: E402
 from mewrk_jupyter.engine.turns import run as run_module  # noqa: E402
 from mewrk_jupyter.providers.anthropic import AnthropicExchange, AnthropicProvider  # noqa: E402
-from tests.providers.wire import WireServer  # noqa: E402
 
 TURNS, WARMUP = 45, 5
 marks: dict[str, float] = {}
@@ -93,7 +93,8 @@ def main() -> None:
     wrap_events()
     os.environ["BENCH_KEY"] = "bench"
     rows: dict[str, list[float]] = {}
-    with tempfile.TemporaryDirectory() as tmp, WireServer() as server:
+    server = bench.VendorProcess()
+    with tempfile.TemporaryDirectory() as tmp, contextlib.closing(server):
         os.chdir(tmp)
         os.environ["HOME"] = tmp
         os.environ["MEWRK_USER_CONFIG"] = str(Path(tmp) / "person-config")
@@ -102,7 +103,7 @@ def main() -> None:
         for i in range(TURNS):
             session_module.forget_open_sessions()
             s = mw.Session.new(model="anthropic/claude-bench", title="bench")
-            server.enqueue(bench.anthropic_stream())
+            server.next_reply("anthropic")
             marks.clear()
             s.subscribe(lambda e: bench.reply_text(e) and mark("first reply card shown"))
             start = marks["send"] = time.perf_counter()
@@ -110,9 +111,11 @@ def main() -> None:
             if i >= WARMUP:
                 for name, at in marks.items():
                     rows.setdefault(name, []).append((at - start) * 1000)
-    print(f"one Anthropic send on a new session, ms from send() · median of {TURNS - WARMUP}")
+    print(f"one Anthropic send on a new session, ms from send() · of {TURNS - WARMUP} sends")
+    print(f"{'':28} {'median':>8} {'q90':>8}")
     for name, values in sorted(rows.items(), key=lambda item: statistics.median(item[1])):
-        print(f"{name:28} {statistics.median(values):8.3f}")
+        q90 = statistics.quantiles(values, n=10)[-1]
+        print(f"{name:28} {statistics.median(values):8.3f} {q90:8.3f}")
 
 
 if __name__ == "__main__":
