@@ -14,6 +14,7 @@ from mewrk_jupyter.engine.assembly.compacted import envelope
 from mewrk_jupyter.engine.assembly.context import request_size
 from mewrk_jupyter.engine.compaction.native import CUT_MARK, keep_messages, native_compaction, system_prompts
 from mewrk_jupyter.engine.history_summary import summarise
+from mewrk_jupyter.engine.session import forget_open_sessions
 from mewrk_jupyter.providers.base import ModelRequest
 from mewrk_jupyter.providers.offline import OfflineProvider, estimate_tokens
 from mewrk_jupyter.providers.offline_native import ALTERED, unseal
@@ -163,6 +164,7 @@ def test_a_session_stored_before_native_compaction_existed_keeps_handoff(workspa
         settings = json.loads(stored)
         del settings["compaction"]
         conn.execute("UPDATE sessions SET settings = ? WHERE id = ?", (json.dumps(settings), s.id))
+    forget_open_sessions()  # such a row is met by a process that opens it, not by one that wrote it since
     assert mw.Session.open(s.id).settings.compaction == "handoff"
 
 
