@@ -1,4 +1,4 @@
-"""Where a new session's time to first token goes: milliseconds from `send` to each step, median of 40.
+"""Where a new session's time to first token goes: milliseconds from `send` to each step, median and 90th percentile of 40.
 
 Run: python benchmarks/profile_send.py
 The same turn as bench_engine_overhead.py's Anthropic row (a new session per send, 2,000 streamed tokens
