@@ -1,11 +1,13 @@
-"""Where a new session's time to first token goes: milliseconds from `send` to each step, median and 90th percentile of 40.
+"""Where a new session's time to first token goes: milliseconds from `send` to each step, the median
+and the 90th percentile of 40 sends.
 
 Run: python benchmarks/profile_send.py
 The same turn as bench_engine_overhead.py's Anthropic row (a new session per send, 2,000 streamed tokens
-from the test suite's wire server, in a process of its own). Each step is timed by wrapping a public function of the engine, so
-the table shows where the engine's own work before the first token lies: the checks on the calling
-thread, the claim and the user card, the request built and recorded, then the first card stored and
-shown. The first SDK event's time is mostly the server's and the SDK's, paid by the raw loop too.
+from the test suite's wire server, in a process of its own). Each step is timed by wrapping a public
+function of the engine, so the table shows where the engine's own work before the first token lies:
+the checks on the calling thread, the claim and the user card, the request built and recorded, then the
+first card stored and shown. The first SDK event's time is mostly the server's and the SDK's, paid by
+the raw loop too.
 """
 
 from __future__ import annotations
