@@ -390,8 +390,13 @@ def test_a_subagent_left_behind_by_a_process_that_ended_is_settled_at_the_next_r
             "s = mw.Session.new(title='left')",
             f"s.send({spawn!r})",
             "deadline = time.monotonic() + 30",
-            "while s.pending_approval is None and time.monotonic() < deadline:",  # the helper waits for a
-            "    time.sleep(0.01)",  # decision; then this process ends
+            # The helper waits for a decision: its approval is shown here, then its card says so (a moment
+            # later, under load); then this process ends.
+            "def waiting():",
+            "    cards = [c for c in s.cards if c.kind == 'subagent']",
+            "    return s.pending_approval is not None and cards[0].state == 'awaiting_approval'",
+            "while not waiting() and time.monotonic() < deadline:",
+            "    time.sleep(0.01)",
             "print(s.id)",
         ]
     )
