@@ -28,8 +28,8 @@ def main() -> None:
     _show_cards(s)
 
     print(f"\n{s.context.line()}\n")
-    print(f"History — {len(s.history)} requests, each in short (s.history[N-1] shows request N in full):\n")
-    print(s.history._repr_markdown_())
+    print(f"History — {len(s.history)} requests, each in short:\n")
+    print(s.history)
     print(f"\nReopen it later with: mw.Session.open({s.id!r})")
 
 

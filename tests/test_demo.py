@@ -26,4 +26,7 @@ def test_the_demo_runs_offline_and_names_cards_in_words(tmp_path):
     assert "model offline/echo" in out and "Request 2" in out and "(edited)" in out
     assert "  You " in out and "  Model " in out
     assert "user_input" not in out and "model_reply" not in out
+    # A terminal shows Markdown as its marks: the history reads as plain lines.
+    assert "**" not in out and "```" not in out and "_`" not in out
+    assert "Request 1 · offline/echo" in out and "  Came back:" in out
     assert (tmp_path / ".mewrk" / "mewrk.db").exists()

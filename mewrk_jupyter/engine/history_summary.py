@@ -127,12 +127,29 @@ class RequestSummary(BaseModel):
     received: list[str]  # what came back, one line each
     error: str | None
 
-    def markdown(self, messages: int | None = 8) -> str:
-        """The summary as Markdown; `messages` caps the message lines (the first and the last stay)."""
+    def _message_lines(self, messages: int | None) -> list[str]:
+        """The message lines, capped at `messages` (the first and the last stay)."""
         lines = self.messages
         if messages is not None and len(lines) > messages:
             head, tail = lines[:2], lines[-(messages - 3) :]
             lines = [*head, f"… {len(self.messages) - len(head) - len(tail)} more …", *tail]
+        return lines
+
+    def text(self, messages: int | None = 8) -> str:
+        """The summary as plain text, for a terminal (`print(s.history)`): no Markdown to read around."""
+        indented = [f"  {line}" for line in (self.sizes, *self.changes)]
+        lines = self._message_lines(messages)
+        if lines:
+            indented += ["  Sent:", *(f"    {line}" for line in lines)]
+        if self.received:
+            indented += ["  Came back:", *(f"    {line}" for line in self.received)]
+        if self.error:
+            indented.append(f"  Error: {self.error}")
+        return "\n".join([f"{self.title} · {self.meta}", *indented])
+
+    def markdown(self, messages: int | None = 8) -> str:
+        """The summary as Markdown; `messages` caps the message lines (the first and the last stay)."""
+        lines = self._message_lines(messages)
         parts = [f"**{self.title}** · {self.meta}", self.sizes]
         parts += [inert_inline(change) for change in self.changes]  # they quote the cards' text
         if lines:

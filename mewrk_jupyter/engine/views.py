@@ -13,6 +13,7 @@ from ..cards.words import label
 from .history_summary import full_markdown, summarise, summarise_history
 
 FULL_HINT = "_`%mewrk history N` shows request N in full, exactly as sent (in Python: `s.history[N-1]`)._"
+FULL_HINT_TEXT = "s.history[N-1] shows request N in full, exactly as sent (in a notebook: %mewrk history N)."
 
 
 def _cell(text: str) -> str:
@@ -63,6 +64,12 @@ class HistoryEntry(BaseModel):
 
 class HistoryList(list):
     """A session's history; renders a short summary of each request, the full JSON one step away."""
+
+    def __str__(self) -> str:
+        if not self:
+            return "No requests yet."
+        blocks = [summary.text() for summary in summarise_history(self)]
+        return "\n\n".join([*blocks, FULL_HINT_TEXT])
 
     def _repr_markdown_(self) -> str:
         if not self:
