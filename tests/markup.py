@@ -85,6 +85,11 @@ def render_with_marked(markdown: str) -> str:
 
 def render_all_with_marked(texts: list[str]) -> list[str]:
     """`render_with_marked` of each text, in one run of node."""
+    if not MARKED.is_file():
+        raise AssertionError(
+            f"{MARKED} is missing: the front end's packages are not installed. `bash tests/run.sh` installs "
+            "everything the tests need (or run `npm ci` in js/)."
+        )
     script = (
         f"const {{ marked }} = require({json.dumps(str(MARKED))});"
         "let text = ''; process.stdin.on('data', (d) => (text += d));"

@@ -1,7 +1,7 @@
 """Quality gates that run with the suite: ruff, the TypeScript compiler in strict mode, mypy and the
 layer contract (import-linter, configured in pyproject.toml).
 
-Each fails with the tool's own output. tsc comes from js/node_modules (`npm ci` in js/, as .ci/run
+Each fails with the tool's own output. tsc comes from js/node_modules (`npm ci` in js/, as tests/run.sh
 does); without it the TypeScript gate is skipped, unless MEWRK_REQUIRE_GATES=1 makes that a failure
 (as CI does).
 """

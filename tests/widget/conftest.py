@@ -2,7 +2,7 @@
 
 One JupyterLab server and one browser serve the whole module (the machine is small); each test
 opens its own notebook. Browser tests are marked `browser` and skipped when Chromium or the
-playwright package is missing (set MEWRK_REQUIRE_BROWSER=1 to make that an error instead, as CI does).
+playwright package is missing (set MEWRK_REQUIRE_BROWSER=1 to make that an error instead, as tests/run.sh does).
 """
 
 from __future__ import annotations

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The README's test command: install everything the tests need on a fresh clone of a fresh machine, then
+# run them with the browser tests and every quality gate required (a missing part fails, never skips).
+# Arguments go to pytest (`bash tests/run.sh tests/cards -x`).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Debian's packages, only what is missing: Chromium for the widget's browser tests (driven by Playwright,
+# which downloads no browser) and Node.js with npm for the front end's packages.
+missing=()
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
+if [ "${#missing[@]}" -gt 0 ]; then
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "The tests need ${missing[*]}, and this machine has no apt-get to install them: install them, then run this again." >&2
+    exit 1
+  fi
+  as_root=()
+  [ "$(id -u)" -ne 0 ] && as_root=(sudo)
+  echo "Installing ${missing[*]} from Debian's packages" >&2
+  "${as_root[@]}" apt-get update -qq
+  "${as_root[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# The front end's packages, as its lock file pins them: tsc for the TypeScript gate, marked for the tests
+# that render Markdown as JupyterLab does, esbuild for the bundle. A js/node_modules that links to another
+# checkout is left as it is.
+if [ ! -L js/node_modules ]; then
+  (cd js && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+pip install -e ".[test]"
+
+export MEWRK_REQUIRE_BROWSER=1 MEWRK_REQUIRE_GATES=1
+status=0
+python -m pytest "$@" || status=$?
+# pytest exits 5 when it collects no tests: that is no pass.
+if [ "$status" -eq 5 ]; then
+  echo "pytest collected no tests" >&2
+fi
+exit "$status"
