@@ -204,12 +204,17 @@ def test_a_send_while_a_turn_runs_gets_409_and_nothing_is_stored(server: Server)
     with server.client() as client:
         sid = new_session(client, model="offline/slow")["id"]
         with client.stream("POST", "/run", json={"sessionId": sid, "question": "long: 1500"}) as answer:
-            first = next(events_of(answer.iter_lines()))
+            stream_of_run = events_of(answer.iter_lines())
+            first = next(stream_of_run)
+            # The running turn's reply card exists once its first text arrived: the cards read from then
+            # on are those the turn has, and a second send must add none.
+            reply_text = next(event for event in stream_of_run if event.event == "text")
         assert (
             client.get("/sessions").json()["sessions"]
             and client.get(f"/sessions/{sid}").json()["state"] == "running"
         )
         before = cards_of(client, sid)
+        assert before[-1]["id"] == reply_text.data["card_id"]
         refused = client.post("/run", json={"sessionId": sid, "question": "a second window speaks"})
         assert refused.status_code == 409
         assert refused.json() == {"error": R1}
