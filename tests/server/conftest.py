@@ -57,14 +57,16 @@ class Server:
         )
 
 
-def start_server(base: Path, **extra_env: str) -> Server:
-    """Start `jupyter server` and wait until it answers; the extension is enabled only by its config entry."""
+def start_server(base: Path, token: str | None = None, **extra_env: str) -> Server:
+    """Start `jupyter server` and wait until it answers; the extension is enabled only by its config entry.
+    `token=""` starts it without a token, as `--IdentityProvider.token=''` does."""
     root, home, user_config = base / "root", base / "home", base / "user-config"
     config_path = base / "jupyter-config" / "jupyter_server_config.d"
     for folder in (root, home, user_config, config_path):
         folder.mkdir(parents=True, exist_ok=True)
     shutil.copy(CONFIG_ENTRY, config_path)
-    port, token = free_port(), secrets.token_hex(16)
+    port = free_port()
+    token = secrets.token_hex(16) if token is None else token
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MEWRK_", "JUPYTER_"))}
     env.update(
         PYTHONPATH=os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep),
@@ -100,7 +102,8 @@ def start_server(base: Path, **extra_env: str) -> Server:
         if proc.poll() is not None:
             raise RuntimeError(f"jupyter server exited: {(base / 'server.log').read_text()[-3000:]}")
         try:
-            if httpx.get(f"{server.url}api/status", headers={"Authorization": f"token {token}"}).is_success:
+            headers = {"Authorization": f"token {token}"} if token else {}
+            if httpx.get(f"{server.url}api/status", headers=headers).is_success:
                 return server
         except httpx.TransportError:
             pass
