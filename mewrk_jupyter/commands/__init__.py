@@ -60,7 +60,7 @@ COMMANDS: dict[str, Command] = {
     for c in (
         Command(
             "new",
-            "[--model vendor/model] [TITLE…]",
+            "[--agent NAME] [--model vendor/model] [TITLE…]",
             "start a session here and make it current",
             sessions.new,
             needs_session=False,

@@ -10,22 +10,27 @@ from .base import Call, Result, refuse
 
 
 def new(call: Call) -> Result:
-    """`new [--model vendor/model] [TITLE…]`: a session here; it becomes current."""
-    model, words, args = None, [], iter(call.args)
+    """`new [--agent NAME] [--model vendor/model] [TITLE…]`: a session here; it becomes current."""
+    options: dict[str, str] = {}
+    words, args = [], iter(call.args)
     for arg in args:
-        if arg == "--model":
-            model = next(args, None) or refuse("--model needs vendor/model")
-        elif arg.startswith("--model="):
-            model = arg.removeprefix("--model=")
+        name, equals, value = arg.partition("=")
+        if name in NEW_OPTIONS:
+            given = value if equals else next(args, None)
+            options[name] = given or refuse(f"{name} needs {NEW_OPTIONS[name]}")
         elif arg.startswith("--"):
-            refuse(f"unknown option {arg}")
+            refuse(f"unknown option {arg}: `new` takes {' and '.join(NEW_OPTIONS)}")
         else:
             words.append(arg)
-    session = Session.new(model=model, title=" ".join(words) or None)
-    said = (
-        f"New session `{session.id}` · `{session.settings.model}` · stored in `{session.workspace.db_path}`"
-    )
+    settings = {"agent": options["--agent"]} if "--agent" in options else {}
+    session = Session.new(model=options.get("--model"), title=" ".join(words) or None, **settings)
+    agent = f"agent `{session.settings.agent}` · " if "--agent" in options else ""
+    said = f"New session `{session.id}` · {agent}`{session.settings.model}` · stored in `{session.workspace.db_path}`"
     return Result(said, opened=session, show="view")
+
+
+# The options of `new`, each with what it needs after it.
+NEW_OPTIONS = {"--agent": "the name of an agent file of .mewrk/agents/", "--model": "vendor/model"}
 
 
 def use(call: Call) -> Result:

@@ -38,6 +38,22 @@ def test_new_takes_a_model_and_title_words(mewrk):
     assert magics.current_session().settings.model == "offline/tiny"
 
 
+def test_new_takes_an_agent_whose_file_gives_the_defaults(mewrk, workspace):
+    agents = workspace / ".mewrk" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "reviewer.yaml").write_text("model: offline/thinker\nsystem_prompt: Review the diff.\n")
+    out = mewrk("new --agent reviewer a review")
+    session = magics.current_session()
+    assert session.settings.agent == "reviewer" and session.settings.model == "offline/thinker"
+    assert session.title == "a review" and [c.text for c in session.cards] == ["Review the diff."]
+    assert "agent `reviewer`" in out and "offline/thinker" in out
+    mewrk("new --agent=reviewer --model offline/tiny")
+    assert magics.current_session().settings.model == "offline/tiny"  # the model named wins over the file's
+    refused = mewrk("new --agent nobody")
+    assert "There is no agent `nobody`" in refused and "Traceback" not in refused
+    assert mewrk("new --agent").startswith("Usage: `%mewrk new")
+
+
 def test_new_with_an_unknown_model_is_one_readable_line(mewrk):
     out = mewrk("new --model offline/nope")
     assert out.startswith("**mewrk:** ") and "offline/echo" in out and "Traceback" not in out
