@@ -9,8 +9,16 @@ from .notebooks import run_notebook
 
 
 def test_compaction_notebook_runs(tmp_path, monkeypatch):
+    scratch_parent = tmp_path / "tmp"
+    scratch_parent.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch_parent))  # where the notebook makes its scratch folder
     outputs = [shown for _, shown in run_notebook("compaction.ipynb", tmp_path, monkeypatch)]
     text = "\n".join(outputs)
+    # It writes an agent file and a preference, in a scratch folder it removes: the person's folder keeps
+    # no trace of it (no .mewrk/ with a rewritten main.yaml, no auto-compaction turned off).
+    assert not (tmp_path / ".mewrk").exists()
+    assert list(scratch_parent.iterdir()) == []
+    assert "back in your folder" in text
     assert "Compacted: 10 earlier messages · compacted into a summary · ≈" in text
     assert "## Goal\n- Question 0: tell me more. long: 900" in text
     assert "1 message(s) sent\nThis conversation continues from a summary of its earlier part" in text
