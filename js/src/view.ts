@@ -13,7 +13,7 @@ import { isDraft } from "./drafts";
 import { Editing } from "./editing";
 import { bindGestures } from "./gestures";
 import { Header } from "./header";
-import { type KeyParts, timelineKey } from "./keys";
+import { type KeyParts, keepKeysIn, timelineKey } from "./keys";
 import { CardList, cardIdOf, type Slot } from "./list";
 import { Notice } from "./notice";
 import { Panels, type PanelName } from "./panels";
@@ -182,6 +182,7 @@ export class TimelineView {
       if (id && box.classList.contains("mw-reason")) this.actions.reasons.set(id, (box as HTMLTextAreaElement).value);
     });
     this.root.addEventListener("keydown", (event) => timelineKey(event, this.parts));
+    keepKeysIn(this.root);
     this.cleanups.push(bindGestures(this.parts, this.empty));
   }
 
