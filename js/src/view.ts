@@ -21,6 +21,7 @@ import type { Action, CardPayload, ContextMsg, KernelMsg, ResultMsg, SnapshotMsg
 import { BoxSelection } from "./selection";
 import { SettingsPanel } from "./settings";
 import { TimelineState } from "./state";
+import { ToolImages } from "./toolimages";
 import { ToolLockLine } from "./toollock";
 import { TrustLine } from "./trust";
 import { sendFiles } from "./upload";
@@ -35,6 +36,7 @@ export class TimelineView {
   private tools: ToolInfo[] = [];
   private chunk = 2 * 1024 * 1024;
   private readonly open = new Set<string>();
+  private readonly images: ToolImages;
   private readonly selected = new BoxSelection(
     (a, b) => this.state.range(a, b),
     (ids) => {
@@ -78,6 +80,10 @@ export class TimelineView {
       act,
       tools: () => this.tools,
       blocked: () => (this.link.lost ? LOST : null),
+    });
+    this.images = new ToolImages(act, (id) => {
+      this.list.dirty(id);
+      this.list.schedule();
     });
     this.actions = new CardActions(this.list, this.editing, this.selected, { act, notice, told: (r) => this.told(r) });
     this.header = new Header(
@@ -285,6 +291,7 @@ export class TimelineView {
     this.editing.forget(id);
     this.selected.forget(id);
     this.open.delete(id);
+    this.images.forget(id);
   }
 
   private showContext(ctx: ContextMsg): void {
@@ -355,6 +362,7 @@ export class TimelineView {
       slot.body.replaceChildren(
         cardBody(card, {
           reason: this.actions.reasons.get(id),
+          image: (index) => this.images.get(id, index),
           open: this.open.has(id),
           onToggle: (open) => {
             if (open) this.open.add(id);

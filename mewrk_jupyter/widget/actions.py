@@ -18,7 +18,7 @@ from ..commands import Result, sentence, stopped
 from ..engine.navigation import copy_session, switched_sentence
 from ..errors import InvalidInput, MewrkError, SessionBusy
 from . import commands
-from .payloads import context_payload, history_entry, history_rows
+from .payloads import context_payload, history_entry, history_rows, tool_image_url
 from .protocol import (
     AcceptToolChangeAction,
     ApproveAction,
@@ -40,6 +40,7 @@ from .protocol import (
     SendAction,
     StopAction,
     ToolCallAction,
+    ToolImageAction,
     ToolInfo,
     TrustAction,
     UndoAction,
@@ -247,6 +248,9 @@ class Actions(SettingsActions):
     def _do_reexecute(self, request: ReexecuteAction) -> tuple[str, dict[str, Any]]:
         run = self._session_method("reexecute")(request.card_id, wait=False)
         return "", {"run_id": getattr(run, "id", None)}
+
+    def _do_tool_image(self, request: ToolImageAction) -> tuple[str, dict[str, Any]]:
+        return "", {"image": tool_image_url(self.session.card(request.card_id), request.index)}
 
     def _do_approve(self, request: ApproveAction) -> tuple[str, dict[str, Any]]:
         reason = (request.reason or "").strip() or None

@@ -266,6 +266,7 @@ class ResultData(TypedDict, total=False):
     open: str  # the panel a command opens
     entries: list[HistoryRow]
     entry: HistoryEntryData
+    image: str  # a tool call's image as a `data:` URL (PNG, JPEG, GIF or WebP only)
     trusted: bool  # the workspace's configuration folder was trusted: the Trust notice goes
     settings: SettingsAnswer  # what the settings panel shows: its sections, a file, a refused save
 

@@ -143,6 +143,15 @@ class ReexecuteAction(ActionBase):
     card_id: Id
 
 
+class ToolImageAction(ActionBase):
+    """The bytes of an image a tool call made (a figure), to show on its card: asked when the card shows,
+    so that a snapshot of thousands of cards carries none."""
+
+    action: Literal["tool_image"]
+    card_id: Id
+    index: int = Field(ge=0)
+
+
 class ApproveAction(ActionBase):
     """Approve the waiting tool call (always: for the rest of the session)."""
 
@@ -223,6 +232,7 @@ Action = Annotated[
     | HistoryEntryAction
     | ToolCallAction
     | ReexecuteAction
+    | ToolImageAction
     | ApproveAction
     | RejectAction
     | StopAction
