@@ -159,7 +159,9 @@ export function cardBody(card: CardPayload, opts: BodyOptions): HTMLElement {
     case "subagent":
       return subagentBody(card, opts);
     case "user_input": {
-      const body = h("div", { class: "mw-plain" }, text);
+      // An attached object's text is Markdown the engine wrote (a DataFrame's table): rendered, as a reply is.
+      const body = card.attached ? h("div", { class: "mw-markdown" }) : h("div", { class: "mw-plain" }, text);
+      if (card.attached) renderMarkdownInto(body, text);
       const interpolated = interpolations(card);
       if (interpolated) body.append(interpolated);
       const files = card.attachments ?? [];

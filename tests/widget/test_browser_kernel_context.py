@@ -59,3 +59,25 @@ def test_a_figure_the_python_tool_drew_shows_as_an_image_on_its_card(lab, page):
     # The browser decoded it as a picture: the figure's own size, not a broken image's.
     assert figure.evaluate("img => img.complete && img.naturalWidth") > 100
     expect(root.locator("[data-testid='mw-state']")).to_have_text("idle")
+
+
+def test_an_attached_dataframe_shows_as_a_table_on_its_card(lab, page):
+    nb = Notebook.open(page, lab)
+    nb.run(
+        "%load_ext mewrk_jupyter\nimport pandas as pd\ndf = pd.DataFrame({'city': ['Oslo', 'Lima'], 'rain': [763, 16]})"
+    )
+    widget = nb.run("%mewrk new")
+    nb.run("%mewrk attach df")
+    root = widget.locator(".mw-root")
+    card = root.locator(".mw-card[data-kind='user_input']")
+    table = card.locator(".mw-card-body table")
+    expect(table).to_be_visible()
+    expect(table.locator("th")).to_have_text(["", "city", "rain"])
+    expect(table.locator("tbody tr").first.locator("td")).to_have_text(["0", "Oslo", "763"])
+    expect(card.locator(".mw-card-body code").first).to_have_text("df")  # the name, as code
+    expect(card).not_to_contain_text("|---")  # no raw Markdown left
+    # What the person types stays as typed: a message of theirs is not read as Markdown.
+    box = root.locator("[data-testid='mw-input']")
+    box.fill("two *stars* stay")
+    box.press("Control+Enter")
+    expect(card.nth(1).locator(".mw-card-body")).to_contain_text("two *stars* stay")
