@@ -239,6 +239,7 @@ export class TimelineView {
         return;
       case "status":
         this.composer.setStatus(msg.text);
+        this.header.setBusy(msg.busy ?? null);
         return;
       case "context":
         this.showContext(msg);

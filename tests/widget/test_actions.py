@@ -117,6 +117,7 @@ def test_slash_compact_refuses_too_little_then_shows_the_status_and_the_divider(
     assert done["ok"] and done["message"] == f"Compacted: {divider.title_line()}."
     assert divider.title_line().startswith("12 earlier messages · compacted into a summary · ≈")
     assert [m["text"] for m in widget.of("status")][-2:] == ["Compacting the conversation…", None]
+    assert [m["busy"] for m in widget.of("status")][-2:] == ["compacting", None]  # the header's word
     [added] = [m for m in widget.of("card_added") if m["card"]["id"] == divider.id]
     card = added["card"]
     assert (card["kind"], card["covered"], card["tokens_saved"]) == (

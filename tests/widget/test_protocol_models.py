@@ -73,7 +73,7 @@ KERNEL_EXAMPLES: list[protocol.SentModel] = [
     protocol.StateMsg(state="running"),
     protocol.NoticeMsg(level="error", text="The stream broke off."),
     protocol.PreferencesMsg(confirm_delete=True),
-    protocol.StatusMsg(text="Compacting the conversation…"),
+    protocol.StatusMsg(text="Compacting the conversation…", busy="compacting"),
     protocol.StatusMsg(text=None),
     CONTEXT,
     protocol.ResultMsg(

@@ -250,6 +250,9 @@ class StatusMsg(SentModel):
 
     type: Literal["status"] = "status"
     text: str | None
+    # The header's word for what the engine does meanwhile ("compacting"), where the session's state
+    # alone would say idle; null when the line is about something else, or done.
+    busy: str | None = None
 
 
 @with_config(ConfigDict(extra="allow"))
