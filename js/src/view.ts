@@ -80,6 +80,7 @@ export class TimelineView {
       act,
       tools: () => this.tools,
       blocked: () => (this.link.lost ? LOST : null),
+      upload: (files) => sendFiles(this.link.model, this.link.viewId, files, this.chunk),
     });
     this.images = new ToolImages(act, (id) => {
       this.list.dirty(id);

@@ -15,6 +15,7 @@ from ..cards.models import ToolCall, card_from_dict
 from ..cards.rules import INSERTABLE
 from ..cards.words import cards_of, noun
 from ..commands import Result, sentence, stopped
+from ..engine.assembly.attachments import attachments_for_message
 from ..engine.navigation import copy_session, switched_sentence
 from ..errors import InvalidInput, MewrkError, SessionBusy
 from . import commands
@@ -144,7 +145,17 @@ class Actions(SettingsActions):
     # ---- the timeline -------------------------------------------------------------------------------
 
     def _do_edit(self, request: EditAction) -> tuple[str, dict[str, Any]]:
-        card = self.session.edit(request.card_id, **request.fields)
+        fields, upload_ids = dict(request.fields), request.attachments
+        try:
+            if upload_ids:  # files dropped on the message: they join the ones it has
+                held = getattr(self.session.card(request.card_id), "attachments", None)
+                if held is None:
+                    raise InvalidInput("Only a message of yours takes files.")
+                dropped = self.uploads.take(upload_ids)  # type: ignore[attr-defined]
+                fields["attachments"] = attachments_for_message([*held, *dropped])
+            card = self.session.edit(request.card_id, **fields)
+        finally:
+            self.uploads.discard(upload_ids)  # type: ignore[attr-defined]
         return "Saved.", {"card_id": card.id}
 
     def _do_insert(self, request: InsertAction) -> tuple[str, dict[str, Any]]:

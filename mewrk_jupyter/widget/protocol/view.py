@@ -65,6 +65,7 @@ class EditAction(ActionBase):
     action: Literal["edit"]
     card_id: Id
     fields: dict[str, Any]
+    attachments: list[str] = Field(default_factory=list)  # upload ids of files dropped on a message
 
 
 class InsertAction(ActionBase):
