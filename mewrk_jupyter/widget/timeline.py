@@ -249,8 +249,8 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                     # When the engine is done with its line, a subagent's approval that still waits
                     # keeps the composer's.
                     self._waiting = waiting_status(self.session.timeline().cards)
-                    text = status if status is not None else self._waiting
-                    self._tell(protocol.StatusMsg(text=text, busy=BUSY.get(status or "")))
+                    line = status if status is not None else self._waiting
+                    self._tell(protocol.StatusMsg(text=line, busy=BUSY.get(status or "")))
 
     def _restate_unsent(self, unsent: dict[str, str]) -> None:
         """Patch the cards whose "not sent" note changed: a change above a signed block reaches below it."""
