@@ -18,6 +18,9 @@ export class Header {
   private readonly back: HTMLButtonElement;
   private readonly links: HTMLElement;
   private readonly onOpen: (sessionId: string) => void;
+  private state = "idle";
+  /** The header's word for work on the conversation outside a turn ("compacting"), or null. */
+  private busy: string | null = null;
 
   constructor(onHistory: () => void, onBack: () => void, onOpen: (sessionId: string) => void) {
     this.onOpen = onOpen;
@@ -51,9 +54,6 @@ export class Header {
     open.addEventListener("click", () => this.onOpen(target.id));
     return h("span", { class: "mw-session-link" }, `${words} `, open);
   }
-
-  private state = "idle";
-  private busy: string | null = null;
 
   /** The session's state in words: idle, running (with a spinner), waiting for approval. */
   setState(state: string): void {

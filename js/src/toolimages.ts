@@ -2,7 +2,7 @@
 // the snapshot and the card patches, so that a timeline of thousands of cards travels light; a card asks
 // for each of its images the first time it shows, and keeps it while the card stays on the timeline.
 import type { ToolImage } from "./card";
-import type { Action, ResultMsg } from "./protocol";
+import type { Action, CardPayload, ResultMsg } from "./protocol";
 
 export class ToolImages {
   /** By `card id:index`; null while the kernel has been asked and has not answered yet. */
@@ -25,6 +25,12 @@ export class ToolImages {
       this.arrived(cardId);
     });
     return undefined;
+  }
+
+  /** A card changed: the images it had are asked again if its list of them is another (an undo, a run). */
+  follow(before: CardPayload | undefined, after: CardPayload): void {
+    const names = (card: CardPayload | undefined) => JSON.stringify(card?.images ?? []);
+    if (before && names(before) !== names(after)) this.forget(after.id);
   }
 
   /** The card left the timeline (or its images changed): forget what it showed. */

@@ -209,6 +209,7 @@ export class TimelineView {
     switch (msg.type) {
       case "card_added":
       case "card_changed":
+        this.images.follow(this.state.get(msg.card.id), msg.card);
         this.state.upsert(msg.card, msg.order_key);
         this.list.dirty(msg.card.id);
         break;
