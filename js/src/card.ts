@@ -83,9 +83,23 @@ function disclosure(summary: string, body: Node, open: boolean, onToggle: (open:
   return details;
 }
 
+/** An image a tool made: the picture once its bytes came (a `data:` URL the kernel checked is a PNG, JPEG,
+ * GIF or WebP), its name until then, and the sentence saying why when it cannot be shown. */
+function toolImage(name: string, shown: ToolImage | undefined): HTMLElement {
+  if (shown && "src" in shown) return h("img", { class: "mw-tool-figure", "data-testid": "mw-tool-figure", src: shown.src, alt: name });
+  const tag = h("span", { class: "mw-tag", "data-testid": "mw-tool-image" }, `image: ${name}`);
+  if (shown) tag.title = shown.error;
+  return tag;
+}
+
+/** A tool image as the view has it: its `data:` URL, or why it is not shown (absent: still on its way). */
+export type ToolImage = { src: string } | { error: string };
+
 export interface BodyOptions {
   open: boolean;
   onToggle: (open: boolean) => void;
+  /** A tool call's image `index`, asked of the kernel the first time the card shows it. */
+  image?: (index: number) => ToolImage | undefined;
   /** What the person typed in an approval's reason box so far. */
   reason?: string;
 }
@@ -112,10 +126,7 @@ export function cardBody(card: CardPayload, opts: BodyOptions): HTMLElement {
         : h("code", { class: "mw-tool-line" }, toolLine(card));
       const box = h("div", { class: "mw-tool" }, head);
       const images = card.images ?? [];
-      if (images.length) {
-        const tag = (f: (typeof images)[number]) => h("span", { class: "mw-tag", "data-testid": "mw-tool-image" }, `image: ${f.name}`);
-        box.append(h("div", { class: "mw-attachments" }, ...images.map(tag)));
-      }
+      if (images.length) box.append(h("div", { class: "mw-tool-images" }, ...images.map((f, i) => toolImage(f.name, opts.image?.(i)))));
       if (card.result != null) {
         const result = h("pre", { class: "mw-tool-result" + (card.is_error ? " mw-is-error" : "") }, card.result);
         box.append(disclosure(firstLine(card.result) || "(empty result)", result, opts.open, opts.onToggle));
@@ -148,7 +159,9 @@ export function cardBody(card: CardPayload, opts: BodyOptions): HTMLElement {
     case "subagent":
       return subagentBody(card, opts);
     case "user_input": {
-      const body = h("div", { class: "mw-plain" }, text);
+      // An attached object's text is Markdown the engine wrote (a DataFrame's table): rendered, as a reply is.
+      const body = card.attached ? h("div", { class: "mw-markdown" }) : h("div", { class: "mw-plain" }, text);
+      if (card.attached) renderMarkdownInto(body, text);
       const interpolated = interpolations(card);
       if (interpolated) body.append(interpolated);
       const files = card.attachments ?? [];

@@ -3,6 +3,7 @@
 // and the session decides (the 32 MB rule and the vision gate are the engine's, shown here in advance).
 import { formatTokens, h } from "./card";
 import type { CommandInfo } from "./protocol";
+import { fileChip, megabytes, takeDroppedFiles } from "./upload";
 
 /** At most this many bytes of attachments per message (T18), checked here before anything is sent. */
 export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
@@ -17,15 +18,6 @@ export function autosize(area: HTMLTextAreaElement): void {
   area.style.height = `${Math.min(area.scrollHeight + 2, 480)}px`;
 }
 
-export function megabytes(n: number): string {
-  return `${(n / (1024 * 1024)).toFixed(1)} MB`;
-}
-
-function sizeText(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${Math.round(n / 1024)} KB`;
-  return megabytes(n);
-}
 
 /** What the person is about to send. */
 export interface Outgoing {
@@ -119,19 +111,7 @@ export class Composer {
     this.input.addEventListener("keydown", (event) => this.key(event));
     this.input.addEventListener("paste", (event) => this.paste(event));
     this.input.addEventListener("blur", () => window.setTimeout(() => this.hideHints(), 150));
-    this.el.addEventListener("dragover", (event) => {
-      if (!event.dataTransfer?.types.includes("Files")) return;
-      event.preventDefault();
-      this.el.dataset.drop = "";
-    });
-    this.el.addEventListener("dragleave", () => delete this.el.dataset.drop);
-    this.el.addEventListener("drop", (event) => {
-      delete this.el.dataset.drop;
-      const files = [...(event.dataTransfer?.files ?? [])];
-      if (!files.length) return;
-      event.preventDefault();
-      this.addFiles(files);
-    });
+    takeDroppedFiles(this.el, (files) => this.addFiles(files));
   }
 
   // ---- state from the view ------------------------------------------------------------------------
@@ -233,12 +213,12 @@ export class Composer {
   private refresh(): void {
     const chips: HTMLElement[] = [];
     this.files.forEach((file, i) => {
-      const remove = h("button", { class: "mw-chip-x", type: "button", title: `Remove ${file.name}`, "aria-label": `Remove ${file.name}` }, "×");
-      remove.addEventListener("click", () => {
-        this.files.splice(i, 1);
-        this.refresh();
-      });
-      chips.push(h("span", { class: "mw-chip", "data-testid": "mw-attachment" }, `${file.name} · ${sizeText(file.size)}`, remove));
+      chips.push(
+        fileChip(file, "mw-attachment", () => {
+          this.files.splice(i, 1);
+          this.refresh();
+        }),
+      );
     });
     for (const [n, text] of this.pasted) {
       const expand = h("button", { class: "mw-chip-x", type: "button", title: "Put the whole text in the box" }, "expand");

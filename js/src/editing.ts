@@ -12,6 +12,8 @@ export interface EditingHost {
   tools(): ToolInfo[];
   /** Why nothing can be edited from this view at all (its kernel is gone), or null. */
   blocked(): string | null;
+  /** Send files to the kernel; the promise gives their upload ids. */
+  upload(files: File[]): Promise<string[]>;
 }
 
 export class Editing {
@@ -113,7 +115,14 @@ export class Editing {
       const { name, params, result } = fields as { name: string; params: Record<string, unknown>; result: string | null };
       this.host.act({ action: "tool_call", name, params, result, execute, anchor: draft.anchor, where: draft.where }, done);
     } else if (draft) this.host.act({ action: "insert", kind: draft.kind, fields, anchor: draft.anchor, where: draft.where }, done);
-    else this.host.act({ action: "edit", card_id: id, fields }, done);
+    else if (!editor.files.length) this.host.act({ action: "edit", card_id: id, fields }, done);
+    else {
+      // Files dropped on the message go up first; the edit names them, and the card keeps them.
+      this.host
+        .upload(editor.files)
+        .then((attachments) => this.host.act({ action: "edit", card_id: id, fields, attachments }, done))
+        .catch((exc: Error) => this.showError(id, `The files could not be read: ${exc.message}. Nothing was saved.`));
+    }
   }
 
   /** A card is gone: its editor and error go too; drafts written beside it stay, at the end. */

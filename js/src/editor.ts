@@ -4,11 +4,14 @@ import { h, interpolations } from "./card";
 import { MOD, autosize } from "./composer";
 import type { CardPayload, ToolInfo } from "./protocol";
 import { toolForm } from "./toolform";
+import { fileChip, takeDroppedFiles } from "./upload";
 
 export interface Editor {
   node: HTMLElement;
   fields: () => Record<string, unknown>;
   focus: () => void;
+  /** Files dropped on a message being edited: they go with it once it is saved. */
+  files: File[];
 }
 
 export interface EditorActions {
@@ -28,6 +31,7 @@ export function makeEditor(card: CardPayload | undefined, tools: ToolInfo[] | nu
     return ta;
   };
   const node = h("div", { class: "mw-editor" });
+  const files: File[] = [];
   let fields: () => Record<string, unknown>;
   let firstFocus: (() => void) | null = null;
   if (tools) {
@@ -54,6 +58,7 @@ export function makeEditor(card: CardPayload | undefined, tools: ToolInfo[] | nu
     if (interpolated) node.append(interpolated);
     node.append(text);
     fields = () => ({ text: text.value });
+    if (card?.kind === "user_input") node.append(droppedFiles(node, files));
   }
   const save = h("button", { class: "mw-button mw-primary", type: "button", "data-testid": "mw-save" }, "Save");
   const cancel = h("button", { class: "mw-button", type: "button" }, "Cancel");
@@ -86,5 +91,27 @@ export function makeEditor(card: CardPayload | undefined, tools: ToolInfo[] | nu
     first.focus({ preventScroll: true });
     first.setSelectionRange(first.value.length, first.value.length);
   };
-  return { node, fields, focus };
+  return { node, fields, focus, files };
+}
+
+/** The chips of the files dropped on a message's editor (as the composer takes them for a new one). */
+function droppedFiles(node: HTMLElement, files: File[]): HTMLElement {
+  const chips = h("div", { class: "mw-chips", "data-testid": "mw-edit-attachments" });
+  const show = () => {
+    chips.replaceChildren(
+      ...files.map((file, i) =>
+        fileChip(file, "mw-edit-attachment", () => {
+          files.splice(i, 1);
+          show();
+        }),
+      ),
+    );
+    chips.hidden = files.length === 0;
+  };
+  takeDroppedFiles(node, (dropped) => {
+    files.push(...dropped);
+    show();
+  });
+  show();
+  return chips;
 }

@@ -18,6 +18,9 @@ export class Header {
   private readonly back: HTMLButtonElement;
   private readonly links: HTMLElement;
   private readonly onOpen: (sessionId: string) => void;
+  private state = "idle";
+  /** The header's word for work on the conversation outside a turn ("compacting"), or null. */
+  private busy: string | null = null;
 
   constructor(onHistory: () => void, onBack: () => void, onOpen: (sessionId: string) => void) {
     this.onOpen = onOpen;
@@ -54,8 +57,23 @@ export class Header {
 
   /** The session's state in words: idle, running (with a spinner), waiting for approval. */
   setState(state: string): void {
-    this.badge.dataset.state = state;
-    const words = STATE_WORDS[state] ?? state;
-    this.badge.replaceChildren(...(state === "running" ? [h("span", { class: "mw-spinner" }), words] : [words]));
+    this.state = state;
+    this.show();
+  }
+
+  /** What the engine does on the conversation outside a turn ("compacting"), or null once it is done:
+   * shown instead of "idle", which the session's state alone would say meanwhile. */
+  setBusy(busy: string | null): void {
+    this.busy = busy;
+    this.show();
+  }
+
+  private show(): void {
+    const busy = this.state === "disconnected" ? null : this.busy;
+    const shown = busy ? "busy" : this.state;
+    this.badge.dataset.state = shown;
+    const words = busy ? ` ${busy}` : (STATE_WORDS[shown] ?? shown);
+    const spin = shown === "running" || shown === "busy";
+    this.badge.replaceChildren(...(spin ? [h("span", { class: "mw-spinner" }), words] : [words]));
   }
 }

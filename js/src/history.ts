@@ -75,7 +75,9 @@ export function historyRow(row: HistoryRow, loadEntry: LoadEntry): HTMLElement {
     h("div", { class: "mw-muted mw-history-sizes" }, s.sizes),
     ...s.changes.map((line) => h("div", { class: "mw-history-change", "data-testid": "mw-history-change" }, line)),
   ];
-  if (s.messages.length) parts.push(lines(`Messages as sent (${s.messages.length})`, s.messages, s.messages.length <= OPEN_LINES, "mw-history-messages"));
+  // One line per part of the messages (a reply and its call are two): counted as parts, as the sizes line does.
+  const sent = s.messages.length === 1 ? "The 1 part as sent" : `The ${s.messages.length} parts as sent`;
+  if (s.messages.length) parts.push(lines(sent, s.messages, s.messages.length <= OPEN_LINES, "mw-history-messages"));
   if (s.received.length) parts.push(lines("Came back", s.received, true, "mw-history-received"));
   if (s.error) parts.push(h("div", { class: "mw-card-error" }, `Error: ${s.error}`));
   parts.push(h("div", {}, toggle), raw);

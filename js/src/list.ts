@@ -77,6 +77,9 @@ export class CardList {
       measureElement,
       overscan: 8,
       gap: 6,
+      // Room for the insertion line above the first card and below the last (the scroller clips them).
+      paddingStart: 6,
+      paddingEnd: 6,
       onChange: () => this.schedule(),
     });
     const unmount = this.virtualizer._didMount();

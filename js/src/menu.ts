@@ -1,5 +1,6 @@
 // The card context menu: a small floating list, driven by mouse or keyboard.
 import { h } from "./card";
+import { keepKeysIn } from "./keys";
 
 export type MenuEntry =
   | { label: string; run: () => void; disabled?: boolean; testid?: string }
@@ -43,6 +44,7 @@ export class ContextMenu {
       }
     }
     menu.addEventListener("keydown", (event) => this.key(event));
+    keepKeysIn(menu);
     menu.addEventListener("contextmenu", (event) => event.preventDefault());
     document.body.append(menu);
     const { innerWidth, innerHeight } = window;

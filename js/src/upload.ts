@@ -1,5 +1,6 @@
 // Files travel to the kernel in binary chunks small enough for one websocket frame (the Jupyter server
 // takes frames of up to 10 MB); the kernel puts them together (mewrk_jupyter/widget/uploads.py).
+import { h } from "./card";
 import type { WidgetModel } from "./connection";
 import type { UploadMsg } from "./protocol";
 
@@ -20,4 +21,43 @@ export async function sendFiles(model: WidgetModel, view: string, files: File[],
     ids.push(id);
   }
   return ids;
+}
+
+/** Let files be dropped on `el` (the composer, a message being edited): `add` gets them; the browser
+ * neither opens them nor types their text, and `data-drop` marks the element while files hover over it. */
+export function takeDroppedFiles(el: HTMLElement, add: (files: File[]) => void): void {
+  const hovering = (event: DragEvent) => {
+    if (!event.dataTransfer?.types.includes("Files")) return;
+    event.preventDefault();
+    el.dataset.drop = "";
+  };
+  el.addEventListener("dragenter", hovering);
+  el.addEventListener("dragover", hovering);
+  el.addEventListener("dragleave", () => delete el.dataset.drop);
+  el.addEventListener("drop", (event) => {
+    delete el.dataset.drop;
+    const files = [...(event.dataTransfer?.files ?? [])];
+    if (!files.length) return;
+    event.preventDefault();
+    event.stopPropagation(); // the message's editor takes it, not the card list or the notebook under it
+    add(files);
+  });
+}
+
+/** A file waiting to go with a message, as a chip with its size and a button that takes it off. */
+export function fileChip(file: File, testid: string, remove: () => void): HTMLElement {
+  const x = h("button", { class: "mw-chip-x", type: "button", title: `Remove ${file.name}`, "aria-label": `Remove ${file.name}` }, "×");
+  x.addEventListener("click", remove);
+  return h("span", { class: "mw-chip", "data-testid": testid }, `${file.name} · ${sizeText(file.size)}`, x);
+}
+
+/** A file's size in words: bytes, KB or MB. */
+export function sizeText(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${Math.round(n / 1024)} KB`;
+  return megabytes(n);
+}
+
+export function megabytes(n: number): string {
+  return `${(n / (1024 * 1024)).toFixed(1)} MB`;
 }

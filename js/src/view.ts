@@ -13,7 +13,7 @@ import { isDraft } from "./drafts";
 import { Editing } from "./editing";
 import { bindGestures } from "./gestures";
 import { Header } from "./header";
-import { type KeyParts, timelineKey } from "./keys";
+import { type KeyParts, keepKeysIn, timelineKey } from "./keys";
 import { CardList, cardIdOf, type Slot } from "./list";
 import { Notice } from "./notice";
 import { Panels, type PanelName } from "./panels";
@@ -21,6 +21,7 @@ import type { Action, CardPayload, ContextMsg, KernelMsg, ResultMsg, SnapshotMsg
 import { BoxSelection } from "./selection";
 import { SettingsPanel } from "./settings";
 import { TimelineState } from "./state";
+import { ToolImages } from "./toolimages";
 import { ToolLockLine } from "./toollock";
 import { TrustLine } from "./trust";
 import { sendFiles } from "./upload";
@@ -35,6 +36,7 @@ export class TimelineView {
   private tools: ToolInfo[] = [];
   private chunk = 2 * 1024 * 1024;
   private readonly open = new Set<string>();
+  private readonly images: ToolImages;
   private readonly selected = new BoxSelection(
     (a, b) => this.state.range(a, b),
     (ids) => {
@@ -78,6 +80,11 @@ export class TimelineView {
       act,
       tools: () => this.tools,
       blocked: () => (this.link.lost ? LOST : null),
+      upload: (files) => sendFiles(this.link.model, this.link.viewId, files, this.chunk),
+    });
+    this.images = new ToolImages(act, (id) => {
+      this.list.dirty(id);
+      this.list.schedule();
     });
     this.actions = new CardActions(this.list, this.editing, this.selected, { act, notice, told: (r) => this.told(r) });
     this.header = new Header(
@@ -182,6 +189,7 @@ export class TimelineView {
       if (id && box.classList.contains("mw-reason")) this.actions.reasons.set(id, (box as HTMLTextAreaElement).value);
     });
     this.root.addEventListener("keydown", (event) => timelineKey(event, this.parts));
+    keepKeysIn(this.root);
     this.cleanups.push(bindGestures(this.parts, this.empty));
   }
 
@@ -201,6 +209,7 @@ export class TimelineView {
     switch (msg.type) {
       case "card_added":
       case "card_changed":
+        this.images.follow(this.state.get(msg.card.id), msg.card);
         this.state.upsert(msg.card, msg.order_key);
         this.list.dirty(msg.card.id);
         break;
@@ -232,6 +241,7 @@ export class TimelineView {
         return;
       case "status":
         this.composer.setStatus(msg.text);
+        this.header.setBusy(msg.busy ?? null);
         return;
       case "context":
         this.showContext(msg);
@@ -284,6 +294,7 @@ export class TimelineView {
     this.editing.forget(id);
     this.selected.forget(id);
     this.open.delete(id);
+    this.images.forget(id);
   }
 
   private showContext(ctx: ContextMsg): void {
@@ -354,6 +365,7 @@ export class TimelineView {
       slot.body.replaceChildren(
         cardBody(card, {
           reason: this.actions.reasons.get(id),
+          image: (index) => this.images.get(id, index),
           open: this.open.has(id),
           onToggle: (open) => {
             if (open) this.open.add(id);

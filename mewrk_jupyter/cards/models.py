@@ -101,6 +101,9 @@ class UserInput(Card):
     # place); the message as typed and each expression with its text are kept, so an edit shows both.
     template: str | None = None
     interpolated: list[Interpolation] = Field(default_factory=list)
+    # An object attached from the notebook (s.attach, %mewrk attach): the name it was read from. Its text
+    # is Markdown the engine wrote (a DataFrame's table), shown rendered; what a person types is shown as typed.
+    attached: str | None = None
 
 
 class Thinking(Card):

@@ -123,7 +123,7 @@ class RequestSummary(BaseModel):
     meta: str  # model, protocol, when, how long
     sizes: str  # messages, tokens in and out, system prefix, tools by name
     changes: list[str]  # since the previous request of the session, in words
-    messages: list[str]  # one line each
+    messages: list[str]  # one line per part of the messages sent (a text, a tool call, a tool result)
     received: list[str]  # what came back, one line each
     error: str | None
 
@@ -234,7 +234,11 @@ def summarise(entry: HistoryEntry, previous: HistoryEntry | None, compare: bool 
         return _tool_run(entry)
     sent = read_request(entry.request, entry.protocol)
     prefix = sum(estimate_tokens(s) for s in sent.system)
+    # The panel lists the parts (a reply and its tool call are two parts of one message): the count of
+    # messages says how many parts they hold when that differs, so that the two figures agree.
     sizes = [count(sent.messages, "message")]
+    if len(sent.items) != sent.messages:
+        sizes[0] += f" in {count(len(sent.items), 'part')}"
     if usage := _usage(entry.response):
         sizes.append(usage)
     sizes.append(f"system prefix ≈{format_tokens(prefix)} tokens ({count(len(sent.system), 'part')})")

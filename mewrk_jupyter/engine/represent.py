@@ -187,4 +187,5 @@ def attached_input(obj: Any, name: str, redact: Callable[[str], str]) -> UserInp
     """A user input carrying `obj` as `represent` shows it, labelled `name`; `redact` hides a known secret
     in its text on the card."""
     shown = represent(obj, name)
-    return UserInput(text=redact(shown.text), attachments=attachments_for_message(shown.attachments))
+    files = attachments_for_message(shown.attachments)
+    return UserInput(text=redact(shown.text), attachments=files, attached=name)

@@ -15,10 +15,11 @@ from ..cards.models import ToolCall, card_from_dict
 from ..cards.rules import INSERTABLE
 from ..cards.words import cards_of, noun
 from ..commands import Result, sentence, stopped
+from ..engine.assembly.attachments import attachments_for_message
 from ..engine.navigation import copy_session, switched_sentence
 from ..errors import InvalidInput, MewrkError, SessionBusy
 from . import commands
-from .payloads import context_payload, history_entry, history_rows
+from .payloads import context_payload, history_entry, history_rows, tool_image_url
 from .protocol import (
     AcceptToolChangeAction,
     ApproveAction,
@@ -40,6 +41,7 @@ from .protocol import (
     SendAction,
     StopAction,
     ToolCallAction,
+    ToolImageAction,
     ToolInfo,
     TrustAction,
     UndoAction,
@@ -143,7 +145,17 @@ class Actions(SettingsActions):
     # ---- the timeline -------------------------------------------------------------------------------
 
     def _do_edit(self, request: EditAction) -> tuple[str, dict[str, Any]]:
-        card = self.session.edit(request.card_id, **request.fields)
+        fields, upload_ids = dict(request.fields), request.attachments
+        try:
+            if upload_ids:  # files dropped on the message: they join the ones it has
+                held = getattr(self.session.card(request.card_id), "attachments", None)
+                if held is None:
+                    raise InvalidInput("Only a message of yours takes files.")
+                dropped = self.uploads.take(upload_ids)  # type: ignore[attr-defined]
+                fields["attachments"] = attachments_for_message([*held, *dropped])
+            card = self.session.edit(request.card_id, **fields)
+        finally:
+            self.uploads.discard(upload_ids)  # type: ignore[attr-defined]
         return "Saved.", {"card_id": card.id}
 
     def _do_insert(self, request: InsertAction) -> tuple[str, dict[str, Any]]:
@@ -247,6 +259,9 @@ class Actions(SettingsActions):
     def _do_reexecute(self, request: ReexecuteAction) -> tuple[str, dict[str, Any]]:
         run = self._session_method("reexecute")(request.card_id, wait=False)
         return "", {"run_id": getattr(run, "id", None)}
+
+    def _do_tool_image(self, request: ToolImageAction) -> tuple[str, dict[str, Any]]:
+        return "", {"image": tool_image_url(self.session.card(request.card_id), request.index)}
 
     def _do_approve(self, request: ApproveAction) -> tuple[str, dict[str, Any]]:
         reason = (request.reason or "").strip() or None

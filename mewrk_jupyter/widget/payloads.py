@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Any, cast
 
-from ..cards.models import Card
+from ..cards.models import Card, ToolCall
 from ..engine.assembly.context import format_tokens
 from ..engine.history_summary import summarise_history
 from ..engine.preferences import preferences_at
 from ..engine.subagents import agent_figures
-from ..errors import MewrkError
+from ..errors import InvalidInput, MewrkError
 from .protocol import AgentFigureMsg, CardPayload, ContextMsg, HistoryEntryData, HistoryRow, ToolLockInfo
 
 
@@ -35,6 +37,33 @@ def card_payload(card: Card, not_sent: str | None = None) -> CardPayload:
     # Built from the card's own dump, whose fields the protocol tests hold to CardPayload (no copy here:
     # a snapshot carries thousands of them).
     return cast(CardPayload, data)
+
+
+# The image types a card shows, each by the bytes its files begin with: a tool's image is shown only when
+# its bytes are what its type says, so that no SVG or HTML (which could carry a script) reaches the page.
+_SHOWN_IMAGES = {
+    "image/png": (b"\x89PNG\r\n\x1a\n",),
+    "image/jpeg": (b"\xff\xd8\xff",),
+    "image/gif": (b"GIF87a", b"GIF89a"),
+    "image/webp": (b"RIFF",),
+}
+
+
+def tool_image_url(card: Card, index: int) -> str:
+    """Image `index` of a tool call's card as a `data:` URL for its <img>; InvalidInput when it cannot be shown."""
+    images = card.images if isinstance(card, ToolCall) else []
+    if index >= len(images):
+        raise InvalidInput("That image is no longer on the card.")
+    image = images[index]
+    try:
+        head = base64.b64decode(image.data[:24], validate=True)
+    except (binascii.Error, ValueError):
+        head = b""
+    starts = _SHOWN_IMAGES.get(image.media_type, ())
+    webp = image.media_type != "image/webp" or head[8:12] == b"WEBP"
+    if not (head.startswith(starts) and webp):
+        raise InvalidInput(f"{image.name} is not a PNG, JPEG, GIF or WebP image, so it is not shown.")
+    return f"data:{image.media_type};base64,{image.data}"
 
 
 def _cost(info: Any) -> tuple[float | None, str]:

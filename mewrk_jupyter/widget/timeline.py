@@ -12,7 +12,8 @@ import anywidget
 import traitlets
 
 from ..cards.rules import EDITABLE_FIELDS, INSERTABLE, READ_ONLY_REASON
-from ..engine.compaction import session_links
+from ..engine.compaction import COMPACTING, session_links
+from ..engine.compaction.now import HANDING_OVER
 from ..engine.events import (
     CardAdded,
     CardChanged,
@@ -53,6 +54,9 @@ VIEW_TIMEOUT = 90.0
 
 # Kinds the widget's insert menu offers as a text card; tool calls have their own form (T5).
 MENU_KINDS = tuple(kind for kind in INSERTABLE if kind != "tool_call")
+# The header's word while the engine works on the conversation outside a turn (the state stays idle):
+# by the composer line the work shows meanwhile.
+BUSY = {COMPACTING: "compacting", HANDING_OVER: "writing handoff documents"}
 
 
 class TimelineWidget(Actions, anywidget.AnyWidget):
@@ -245,7 +249,8 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                     # When the engine is done with its line, a subagent's approval that still waits
                     # keeps the composer's.
                     self._waiting = waiting_status(self.session.timeline().cards)
-                    self._tell(protocol.StatusMsg(text=status if status is not None else self._waiting))
+                    line = status if status is not None else self._waiting
+                    self._tell(protocol.StatusMsg(text=line, busy=BUSY.get(status or "")))
 
     def _restate_unsent(self, unsent: dict[str, str]) -> None:
         """Patch the cards whose "not sent" note changed: a change above a signed block reaches below it."""

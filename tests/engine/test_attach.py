@@ -22,6 +22,7 @@ def test_a_dataframe_is_a_bounded_markdown_table_with_shape_dtypes_and_what_was_
     s = mw.Session.new()
     card = s.attach(df, "df")
     assert card.kind == "user_input" and s.cards == [card]
+    assert card.attached == "df"  # its text is Markdown the engine wrote: the widget renders the table
     lines = card.text.splitlines()
     assert lines[0] == "`df`: pandas DataFrame, 50 rows × 2 columns"
     assert (

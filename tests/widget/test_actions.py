@@ -117,6 +117,7 @@ def test_slash_compact_refuses_too_little_then_shows_the_status_and_the_divider(
     assert done["ok"] and done["message"] == f"Compacted: {divider.title_line()}."
     assert divider.title_line().startswith("12 earlier messages · compacted into a summary · ≈")
     assert [m["text"] for m in widget.of("status")][-2:] == ["Compacting the conversation…", None]
+    assert [m["busy"] for m in widget.of("status")][-2:] == ["compacting", None]  # the header's word
     [added] = [m for m in widget.of("card_added") if m["card"]["id"] == divider.id]
     card = added["card"]
     assert (card["kind"], card["covered"], card["tokens_saved"]) == (
@@ -160,6 +161,30 @@ def test_more_than_32_mb_is_refused_and_nothing_is_sent(widget, session):
     assert "a message takes at most 32 MB" in result["message"] and "Nothing was sent" in result["message"]
     assert [c.id for c in session.cards] == cards
     assert widget.uploads.held() == []  # the view keeps the files and uploads them again on a retry
+
+
+def test_files_dropped_on_an_edited_message_join_its_attachments_and_too_much_changes_nothing(
+    widget, session
+):
+    question = session.cards[0]
+    upload(widget, "n", "notes.txt", "text/plain", b"plum")
+    result = widget.do("edit", card_id=question.id, fields={"text": "hello again"}, attachments=["n"])
+    assert result["ok"], result["message"]
+    edited = session.cards[0]
+    assert edited.text == "hello again" and [(a.name, a.text) for a in edited.attachments] == [
+        ("notes.txt", "plum")
+    ]
+    big = b"\0" * (33 * 1024 * 1024 // 2)
+    upload(widget, "a", "a.bin", "application/octet-stream", big)
+    upload(widget, "b", "b.bin", "application/octet-stream", big)
+    refused = widget.do("edit", card_id=question.id, fields={"text": "lost?"}, attachments=["a", "b"])
+    assert not refused["ok"] and "a message takes at most 32 MB" in refused["message"]
+    assert session.cards[0] == edited  # its text and files as they were
+    reply = session.cards[-1]
+    upload(widget, "r", "notes.txt", "text/plain", b"plum")
+    refused = widget.do("edit", card_id=reply.id, fields={"text": "x"}, attachments=["r"])
+    assert refused["message"] == "Only a message of yours takes files."
+    assert widget.uploads.held() == []  # the view keeps its files and uploads them again on a retry
 
 
 def test_an_image_to_a_model_without_vision_is_refused_with_the_gate_sentence(widget, session):

@@ -1,4 +1,4 @@
-"""`/compact` typed in the composer (C6): the status line while the summary is written, then the divider
+"""`/compact` typed in the composer (C6): the status line and the header while the summary is written, then the divider
 drawn as a rule across the timeline with its line, the summary itself never shown; undo takes it away."""
 
 from __future__ import annotations
@@ -39,9 +39,13 @@ def test_slash_compact_shows_the_status_then_the_divider_as_a_rule_and_undo_remo
     box.press("Enter")  # the whole command typed: Enter runs it
     expect(status).to_have_text("Compacting the conversation…")
     expect(status).to_be_visible()
+    header = root.locator("[data-testid='mw-state']")
+    expect(header).to_have_text("compacting")  # the header says so too, not "idle"
+    expect(header.locator(".mw-spinner")).to_have_count(1)
     divider = root.locator(".mw-card[data-kind='summary_divider'] [data-testid='mw-divider']")
     expect(divider).to_have_count(1, timeout=60_000)
     expect(status).to_be_hidden()
+    expect(header).to_have_text("idle")
     expect(box).to_have_value("")
 
     line = nb.print_value("s.cards[-1].title_line()")

@@ -88,3 +88,24 @@ def test_history_panel_numbers_this_sessions_requests_and_shows_the_edit_in_word
     assert (
         nb.print_value("s.history[1].request['messages'][0]['parts'][0]['text']") == "first question, edited"
     )
+
+
+def test_a_requests_counts_agree_its_messages_and_the_parts_listed_under_them(lab, page):
+    nb = Notebook.open(page, lab)
+    code = (
+        ATTACH
+        + "s = mw.Session.new()\n"
+        + 's.send(\'Look around.\\ncall: ls {"path": "."}\', wait=True)\ns.widget()'
+    )
+    _, root = widget_cell(nb, code)
+    expect(root.locator(".mw-card[data-kind='model_reply']").last).to_contain_text("returned")
+    root.locator("[data-testid='mw-history-button']").click()
+    second = root.locator(".mw-history-row").last
+    # The second request: the question, the reply with its call, the call's result.
+    sizes = second.locator(".mw-history-sizes")
+    expect(sizes).to_contain_text("3 messages")
+    listed = second.locator("[data-testid='mw-history-messages']")
+    parts = len(listed.locator("pre").inner_text().splitlines())
+    assert parts == 4  # You, Model, Tool call, Tool result
+    expect(sizes).to_contain_text(f"3 messages in {parts} parts")
+    expect(listed.locator("summary")).to_have_text(f"The {parts} parts as sent")

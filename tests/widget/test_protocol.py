@@ -294,3 +294,31 @@ def test_a_tool_call_is_edited_through_its_parameters_and_result(session, widget
     assert edited.params == {"path": "src"} and edited.result == "b.py" and edited.edited
     wrong = widget.do("edit", card_id=call.id, fields={"text": "no such field"})
     assert not wrong["ok"] and "no editable field 'text'" in wrong["message"]
+
+
+def test_a_tool_image_is_sent_to_the_view_only_when_its_bytes_are_the_image_its_type_says(session, widget):
+    import base64
+
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 16).decode()
+    svg = base64.b64encode(b"<svg onload='alert(1)'/>").decode()
+    images = [
+        mw.Attachment(name="output-1.png", media_type="image/png", data=png, size=24),
+        mw.Attachment(name="drawing.svg", media_type="image/svg+xml", data=svg, size=24),
+        mw.Attachment(name="fake.png", media_type="image/png", data=svg, size=24),
+    ]
+    call = session.insert(
+        mw.ToolCall(name="python", params={"code": "plot()"}, result="[result]", images=images)
+    )
+    snap = widget.hello("v1")
+    shown = next(row["card"] for row in snap["cards"] if row["card"]["id"] == call.id)
+    assert [set(image) for image in shown["images"]] == [
+        {"name", "media_type", "size", "sent_as", "pages"}
+    ] * 3
+    first = widget.do("tool_image", card_id=call.id, index=0)
+    assert first["ok"] and first["data"]["image"] == f"data:image/png;base64,{png}"
+    for index, name in [(1, "drawing.svg"), (2, "fake.png")]:
+        refused = widget.do("tool_image", card_id=call.id, index=index)
+        assert not refused["ok"] and "image" not in refused["data"]
+        assert refused["message"] == f"{name} is not a PNG, JPEG, GIF or WebP image, so it is not shown."
+    gone = widget.do("tool_image", card_id=call.id, index=3)
+    assert gone["message"] == "That image is no longer on the card."

@@ -73,7 +73,7 @@ KERNEL_EXAMPLES: list[protocol.SentModel] = [
     protocol.StateMsg(state="running"),
     protocol.NoticeMsg(level="error", text="The stream broke off."),
     protocol.PreferencesMsg(confirm_delete=True),
-    protocol.StatusMsg(text="Compacting the conversation…"),
+    protocol.StatusMsg(text="Compacting the conversation…", busy="compacting"),
     protocol.StatusMsg(text=None),
     CONTEXT,
     protocol.ResultMsg(
@@ -121,6 +121,7 @@ ACTION_EXAMPLES: list[dict[str, Any]] = [
         "where": "before",
     },
     {"action": "reexecute", "card_id": "c1"},
+    {"action": "tool_image", "card_id": "c1", "index": 0},
     {"action": "approve", "card_id": "c2", "reason": "", "always": True},
     {"action": "reject", "card_id": "c2", "reason": "no"},
     {"action": "stop"},

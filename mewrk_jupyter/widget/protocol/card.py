@@ -43,6 +43,9 @@ class CardPayload(TypedDict):
     attachments: NotRequired[list[AttachmentInfo]]
     template: NotRequired[str | None]  # a user input typed with `{expressions}`: the message as typed
     interpolated: NotRequired[list[InterpolationInfo]]
+    attached: NotRequired[
+        str | None
+    ]  # a user input carrying an object from the notebook: its Markdown renders
     signed: NotRequired[bool]  # thinking: it carries a vendor signature (or is encrypted)
     encrypted: NotRequired[bool]  # thinking, native compaction: the content is opaque
     protocol: NotRequired[str | None]

@@ -250,6 +250,9 @@ class StatusMsg(SentModel):
 
     type: Literal["status"] = "status"
     text: str | None
+    # The header's word for what the engine does meanwhile ("compacting"), where the session's state
+    # alone would say idle; null when the line is about something else, or done.
+    busy: str | None = None
 
 
 @with_config(ConfigDict(extra="allow"))
@@ -266,6 +269,7 @@ class ResultData(TypedDict, total=False):
     open: str  # the panel a command opens
     entries: list[HistoryRow]
     entry: HistoryEntryData
+    image: str  # a tool call's image as a `data:` URL (PNG, JPEG, GIF or WebP only)
     trusted: bool  # the workspace's configuration folder was trusted: the Trust notice goes
     settings: SettingsAnswer  # what the settings panel shows: its sections, a file, a refused save
 

@@ -65,6 +65,7 @@ class EditAction(ActionBase):
     action: Literal["edit"]
     card_id: Id
     fields: dict[str, Any]
+    attachments: list[str] = Field(default_factory=list)  # upload ids of files dropped on a message
 
 
 class InsertAction(ActionBase):
@@ -141,6 +142,15 @@ class ReexecuteAction(ActionBase):
 
     action: Literal["reexecute"]
     card_id: Id
+
+
+class ToolImageAction(ActionBase):
+    """The bytes of an image a tool call made (a figure), to show on its card: asked when the card shows,
+    so that a snapshot of thousands of cards carries none."""
+
+    action: Literal["tool_image"]
+    card_id: Id
+    index: int = Field(ge=0)
 
 
 class ApproveAction(ActionBase):
@@ -223,6 +233,7 @@ Action = Annotated[
     | HistoryEntryAction
     | ToolCallAction
     | ReexecuteAction
+    | ToolImageAction
     | ApproveAction
     | RejectAction
     | StopAction
