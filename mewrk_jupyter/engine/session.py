@@ -31,7 +31,7 @@ from ..store.db import Database
 from ..tools.mcp import ServerStatus
 from .assembly.context import ContextInfo
 from .background import TASKS
-from .compaction import AutoCompaction, HandoffTool, compact_in_place, compact_now
+from .compaction import AutoCompaction, HandoffTool, compact_in_place, compact_now, compact_now_refusal
 from .decisions import FOLLOWED_ELSEWHERE, SessionDecisions
 from .display import make_view, view_bundle
 from .notebook import write_export
@@ -302,6 +302,12 @@ class Session(StoredSession):
         self._config.settings()  # the documents are written by the model as stored, whoever changed it last
         handover: Session = compact_now(self._parts, self)
         return handover
+
+    def compact_now_unavailable(self) -> str | None:
+        """Why `compact_now()` would be refused now, in the sentence it would raise; None when it would act
+        (the ring's Compact now button shows this beside it, closed)."""
+        refused = compact_now_refusal(self._parts)
+        return str(refused) if refused is not None else None
 
     def branch(self, at: str | Card) -> Session:
         """A new session whose timeline is this one up to and including the card `at` (T11)."""
