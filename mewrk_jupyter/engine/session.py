@@ -8,6 +8,7 @@ that does it: what every process reads from the store in `stored_session` (the b
 
 from __future__ import annotations
 
+import os
 import weakref
 from collections.abc import Iterable
 from pathlib import Path
@@ -279,9 +280,11 @@ class Session(StoredSession):
     def export(self, path: str | Path) -> Path:
         """Write the timeline to `path` (relative to the workspace): a notebook for `.ipynb` — messages and
         replies as Markdown cells, `python` calls as code cells with their output, thinking and other tool
-        calls collapsed, each card's kind and id in the cell's metadata — or Markdown for `.md`."""
+        calls collapsed, each card's kind and id in the cell's metadata — or Markdown for `.md`. Returns the
+        full path written."""
         target = Path(path).expanduser()
-        target = target if target.is_absolute() else self.workspace.root / target
+        # The full path of what was written, as every surface says it: `..` taken out, symlinks kept.
+        target = Path(os.path.normpath(target if target.is_absolute() else self.workspace.root / target))
         cards = list(self.stored_timeline.current().cards)
         return write_export(target, cards, self.title, self.id, self.settings.model)
 
