@@ -9,6 +9,7 @@ that does it: what every process reads from the store in `stored_session` (the b
 from __future__ import annotations
 
 import os
+import warnings
 import weakref
 from collections.abc import Iterable
 from pathlib import Path
@@ -26,7 +27,7 @@ from ..cards.models import (
 from ..cards.order import key_between
 from ..config.hooks import HOOK_EVENTS
 from ..config.policy import Tier
-from ..errors import ConfigError, InvalidInput
+from ..errors import ConfigError, InvalidInput, ToolChangeHeld
 from ..providers.base import ModelInfo, ToolSpec
 from ..store.db import Database
 from ..tools.mcp import ServerStatus
@@ -159,7 +160,15 @@ class Session(StoredSession):
             if after.plan_mode:
                 self.withdraw_withheld_approval()
             reach_subagents(self, after.plan_mode)
+        self._tell_held()
         return after
+
+    def _tell_held(self) -> None:
+        """Warn (`mw.ToolChangeHeld`) when the tool lock holds a change Python was not told of: what is
+        held, until when, and how to accept the cache loss — the sentence the widget's line shows."""
+        lock = self._config.held_news()
+        if lock is not None:
+            warnings.warn(str(lock), ToolChangeHeld, stacklevel=3)  # at the person's line
 
     def withdraw_withheld_approval(self) -> Run | None:
         """When plan mode is on and this session's turn waits for the approval of a call plan mode
@@ -349,6 +358,7 @@ class Session(StoredSession):
         `template` and `interpolated` record a message typed with `{expressions}` (the magics fill them).
         """
         self._config.settings()  # the turn uses the settings as stored, whoever changed them last
+        self._tell_held()  # a tool file changed while the cache is warm: said before the request goes
         done = list(interpolated)
         if done and text:
             # What the kernel's values became is the engine reading the kernel, like a tool's result: a
