@@ -4,23 +4,37 @@ from __future__ import annotations
 
 from ..engine.catalog import list_sessions
 from ..engine.navigation import switched_sentence
+from ..engine.notebook_memory import recall
 from ..engine.session import Session
 from ..engine.trust import trust as trust_workspace
 from .base import Call, Result, refuse
 
 
 def new(call: Call) -> Result:
-    """`new [--model vendor/model] [TITLE…]`: a session here; it becomes current."""
-    model, words, args = None, [], iter(call.args)
+    """`new [--fresh] [--model vendor/model] [TITLE…]`: a session here; it becomes current. Run again in a
+    notebook cell that made one (after a kernel restart, say), it shows that session again, unless
+    `--fresh`."""
+    model, words, fresh, args = None, [], False, iter(call.args)
     for arg in args:
         if arg == "--model":
             model = next(args, None) or refuse("--model needs vendor/model")
         elif arg.startswith("--model="):
             model = arg.removeprefix("--model=")
+        elif arg == "--fresh":
+            fresh = True
         elif arg.startswith("--"):
             refuse(f"unknown option {arg}")
         else:
             words.append(arg)
+    made = recall(call.place, cell=True) if call.place is not None and not fresh else None
+    if made is not None:
+        # The same cell run again: the session it made, as a notebook's cell gives the same result again.
+        session = Session.open(made)
+        said = (
+            f"This cell's session `{session.id}` “{session.title}” · `{session.settings.model}` · stored in "
+            f"`{session.workspace.db_path}`; `%mewrk new --fresh` starts another."
+        )
+        return Result(said, opened=session, show="view")
     session = Session.new(model=model, title=" ".join(words) or None)
     said = (
         f"New session `{session.id}` · `{session.settings.model}` · stored in `{session.workspace.db_path}`"
