@@ -124,3 +124,20 @@ def test_the_approval_of_a_call_run_by_hand_says_the_person_asked(workspace):
     model.send('call: bash {"command": "echo by-model"}')
     assert model.pending_approval.asked_by == "model"
     assert model.pending_approval.title_line() == "The model asks to run bash"
+
+
+def test_undoing_a_reexecution_that_asked_first_restores_the_old_result_and_removes_its_approval(workspace):
+    (workspace / "b.txt").write_text("beta\n")
+    folder = workspace / ".mewrk" / "policy"
+    folder.mkdir(parents=True)
+    (folder / "default.yaml").write_text("safety_level: default\nask: [read]\n")
+    s = mw.Session.new()
+    card = s.insert(mw.ToolCall(name="read", params={"path": "b.txt"}, result="typed by hand"))
+    s.reexecute(card.id)
+    assert s.state == "awaiting_approval" and s.pending_approval.title_line() == "You asked to run read"
+    s.approve()
+    assert "beta" in s.card(card.id).result and [c.kind for c in s.cards] == ["tool_call", "approval"]
+    assert s.undo() == "Undid: ran read again"
+    assert s.card(card.id).result == "typed by hand" and [c.kind for c in s.cards] == ["tool_call"]
+    assert s.redo() == "Redid: ran read again"
+    assert "beta" in s.card(card.id).result and [c.kind for c in s.cards] == ["tool_call", "approval"]
