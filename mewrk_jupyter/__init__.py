@@ -42,6 +42,7 @@ from .errors import (
     SessionBusy,
     SessionNotFound,
     StoreError,
+    ToolChangeHeld,
     WorkspaceNotTrusted,
 )
 
@@ -81,6 +82,7 @@ __all__ = [
     "SystemPrompt",
     "Thinking",
     "ToolCall",
+    "ToolChangeHeld",
     "Usage",
     "UserInput",
     "WorkspaceNotTrusted",

@@ -66,6 +66,11 @@ class ConfigNotice(UserWarning):
     """The configuration asks for something the engine does not do yet; the sentence names file and field."""
 
 
+class ToolChangeHeld(UserWarning):
+    """A change of the offered tools that the tool lock holds while the prompt cache is warm: the sentence
+    says what is held, until when, and that `s.accept_tool_change()` offers the new list now."""
+
+
 class ConfigConflict(ConfigError):
     """A configuration file changed on disk since the editor read it, so it was not written (S5).
 

@@ -32,7 +32,10 @@ export class CompactionMenu {
   private readonly pages = new Map<Mode, HTMLElement>();
   private readonly reason: HTMLElement;
   private readonly nowButton: HTMLButtonElement;
+  private readonly nowReason: HTMLElement;
   private readonly nowSaid: HTMLElement;
+  /** Why the engine would refuse Compact now, as it said when the section last loaded; null: it would act. */
+  private nowRefused: string | null = null;
   /** What each control shows as the engine has it, to go back to after a refusal. */
   private values: Record<string, boolean | number> = {};
   private mode: Mode = "handoff";
@@ -64,6 +67,7 @@ export class CompactionMenu {
     }
     this.nowButton = h("button", { class: "mw-button", type: "button", "data-testid": "mw-compact-now" }, "Compact now");
     this.nowButton.title = "Compact into a new session now, whatever the threshold";
+    this.nowReason = h("div", { class: "mw-muted", id: this.idOf("now-reason"), "data-testid": "mw-compact-now-reason" });
     this.nowSaid = h("div", { class: "mw-setting-said", role: "status", "data-testid": "mw-compact-now-said" });
     this.nowButton.addEventListener("click", () => this.compactNow());
     this.el = h(
@@ -76,6 +80,7 @@ export class CompactionMenu {
       this.line("compaction"),
       ...this.pages.values(),
       h("div", { class: "mw-compaction-row" }, this.nowButton, this.nowSaid),
+      this.nowReason,
     );
   }
 
@@ -132,6 +137,16 @@ export class CompactionMenu {
       .map(([mode, why]) => `${mode === "native" ? "Native" : "Handoff"} is not available: ${why}`)
       .join(" ");
     for (const [mode, page] of this.pages) page.hidden = mode !== this.mode;
+    this.nowRefused = panel.compact_now;
+    // Closed like a refused mode: still focusable, so that the keyboard reaches it and hears why.
+    if (this.nowRefused) {
+      this.nowButton.setAttribute("aria-disabled", "true");
+      this.nowButton.setAttribute("aria-describedby", this.nowReason.id);
+    } else {
+      this.nowButton.removeAttribute("aria-disabled");
+      this.nowButton.removeAttribute("aria-describedby");
+    }
+    this.nowReason.textContent = this.nowRefused ? `Compact now is not available: ${this.nowRefused}` : "";
   }
 
   /** The line beside a control where its refusal (or what it did) is said. */
@@ -205,6 +220,13 @@ export class CompactionMenu {
   }
 
   private compactNow(): void {
+    if (this.nowRefused) {
+      // The engine would refuse it: say why beside the button, as its answer would, and send nothing.
+      this.nowSaid.dataset.level = "error";
+      this.nowSaid.setAttribute("role", "alert");
+      this.nowSaid.replaceChildren(this.nowRefused);
+      return;
+    }
     this.nowButton.disabled = true;
     this.nowSaid.replaceChildren("Compacting…");
     delete this.nowSaid.dataset.level;
@@ -213,6 +235,7 @@ export class CompactionMenu {
       this.nowSaid.dataset.level = r.ok ? "info" : "error";
       this.nowSaid.setAttribute("role", r.ok ? "status" : "alert");
       this.nowSaid.replaceChildren(r.message);
+      if (r.ok) this.load(); // this session has not replied since: the button closes, with the reason
       const id = r.data.session_id;
       if (r.ok && typeof id === "string") {
         const open = h("button", { class: "mw-link", type: "button", "data-testid": "mw-compact-now-open" }, "Open it here");

@@ -19,10 +19,21 @@ export interface WidgetModel {
   widget_manager?: { kernel?: { status?: string; statusChanged?: Signal<string> } | null };
 }
 
-/** Said on a view whose kernel is gone, where its controls were. */
-export const LOST =
-  "This view lost its kernel (it was restarted or shut down), so nothing here reaches the session any more. " +
-  "Re-run the cell, or `%mewrk show`, to work with the session again.";
+/**
+ * Said on a view whose kernel is gone, where its controls were. The new kernel has no current session:
+ * re-running the cell (`%mewrk new` shows the session that cell made) or `%mewrk use ID` brings this one
+ * back, and any `%mewrk` command takes up the session the notebook used last.
+ */
+export function lostSentence(sessionId: string | null): string {
+  const use = sessionId ? `\`%mewrk use ${sessionId}\`` : "`%mewrk show`";
+  return (
+    "This view lost its kernel (it was restarted or shut down), so nothing here reaches the session any more. " +
+    `Run \`%load_ext mewrk_jupyter\` again, then re-run this cell or ${use} to work with the session again.`
+  );
+}
+
+/** The sentence before a view knows its session. */
+export const LOST = lostSentence(null);
 
 // Kernel states after which a widget's comm never comes back: a restarted kernel has new widgets.
 const GONE = new Set(["restarting", "autorestarting", "dead"]);
@@ -32,8 +43,10 @@ export class Connection {
   private nextReq = 1;
   private readonly waiting = new Map<number, (result: ResultMsg) => void>();
   private heartbeat = 0;
-  /** Set once the kernel behind this view is gone; every action is then refused with LOST. */
+  /** Set once the kernel behind this view is gone; every action is then refused with the lost sentence. */
   lost = false;
+  /** The session the view shows (from its snapshot), which that sentence names. */
+  sessionId: string | null = null;
 
   constructor(readonly model: WidgetModel) {}
 
@@ -74,7 +87,7 @@ export class Connection {
   act(action: Action, done?: (result: ResultMsg) => void): void {
     const req = this.nextReq++;
     if (this.lost) {
-      done?.({ type: "result", for: this.viewId, req, ok: false, message: LOST, card_id: null, data: {}, while_state: null });
+      done?.({ type: "result", for: this.viewId, req, ok: false, message: lostSentence(this.sessionId), card_id: null, data: {}, while_state: null });
       return;
     }
     if (done) this.waiting.set(req, done);

@@ -125,6 +125,12 @@ export function toolForm(tools: ToolInfo[]): ToolForm {
   return { node, value, focus: () => picker.focus({ preventScroll: true }) };
 }
 
+/** Who asks for the call: a subagent, the person who ran it by hand, or the model. */
+function asker(card: CardPayload): string {
+  if (card.session_id) return "A subagent asks to run ";
+  return card.asked_by === "person" ? "You asked to run " : "The model asks to run ";
+}
+
 /** The approval card (A1): the tool's name and full input; while pending, a reason box and the three decisions. */
 export function approvalBody(card: CardPayload, reason: string): HTMLElement {
   // The code of a `python` call is read as code; other calls show their parameters as JSON.
@@ -134,7 +140,7 @@ export function approvalBody(card: CardPayload, reason: string): HTMLElement {
   const body = h(
     "div",
     { class: "mw-approval" },
-    h("div", {}, card.session_id ? "A subagent asks to run " : "The model asks to run ", h("code", {}, card.name ?? "a tool"), ":"),
+    h("div", { "data-testid": "mw-approval-asker" }, asker(card), h("code", {}, card.name ?? "a tool"), ":"),
     h("pre", { class: code !== null ? "mw-tool-code" : "mw-tool-result", "data-testid": "mw-approval-input" }, shown),
   );
   const decision = card.decision ?? "pending";

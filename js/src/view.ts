@@ -7,7 +7,7 @@ import { CardActions } from "./cardactions";
 import { CardMenu } from "./cardmenu";
 import { CompactionMenu } from "./compaction";
 import { Composer, type Outgoing } from "./composer";
-import { Connection, LOST, type WidgetModel } from "./connection";
+import { Connection, LOST, lostSentence, type WidgetModel } from "./connection";
 import { Dashboard } from "./dashboard";
 import { isDraft } from "./drafts";
 import { Editing } from "./editing";
@@ -79,7 +79,7 @@ export class TimelineView {
     this.editing = new Editing(this.state, this.list, {
       act,
       tools: () => this.tools,
-      blocked: () => (this.link.lost ? LOST : null),
+      blocked: () => (this.link.lost ? lostSentence(this.sessionId) : null),
       upload: (files) => sendFiles(this.link.model, this.link.viewId, files, this.chunk),
     });
     this.images = new ToolImages(act, (id) => {
@@ -155,6 +155,7 @@ export class TimelineView {
   /** The kernel behind this view is gone: say so where the controls were, and disable them. */
   private disconnected(): void {
     this.root.dataset.disconnected = "";
+    this.lostBanner.textContent = lostSentence(this.sessionId);
     this.lostBanner.hidden = false;
     this.menu.close();
     this.composer.disconnect();
@@ -254,6 +255,7 @@ export class TimelineView {
     if (msg.for && msg.for !== this.link.viewId) return;
     const switched = this.sessionId !== null && this.sessionId !== msg.session.id;
     this.sessionId = msg.session.id;
+    this.link.sessionId = msg.session.id;
     if (switched) {
       // Another session now shows here: start at its end, and let nothing of the old one linger.
       this.selected.set([]);

@@ -219,6 +219,15 @@ class Approval(Card):
     reason: str | None = None
     # The subagent session whose tool call waits, when the approval is shown on its parent's timeline.
     session_id: str | None = None
+    # Who asked for the call: the model, or the person who ran it by hand (its card says "You asked").
+    asked_by: Literal["model", "person"] = "model"
+
+    def title_line(self) -> str:
+        """Who asks to run which tool: the model, a subagent, or the person who ran it by hand."""
+        if self.session_id is not None:
+            return f"A subagent asks to run {self.name}"
+        who = "You asked" if self.asked_by == "person" else "The model asks"
+        return f"{who} to run {self.name}"
 
 
 # Opens a session by id; the engine registers it (cards sit below the engine and cannot import it).

@@ -60,8 +60,8 @@ COMMANDS: dict[str, Command] = {
     for c in (
         Command(
             "new",
-            "[--agent NAME] [--model vendor/model] [TITLE…]",
-            "start a session here and make it current",
+            "[--fresh] [--agent NAME] [--model vendor/model] [TITLE…]",
+            "start a session here and make it current (run again in its cell: the same session; --fresh: another)",
             sessions.new,
             needs_session=False,
             surfaces=ONLY_NOTEBOOK,

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..engine.notebook_memory import NotebookPlace
 from ..engine.session import Session
 from ..errors import InvalidInput
 
@@ -44,6 +45,9 @@ class Call:
     surface: Surface = NOTEBOOK
     # The kernel's user namespace, where there is one: what `{expressions}` and `attach NAME` read.
     namespace: Mapping[str, Any] | None = None
+    # The notebook and cell a `%mewrk` command ran in, where the kernel knows them (`new` reads the
+    # session the cell made before).
+    place: NotebookPlace | None = None
 
     @property
     def current(self) -> Session:

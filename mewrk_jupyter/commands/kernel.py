@@ -26,5 +26,6 @@ def attach(call: Call) -> Result:
 def export(call: Call) -> Result:
     """`export PATH`: the session written as a notebook (`.ipynb`) or Markdown (`.md`)."""
     written = call.current.export(call.args[0])
-    said = f"Exported the session to {written.name}."
+    # The full path: a person who typed `/etc/x.ipynb` or `../x.md` reads where it really went.
+    said = f"Exported the session to {written}."
     return Result(said, markdown=f"Exported the session to `{written}`.", data={"path": str(written)})

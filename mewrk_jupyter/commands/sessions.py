@@ -4,24 +4,38 @@ from __future__ import annotations
 
 from ..engine.catalog import list_sessions
 from ..engine.navigation import switched_sentence
+from ..engine.notebook_memory import recall
 from ..engine.session import Session
 from ..engine.trust import trust as trust_workspace
 from .base import Call, Result, refuse
 
 
 def new(call: Call) -> Result:
-    """`new [--agent NAME] [--model vendor/model] [TITLE…]`: a session here; it becomes current."""
+    """`new [--fresh] [--agent NAME] [--model vendor/model] [TITLE…]`: a session here; it becomes current.
+    Run again in a notebook cell that made one (after a kernel restart, say), it shows that session again,
+    unless `--fresh`."""
     options: dict[str, str] = {}
-    words, args = [], iter(call.args)
+    words, fresh, args = [], False, iter(call.args)
     for arg in args:
         name, equals, value = arg.partition("=")
         if name in NEW_OPTIONS:
             given = value if equals else next(args, None)
             options[name] = given or refuse(f"{name} needs {NEW_OPTIONS[name]}")
+        elif arg == "--fresh":
+            fresh = True
         elif arg.startswith("--"):
-            refuse(f"unknown option {arg}: `new` takes {' and '.join(NEW_OPTIONS)}")
+            refuse(f"unknown option {arg}: `new` takes --fresh, {' and '.join(NEW_OPTIONS)}")
         else:
             words.append(arg)
+    made = recall(call.place, cell=True) if call.place is not None and not fresh else None
+    if made is not None:
+        # The same cell run again: the session it made, as a notebook's cell gives the same result again.
+        session = Session.open(made)
+        said = (
+            f"This cell's session `{session.id}` “{session.title}” · `{session.settings.model}` · stored in "
+            f"`{session.workspace.db_path}`; `%mewrk new --fresh` starts another."
+        )
+        return Result(said, opened=session, show="view")
     settings = {"agent": options["--agent"]} if "--agent" in options else {}
     session = Session.new(model=options.get("--model"), title=" ".join(words) or None, **settings)
     agent = f"agent `{session.settings.agent}` · " if "--agent" in options else ""

@@ -45,9 +45,37 @@ def changed_settings(current: SessionSettings, changes: dict[str, Any], home: Pa
         # A new model that cannot compact by itself: the conversation uses the other mode, and says so
         # (the change's description names both settings).
         new = new.model_copy(update={"compaction": "handoff"})
+    if new.reasoning != "off" and why_reasoning_cannot_act(info) and "reasoning" not in changes:
+        new = new.model_copy(update={"reasoning": "off"})  # a new model that cannot think: the same way
     check_async_tools(new, info)
     check_compaction(new, info)
+    check_reasoning(new, info)
     return new
+
+
+def why_reasoning_cannot_act(info: ModelInfo) -> str | None:
+    """Why a reasoning level would change nothing on this model, or None when it sets how hard it thinks.
+    The adapters send it where their protocol takes it: Anthropic's thinking budget on a model with signed
+    thinking, a Responses reasoning effort on a model that thinks; Chat Completions sends none."""
+    if info.thinking == "none":
+        return "which does not think"
+    if info.protocol == "openai-chat":
+        return "openai-chat requests carry no reasoning level (the model thinks as it does)"
+    if info.protocol == "anthropic-messages" and info.thinking != "signed":
+        return "anthropic-messages sets a thinking budget only on a model with `thinking: signed`"
+    return None
+
+
+def check_reasoning(settings: SessionSettings, info: ModelInfo) -> None:
+    """Refuse a reasoning level on a model where it cannot act (it would be stored and change nothing)."""
+    why = why_reasoning_cannot_act(info) if settings.reasoning != "off" else None
+    if why is not None:
+        joint = ", " if why.startswith("which") else ": "
+        raise InvalidInput(
+            f"reasoning {settings.reasoning!r} cannot act on `{settings.model}`{joint}{why}. Keep 'off', or "
+            "choose a model that thinks (`thinking: signed` under it in llm/<vendor>.yaml for "
+            "anthropic-messages, `plain` or `signed` for openai-responses; offline: offline/thinker)."
+        )
 
 
 def check_compaction(settings: SessionSettings, info: ModelInfo) -> None:

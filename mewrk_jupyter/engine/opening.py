@@ -21,7 +21,7 @@ from ..store import sessions as session_rows
 from ..store.db import Database, database
 from .admission import admit
 from .agent import agent_of, agent_start
-from .configure import check_async_tools, check_compaction
+from .configure import check_async_tools, check_compaction, check_reasoning
 from .notebook import read_notebook
 from .settings import SessionSettings, parse_settings, stored_names
 from .turns.policy import plan_message, policy_for
@@ -86,6 +86,7 @@ def new_start(
     if "compaction" not in start.settings:  # a new conversation compacts natively where its model can
         parsed = parsed.model_copy(update={"compaction": "native" if info.native_compaction else "handoff"})
     check_compaction(parsed, info)  # native asked for on a model that cannot
+    check_reasoning(parsed, info)  # and a reasoning level on a model it cannot set
     policy_for(config, parsed.safety_level)  # so is an unknown safety level
     for name in parsed.skills:
         read_skill(ws.home, name)  # and a skill that does not exist or cannot be read

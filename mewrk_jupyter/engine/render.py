@@ -74,7 +74,8 @@ def card_markdown(card: Card, not_sent: str | None = None) -> str:
     head = f"**{label(card.kind)}** · `{card.id}`" + (f" · _{', '.join(notes)}_" if notes else "")
     if isinstance(card, Approval):
         params = json.dumps(card.params, indent=2, ensure_ascii=False)
-        return f"{head}\n\n{code_span(card.name)}\n\n{code_block(params, 'json')}"
+        asker = card.title_line().removesuffix(card.name)  # who asks: "You asked to run " for a call by hand
+        return f"{head}\n\n{asker}{code_span(card.name)}\n\n{code_block(params, 'json')}"
     if isinstance(card, ToolCall):
         result = card.result if card.result is not None else "(no result yet)"
         return f"{head}\n\n{code_span(card.title_line())}\n\n{code_block(result)}"

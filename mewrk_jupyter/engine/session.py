@@ -8,6 +8,8 @@ that does it: what every process reads from the store in `stored_session` (the b
 
 from __future__ import annotations
 
+import os
+import warnings
 import weakref
 from collections.abc import Iterable
 from pathlib import Path
@@ -25,13 +27,13 @@ from ..cards.models import (
 from ..cards.order import key_between
 from ..config.hooks import HOOK_EVENTS
 from ..config.policy import Tier
-from ..errors import ConfigError, InvalidInput
+from ..errors import ConfigError, InvalidInput, ToolChangeHeld
 from ..providers.base import ModelInfo, ToolSpec
 from ..store.db import Database
 from ..tools.mcp import ServerStatus
 from .assembly.context import ContextInfo
 from .background import TASKS
-from .compaction import AutoCompaction, HandoffTool, compact_in_place, compact_now
+from .compaction import AutoCompaction, HandoffTool, compact_in_place, compact_now, compact_now_refusal
 from .decisions import FOLLOWED_ELSEWHERE, SessionDecisions
 from .display import make_view, view_bundle
 from .notebook import write_export
@@ -158,7 +160,15 @@ class Session(StoredSession):
             if after.plan_mode:
                 self.withdraw_withheld_approval()
             reach_subagents(self, after.plan_mode)
+        self._tell_held()
         return after
+
+    def _tell_held(self) -> None:
+        """Warn (`mw.ToolChangeHeld`) when the tool lock holds a change Python was not told of: what is
+        held, until when, and how to accept the cache loss — the sentence the widget's line shows."""
+        lock = self._config.held_news()
+        if lock is not None:
+            warnings.warn(str(lock), ToolChangeHeld, stacklevel=3)  # at the person's line
 
     def withdraw_withheld_approval(self) -> Run | None:
         """When plan mode is on and this session's turn waits for the approval of a call plan mode
@@ -279,9 +289,11 @@ class Session(StoredSession):
     def export(self, path: str | Path) -> Path:
         """Write the timeline to `path` (relative to the workspace): a notebook for `.ipynb` — messages and
         replies as Markdown cells, `python` calls as code cells with their output, thinking and other tool
-        calls collapsed, each card's kind and id in the cell's metadata — or Markdown for `.md`."""
+        calls collapsed, each card's kind and id in the cell's metadata — or Markdown for `.md`. Returns the
+        full path written."""
         target = Path(path).expanduser()
-        target = target if target.is_absolute() else self.workspace.root / target
+        # The full path of what was written, as every surface says it: `..` taken out, symlinks kept.
+        target = Path(os.path.normpath(target if target.is_absolute() else self.workspace.root / target))
         cards = list(self.stored_timeline.current().cards)
         return write_export(target, cards, self.title, self.id, self.settings.model)
 
@@ -302,6 +314,12 @@ class Session(StoredSession):
         self._config.settings()  # the documents are written by the model as stored, whoever changed it last
         handover: Session = compact_now(self._parts, self)
         return handover
+
+    def compact_now_unavailable(self) -> str | None:
+        """Why `compact_now()` would be refused now, in the sentence it would raise; None when it would act
+        (the ring's Compact now button shows this beside it, closed)."""
+        refused = compact_now_refusal(self._parts)
+        return str(refused) if refused is not None else None
 
     def branch(self, at: str | Card) -> Session:
         """A new session whose timeline is this one up to and including the card `at` (T11)."""
@@ -340,6 +358,7 @@ class Session(StoredSession):
         `template` and `interpolated` record a message typed with `{expressions}` (the magics fill them).
         """
         self._config.settings()  # the turn uses the settings as stored, whoever changed them last
+        self._tell_held()  # a tool file changed while the cache is warm: said before the request goes
         done = list(interpolated)
         if done and text:
             # What the kernel's values became is the engine reading the kernel, like a tool's result: a

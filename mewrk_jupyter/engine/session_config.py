@@ -32,6 +32,8 @@ class SessionConfig:
 
     def __init__(self, parts: SessionParts) -> None:
         self.parts = parts
+        # What the tool lock held when Python was last told (its lists and containers): said once each.
+        self._told: tuple[Any, ...] | None = None
 
     def settings(self) -> SessionSettings:
         """The settings as stored: another process may have changed them."""
@@ -98,6 +100,19 @@ class SessionConfig:
         """What the tool lock holds while the prompt cache is warm; None when nothing is held."""
         _, info = resolve(self.settings().model, self.parts.workspace.home)
         return self.parts.offered(info).lock
+
+    def held_news(self) -> ToolLock | None:
+        """The tool lock, when it holds something Python has not been told yet (the widget shows its line
+        all along); None when nothing is held or this was said already."""
+        lock = self.tool_lock()
+        if lock is None:
+            self._told = None
+            return None
+        key = (lock.held, lock.wanted, lock.changed, lock.container, lock.wanted_container)
+        if key == self._told:
+            return None
+        self._told = key
+        return lock
 
     def accept_tool_change(self) -> str:
         """Let the next request offer the tools of now, losing the warm prompt cache; says what happens."""

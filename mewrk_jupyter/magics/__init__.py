@@ -8,6 +8,7 @@ session's live view in a kernel). Refusals (`MewrkError`) come back as one reada
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +18,7 @@ from IPython.display import display
 from ..cards.inert import code_span, inert_markdown
 from ..commands import COMMANDS, NOTEBOOK, Call, Result, Show, UsageProblem, parse, split_name, usage
 from ..commands.settings import settings_markdown
+from ..engine.notebook_memory import NotebookPlace, recall, remember
 from ..engine.render import timeline_markdown
 from ..engine.session import Session
 from ..errors import InvalidInput, MewrkError
@@ -63,18 +65,54 @@ def run_command(shell: Any, line: str, body: str | None = None) -> None:
     except UsageProblem:
         say(usage(command, NOTEBOOK))
         return
-    if command.needs_session and STATE.session is None:
-        say(f"**mewrk:** {NO_SESSION}")
-        return
+    place = notebook_place(shell)
     try:
+        if command.needs_session and STATE.session is None and not reopen_last(place):
+            say(f"**mewrk:** {NO_SESSION}")
+            return
         if command.after_turn and _in_kernel(shell):
             after_own_turn(STATE.session)
         namespace = getattr(shell, "user_ns", None)
-        present(shell, command.run(Call(name, STATE.session, args, text, NOTEBOOK, namespace)))
+        result = command.run(Call(name, STATE.session, args, text, NOTEBOOK, namespace, place))
+        present(shell, result)
+        if place is not None and STATE.session is not None:
+            # Kept in the store, not the kernel: a restarted kernel finds the notebook's (and the cell's) session.
+            cell = place if result.opened is not None else NotebookPlace(place.notebook)
+            remember(cell, STATE.session.id)
     except UsageProblem:
         say(usage(command, NOTEBOOK))
     except MewrkError as exc:
         say(f"**mewrk:** {inert_markdown(str(exc))}")  # it may quote a card or a server
+
+
+def notebook_place(shell: Any) -> NotebookPlace | None:
+    """The notebook this kernel runs for (the path the Jupyter server gives it) and the cell being run
+    (the id JupyterLab sends with it); None outside a notebook's kernel."""
+    kernel = getattr(shell, "kernel", None)
+    notebook = (getattr(shell, "user_ns", None) or {}).get("__session__") or os.environ.get(
+        "JPY_SESSION_NAME"
+    )
+    if kernel is None or not isinstance(notebook, str) or not notebook:
+        return None
+    try:
+        cell = (kernel.get_parent("shell").get("metadata") or {}).get("cellId")
+    except Exception:  # an older kernel without get_parent: the notebook alone is known
+        cell = None
+    return NotebookPlace(notebook, cell if isinstance(cell, str) and cell else None)
+
+
+def reopen_last(place: NotebookPlace | None) -> bool:
+    """With no current session in this kernel (it was restarted), make the session this notebook used
+    last current again, and say so; False when there is none to reopen."""
+    found = recall(place, cell=False) if place is not None else None
+    if found is None:
+        return False
+    STATE.session = Session.open(found)
+    say(
+        f"Working with `{found}` “{inert_markdown(STATE.session.title)}” again, the session this notebook "
+        "used last (this kernel had none current)."
+    )
+    return True
 
 
 def after_own_turn(session: Session | None) -> None:

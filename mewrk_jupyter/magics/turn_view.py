@@ -44,10 +44,16 @@ def approval_prompt(session: Any) -> str:
         return ""
     params = json.dumps(approval.params, indent=2, ensure_ascii=False)
     return (
-        f"**Approval needed:** the model wants to run {code_span(approval.name)} with\n\n"
+        f"**Approval needed:** {_asker(approval)} {code_span(approval.name)} with\n\n"
         f"{code_block(params, 'json')}\n\n"
         "`%mewrk approve` · `%mewrk approve always` (for this session) · `%mewrk reject [reason]`"
     )
+
+
+def _asker(approval: Any) -> str:
+    if approval.session_id is not None:
+        return "a subagent wants to run"
+    return "you asked to run" if approval.asked_by == "person" else "the model wants to run"
 
 
 class TurnView:

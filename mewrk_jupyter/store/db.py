@@ -14,7 +14,7 @@ from . import fence
 from .faults import BUSY_SECONDS, damaged, store_connection
 
 APPLICATION_ID = 0x4D57524B  # "MWRK": tells our database from any other SQLite file
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 SCHEMA = """
 CREATE TABLE sessions (
@@ -113,6 +113,17 @@ CREATE TABLE tasks (
     stop_requested INTEGER NOT NULL DEFAULT 0
 ) WITHOUT ROWID;
 CREATE INDEX tasks_running ON tasks (session_id) WHERE ended_at IS NULL;
+""",
+    # The session each notebook (by its path) used last, and the one each of its cells showed: a kernel
+    # restarted (a new process, nothing in memory) finds them again when the person re-runs the cell.
+    6: """
+CREATE TABLE notebook_sessions (
+    notebook TEXT NOT NULL,
+    cell TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    used_at REAL NOT NULL,
+    PRIMARY KEY (notebook, cell)
+) WITHOUT ROWID;
 """,
 }
 

@@ -31,6 +31,12 @@ def handovers_of(conn: sqlite3.Connection, session_id: str) -> list[sqlite3.Row]
     ).fetchall()
 
 
+def last_handover_at(conn: sqlite3.Connection, session_id: str) -> float | None:
+    """When the newest session that continues `session_id` was made (a handover), or None."""
+    row = conn.execute("SELECT MAX(created_at) FROM sessions WHERE handover_of = ?", (session_id,)).fetchone()
+    return row[0] if row is not None else None
+
+
 def set_subagent(conn: sqlite3.Connection, session_id: str, subagent: bool = True) -> None:
     """Mark a session as a subagent's own (it never compacts into a new session by itself)."""
     conn.execute("UPDATE sessions SET subagent = ? WHERE id = ?", (int(subagent), session_id))

@@ -119,6 +119,7 @@ def panel_info(session: Any) -> SettingsPanelInfo:
             ConfigFileInfo(path=f.path, kind=f.kind, read_only=f.read_only, reason=f.reason)
             for f in editor.files()
         ],
+        compact_now=session.compact_now_unavailable(),
     )
 
 

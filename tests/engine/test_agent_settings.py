@@ -99,7 +99,7 @@ def test_the_container_is_one_of_the_two_and_the_box_one_is_taken(workspace):
 def test_an_unknown_reasoning_level_is_refused(workspace):
     with pytest.raises(mw.InvalidInput, match=r"^Invalid session settings: reasoning: .*'off', 'low'"):
         mw.Session.new(reasoning="max")
-    assert new_quietly(reasoning="high").settings.reasoning == "high"
+    assert new_quietly(model="offline/thinker", reasoning="high").settings.reasoning == "high"
 
 
 def test_the_default_prompt_profile_is_read_and_another_says_it_has_no_effect(workspace):

@@ -125,7 +125,8 @@ def test_a_tool_s_images_go_only_to_a_vision_model_and_count_as_attached_images_
     seeing = ModelInfo(name="v/m", protocol="anthropic-messages", vision=True)
     blind = ModelInfo(name="t/m", protocol="anthropic-messages")
     small, large = timeline(b"\x89PNG" * 4), timeline(b"\x89PNG" * 40_000)
-    check_attachments(small, blind)  # a tool's image never blocks a model without vision input
+    with pytest.raises(mw.InvalidInput, match=r"holds images \(output-1\.png from `python`\) and `t/m`"):
+        check_attachments(small, blind)  # a tool's image counts for the vision gate as an attached one does
     [sent] = assemble(small, seeing, []).messages[-1].parts
     assert isinstance(sent, ToolResultPart) and [i.name for i in sent.images] == ["output-1.png"]  # no SVG
     [plain] = assemble(small, blind, []).messages[-1].parts

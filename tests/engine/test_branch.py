@@ -15,7 +15,7 @@ def build(s):
 def test_branch_copies_up_to_and_including_the_card(workspace):
     (workspace / ".mewrk" / "policy").mkdir(parents=True)
     (workspace / ".mewrk" / "policy" / "careful.yaml").write_text("safety_level: careful\nallow: [ls]\n")
-    s = build(mw.Session.new(title="work", safety_level="careful", reasoning="high"))
+    s = build(mw.Session.new(title="work", safety_level="careful", host_container="box_tool_result"))
     before = [c.model_dump() for c in s.cards]
     at = s.cards[2]  # the first reply
     b = s.branch(at.id)

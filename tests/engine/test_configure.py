@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import mewrk_jupyter as mw
+from mewrk_jupyter.engine.configure import describe_change
 from mewrk_jupyter.engine.session import forget_open_sessions
 from mewrk_jupyter.store.db import forget_databases
 from tests.conftest import run_python, wait_for
@@ -69,6 +70,10 @@ def test_a_change_made_by_another_process_is_seen_by_an_open_session(workspace):
             r"host_container: Input should be 'user_message' or 'box_tool_result'",
         ),
         ({"async_tools": True}, r"^async_tools needs a model that takes async tool calls"),
+        (  # offline/echo does not think
+            {"reasoning": "high"},
+            r"^reasoning 'high' cannot act on `offline/echo`, which does not think\. Keep 'off'",
+        ),
         (  # offline/tiny is an offline model without a native compaction (offline/echo has one)
             {"model": "offline/tiny", "compaction": "native"},
             r"^compaction 'native' needs a model with a compaction of its own",
@@ -159,3 +164,51 @@ def test_compaction_mode_is_the_design_name_of_the_compaction_setting(workspace)
             "keep 'handoff' (a summary handed to a new session) or choose such a model."
         )
     assert len(mw.list_sessions()) == before
+
+
+REASONING_REFUSED = (
+    "reasoning 'high' cannot act on `offline/echo`, which does not think. Keep 'off', or choose a model "
+    "that thinks (`thinking: signed` under it in llm/<vendor>.yaml for anthropic-messages, `plain` or "
+    "`signed` for openai-responses; offline: offline/thinker)."
+)
+
+
+def test_reasoning_on_a_model_without_thinking_is_refused_when_made_and_turned_off_with_its_model(workspace):
+    with pytest.raises(mw.InvalidInput) as refused:
+        mw.Session.new(reasoning="high")
+    assert str(refused.value) == REASONING_REFUSED and mw.list_sessions() == []
+    s = mw.Session.new(model="offline/thinker", reasoning="high")
+    before = s.settings
+    after = s.configure(model="offline/echo")  # a model that cannot think: reasoning goes off, and says so
+    assert after.reasoning == "off"
+    assert describe_change(before, after) == (
+        "Changed model 'offline/thinker' → 'offline/echo'; reasoning 'high' → 'off'."
+    )
+
+
+def test_reasoning_is_refused_where_the_protocol_cannot_set_it(workspace, monkeypatch):
+    monkeypatch.setenv("V_KEY", "v-key-0123456789")
+    write_vendor(
+        workspace,
+        "v",
+        "openai-chat",
+        "http://127.0.0.1:9",
+        "  r1: {context_window: 64000, thinking: plain}\n",
+        "V_KEY",
+    )
+    write_vendor(
+        workspace,
+        "a",
+        "anthropic-messages",
+        "http://127.0.0.1:9",
+        "  m: {context_window: 100000, thinking: plain}\n",
+        "V_KEY",
+    )
+    s = mw.Session.new(model="v/r1")
+    with pytest.raises(
+        mw.InvalidInput, match=r"^reasoning 'low' cannot act on `v/r1`: openai-chat requests "
+    ):
+        s.configure(reasoning="low")
+    with pytest.raises(mw.InvalidInput, match=r"^reasoning 'low' cannot act on `a/m`: anthropic-messages "):
+        s.configure(model="a/m", reasoning="low")
+    assert (s.settings.model, s.settings.reasoning) == ("v/r1", "off")

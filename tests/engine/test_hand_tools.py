@@ -89,3 +89,55 @@ def test_reexecute_exists_only_for_the_read_only_tools(workspace):
     with pytest.raises(mw.NotEditable, match="Only a tool call"):
         s.reexecute(note.id)
     assert not (workspace / "x").exists()
+
+
+def test_undoing_a_hand_run_call_that_asked_first_removes_it_and_its_approval(workspace):
+    # The default safety level asks before bash: the call waits, the person approves, then undoes.
+    s = mw.Session.new()
+    s.execute("bash", {"command": "echo made > made.txt"})
+    assert s.state == "awaiting_approval"
+    s.approve()
+    assert [c.kind for c in s.cards] == ["tool_call", "approval"] and s.cards[0].status == "done"
+    assert s.undo() == "Undid: ran bash"
+    assert s.cards == [] and (workspace / "made.txt").read_text() == "made\n"
+    assert s.redo() == "Redid: ran bash"
+    assert [c.kind for c in s.cards] == ["tool_call", "approval"]
+    assert s.cards[0].status == "done" and s.cards[1].decision == "approved"
+
+
+def test_undoing_a_hand_run_call_the_person_rejected_removes_it_too(workspace):
+    s = mw.Session.new()
+    s.execute("bash", {"command": "echo made > made.txt"})
+    s.reject("not now")
+    assert s.cards[0].status == "rejected"
+    assert s.undo() == "Undid: ran bash" and s.cards == []
+    assert not (workspace / "made.txt").exists()
+
+
+def test_the_approval_of_a_call_run_by_hand_says_the_person_asked(workspace):
+    s = mw.Session.new()
+    s.execute("bash", {"command": "echo by-hand"})
+    approval = s.pending_approval
+    assert approval.asked_by == "person" and approval.title_line() == "You asked to run bash"
+    assert "You asked to run bash" in repr(approval) and "You asked to run" in s._repr_markdown_()
+    model = mw.Session.new()
+    model.send('call: bash {"command": "echo by-model"}')
+    assert model.pending_approval.asked_by == "model"
+    assert model.pending_approval.title_line() == "The model asks to run bash"
+
+
+def test_undoing_a_reexecution_that_asked_first_restores_the_old_result_and_removes_its_approval(workspace):
+    (workspace / "b.txt").write_text("beta\n")
+    folder = workspace / ".mewrk" / "policy"
+    folder.mkdir(parents=True)
+    (folder / "default.yaml").write_text("safety_level: default\nask: [read]\n")
+    s = mw.Session.new()
+    card = s.insert(mw.ToolCall(name="read", params={"path": "b.txt"}, result="typed by hand"))
+    s.reexecute(card.id)
+    assert s.state == "awaiting_approval" and s.pending_approval.title_line() == "You asked to run read"
+    s.approve()
+    assert "beta" in s.card(card.id).result and [c.kind for c in s.cards] == ["tool_call", "approval"]
+    assert s.undo() == "Undid: ran read again"
+    assert s.card(card.id).result == "typed by hand" and [c.kind for c in s.cards] == ["tool_call"]
+    assert s.redo() == "Redid: ran read again"
+    assert "beta" in s.card(card.id).result and [c.kind for c in s.cards] == ["tool_call", "approval"]

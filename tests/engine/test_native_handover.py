@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 import mewrk_jupyter as mw
 
 
@@ -45,3 +47,20 @@ def test_auto_compaction_at_the_native_threshold_goes_on_in_the_new_session(work
     # Going on in the original after the handover compacts nothing more: once, as the handoff arms once.
     s.send("back here")
     assert s.handovers == [hid] and s.cards[-1].kind == "model_reply"
+
+
+def test_compact_now_in_native_mode_again_without_a_reply_is_refused_until_the_model_replies(workspace):
+    s = mw.Session.new(title="notes", compaction="native")
+    s.send("Question 0: what is in the notes?")
+    assert s.compact_now_unavailable() is None
+    first = s.compact_now()
+    refused = (
+        "The model has not replied since the last compaction, so there is nothing new to compact: send a "
+        "message first."
+    )
+    assert s.compact_now_unavailable() == refused
+    with pytest.raises(mw.NothingToCompact, match=f"^{refused}$"):
+        s.compact_now()
+    assert s.handovers == [first.id] and len(mw.list_sessions()) == 2  # no notes-handover-2
+    s.send("Question 1: and then?")  # the model replied here since: compact now acts again
+    assert s.compact_now().title == "notes-handover-2"

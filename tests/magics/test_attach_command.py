@@ -74,3 +74,20 @@ def test_export_to_a_place_that_cannot_be_written_says_why_in_the_cell(mewrk, wo
     shown = mewrk("export taken/talk.ipynb")
     assert shown.startswith("**mewrk:** Could not write `") and "taken` is a file, not a folder." in shown
     assert "Traceback" not in shown
+
+
+def test_export_elsewhere_says_the_full_path_written_in_every_surface(mewrk, workspace, tmp_path):
+    mewrk("new")
+    mewrk("send hello")
+    session = magics.current_session()
+    elsewhere = tmp_path / "elsewhere"
+    written = session.export(
+        "../elsewhere/py.ipynb"
+    )  # a path as a person types it, relative to the workspace
+    assert written == elsewhere / "py.ipynb" and written.is_file()
+    said, data = run_command(session, f"/export {elsewhere}/x.ipynb")
+    assert said == f"Exported the session to {elsewhere / 'x.ipynb'}." and data["path"] == str(
+        elsewhere / "x.ipynb"
+    )
+    shown = mewrk(f"export {elsewhere}/cell.md")
+    assert f"Exported the session to `{elsewhere / 'cell.md'}`." in shown

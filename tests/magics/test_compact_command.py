@@ -55,3 +55,19 @@ def test_compact_now_hands_over_and_the_next_commands_act_on_the_new_session(mew
     handover.configure(compaction="native")
     mewrk("compact now")
     assert [c.kind for c in magics.current_session().cards] == ["native_compaction"]
+
+
+def test_compact_now_in_native_mode_is_refused_again_until_the_model_replies(mewrk):
+    mewrk("new notes")
+    original = magics.current_session()
+    original.configure(compaction="native")  # offline/echo compacts by itself
+    original.send("first question")
+    mewrk("compact now")
+    [handover] = original.handovers
+    mewrk(f"use {original.id}")
+    again = mewrk("compact now")
+    assert again.strip() == (
+        "**mewrk:** The model has not replied since the last compaction, so there is nothing new to "
+        "compact: send a message first."
+    )
+    assert original.handovers == [handover] and magics.current_session().id == original.id

@@ -62,3 +62,17 @@ def test_tool_executes_and_adds_and_rerun_runs_it_again(mewrk, workspace):
     assert "b.txt" in s.cards[-1].result
     bad = mewrk("tool ls {path}")
     assert bad.startswith("**mewrk:** The parameters are a JSON object") and len(s.cards) == 1
+
+
+def test_a_call_run_by_hand_that_asks_first_says_the_person_asked(mewrk, workspace):
+    mewrk("new")
+    out = mewrk('tool bash {"command": "echo by-hand"}')
+    assert "Approval needed:** you asked to run `bash`" in out and "the model wants" not in out
+    s = magics.current_session()
+    assert s.state == "awaiting_approval" and s.pending_approval.title_line() == "You asked to run bash"
+    mewrk("approve")
+    assert s.state == "idle" and "by-hand" in s.cards[0].result
+    mewrk("new")
+    out = mewrk('send call: bash {"command": "echo by-model"}')
+    assert "Approval needed:** the model wants to run `bash`" in out
+    assert magics.current_session().pending_approval.title_line() == "The model asks to run bash"

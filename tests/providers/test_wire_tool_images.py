@@ -1,8 +1,8 @@
 """A tool's images reach the model the way each protocol allows, against the local wire servers of all
 three: in Anthropic's `tool_result` as image blocks, in the Responses `function_call_output` as
 `input_image` parts, and in Chat Completions (whose `tool` message takes text only) in a user message
-right after the reply's tool messages, under a line naming the call. A model without vision input gets
-the result's text alone, with its note of each image, and the conversation goes on. The images come
+right after the reply's tool messages, under a line naming the call. A model without vision input is
+sent none: a tool's image counts for the vision gate as an attached image does. The images come
 from a real MCP server's tool: any tool's images go the same way as the `python` tool's figures."""
 
 from __future__ import annotations
@@ -148,21 +148,25 @@ def test_a_tool_s_image_reaches_a_vision_model_in_the_protocol_s_own_shape(drawi
     assert image.data not in dump  # neither the card's row nor a request holds the base64 itself
 
 
-def test_a_model_without_vision_reads_the_note_of_each_image_instead(drawing, wire_server):
-    s, call, body = draw(drawing, wire_server, "m")
-    assert len(call.images) == 1 and "[image: image-1.png, image/png," in call.result
-    sent = result_and_after(drawing, body, call.call_id)
-    if drawing.protocol == "anthropic-messages":
-        [block] = sent[0]["content"]
-        assert block["content"] == call.result  # the text alone, as a plain string
-    elif drawing.protocol == "openai-chat":
-        assert sent == [{"role": "tool", "tool_call_id": call.call_id, "content": call.result}]
-    else:
-        assert sent == [{"type": "function_call_output", "call_id": call.call_id, "output": call.result}]
-    assert "base64" not in str(body)
-    assert s.cards[-1].text == "A red square."  # the conversation was not refused
-    # Switched to a model that takes images, the same card sends its image.
+def test_a_tool_s_image_counts_for_the_vision_gate_as_an_attached_image_does(drawing, wire_server):
+    wire_server.enqueue(drawing.call(TOOL, {"size": 48}))
+    blind = f"{VENDORS[drawing.protocol]}/m"
+    s = mw.Session.new(model=blind)
+    with pytest.raises(mw.InvalidInput) as refused:
+        s.send("draw a square")  # the request after the call would carry its image: it is not sent
+    assert str(refused.value) == (
+        f"This conversation holds images (image-1.png from `{TOOL}`) and `{blind}` has no vision input. "
+        "Switch the model (`/set model vendor/model`) or delete the images (a tool's go with its call's card)."
+    )
+    assert len(wire_server.json_bodies()) == 1
+    [call] = [c for c in s.cards if isinstance(c, ToolCall)]
+    assert call.status == "done" and len(call.images) == 1  # nothing the tool made is lost
+    with pytest.raises(mw.InvalidInput, match=r"^This conversation holds images \(image-1\.png from "):
+        s.send("what did you draw?")  # the next message is refused the same way, and not added
+    assert s.cards[-1].id == call.id
+    # Switched to a model that takes images, the turn goes on from the card and sends its image.
     s.configure(model=f"{VENDORS[drawing.protocol]}/v")
-    wire_server.enqueue(drawing.reply("Red."))
-    assert s.send("look again").state == "done"
+    wire_server.enqueue(drawing.reply("A red square."))
+    assert s.send().state == "done"
     assert call.images[0].data in str(wire_server.json_bodies()[-1])
+    assert s.cards[-1].text == "A red square."

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import json
 import time
+import warnings
+
+import pytest
 
 import mewrk_jupyter as mw
 from mewrk_jupyter.cards.models import HostMessage
@@ -222,3 +225,27 @@ def test_a_native_handover_keeps_the_originals_held_tools(workspace, wire_server
     wire_server.enqueue(responses_reply("Two."))
     h.send("go on")
     assert [t["name"] for t in wire_server.json_bodies()[-1]["tools"]] == first
+
+
+def test_python_is_told_what_the_lock_holds_until_when_and_how_to_accept(wire: Wire, wire_server):
+    s = mw.Session.new(model=wire.model)
+    wire_server.enqueue(wire.reply("One."), wire.reply("Two."), wire.reply("Three."), wire.reply("Four."))
+    s.send("hello")
+    with pytest.warns(mw.ToolChangeHeld) as told:
+        s.configure(plan_mode=True)
+    [said] = [str(w.message) for w in told]
+    assert said == str(s.tool_lock) and "still offered: write, edit, bash" in said
+    assert " until " in said and said.endswith(
+        "s.accept_tool_change() offers the new list now, at the cost of the cached prompt."
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", mw.ToolChangeHeld)  # what was said is not said again
+        s.send("plan it")
+    agent_tools(s, ["read", "ls"])  # a file's change: said when the next message goes
+    with pytest.warns(mw.ToolChangeHeld, match=r"^The prompt cache is warm, .*still offered: "):
+        s.send("again")
+    s.accept_tool_change()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", mw.ToolChangeHeld)
+        s.send("now")
+    assert wire.tools(wire_server.json_bodies()[-1]) == ["ls", "read"]

@@ -189,11 +189,53 @@ def test_compact_now_from_the_rings_section_offers_the_new_session_and_opens_it(
     expect(root.locator(".mw-title")).to_contain_text("untitled-handover-1")
     expect(section).to_be_visible()
     expect(said).to_have_text("")  # what was said about the original goes with it
-    # The new session's model has not replied since the compaction: refused, in the engine's sentence.
-    now.click()
+    # The new session's model has not replied since the compaction: closed, and a click says why.
+    expect(now).to_have_attribute("aria-disabled", "true")
+    now.click(force=True)
     expect(said).to_have_attribute("data-level", "error")
     expect(said).to_have_text(
         "The model has not replied since the last compaction, so there is nothing new to compact: send a "
         "message first."
     )
     assert nb.print_value("len(mw.list_sessions())") == "2"
+
+
+def test_compact_now_in_native_mode_closes_with_the_reason_until_the_model_replies(lab, page):
+    nb = Notebook.open(page, lab)
+    code = ATTACH + (
+        "import os, tempfile\n"
+        "os.chdir(tempfile.mkdtemp(dir='.'))\n"
+        "s = mw.Session.new(compaction='native')  # offline/echo compacts by itself\n"
+        "s.send('hello', wait=True)\n"
+        "s.widget()"
+    )
+    _, root = widget_cell(nb, code)
+    _, section = _open_section(root)
+    now = section.locator("[data-testid='mw-compact-now']")
+    said = section.locator("[data-testid='mw-compact-now-said']")
+    reason = section.locator("[data-testid='mw-compact-now-reason']")
+    expect(reason).to_have_text("")
+    now.click()
+    expect(said).to_have_text(
+        re.compile(r"^Compacted into a new session, untitled-handover-1\. Open it here$")
+    )
+    # The original stays as it was, and its model has not replied since: closed, with the reason.
+    refused = (
+        "The model has not replied since the last compaction, so there is nothing new to compact: send a "
+        "message first."
+    )
+    expect(now).to_have_attribute("aria-disabled", "true")
+    expect(reason).to_have_text(f"Compact now is not available: {refused}")
+    now.focus()
+    page.keyboard.press("Enter")  # still reached by the keyboard, which hears why
+    expect(said).to_have_attribute("data-level", "error")
+    expect(said).to_have_text(refused)
+    assert nb.print_value("(len(s.handovers), len(mw.list_sessions()))") == "(1, 2)"
+    # A reply since: Compact now opens again.
+    box = root.locator("[data-testid='mw-input']")
+    box.fill("and then?")
+    box.press("Control+Enter")
+    expect(root.locator(".mw-card[data-kind='model_reply']")).to_have_count(2)
+    expect(section).to_be_visible()  # the panel stayed open, and follows the turn's end
+    expect(reason).to_have_text("")
+    expect(now).not_to_have_attribute("aria-disabled", "true")

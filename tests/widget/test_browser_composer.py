@@ -201,6 +201,43 @@ def test_approval_card_and_the_tool_call_form(lab, page):
     expect(tool.locator("[data-testid='mw-reexecute']")).to_have_count(0)  # bash is not re-executable
 
 
+WITH_THE_CALL = ["user_input", "model_reply", "tool_call", "approval"]
+
+
+def test_a_call_run_by_hand_asks_as_the_person_and_its_undo_takes_it_back(lab, page):
+    # bash asks at the default safety level: the person runs it from the tool-call form, approves, undoes.
+    nb = Notebook.open(page, lab)
+    _, root = widget_cell(nb, ATTACH + "s = mw.Session.new()\ns.send('first', wait=True)\ns.widget()")
+    last = root.locator(".mw-card").last
+    expect(last).to_contain_text("first")
+    last.click(button="right", position={"x": 40, "y": last.bounding_box()["height"] - 6})  # insert below
+    page.locator(".mw-menu [data-testid='insert-tool_call']").click()
+    form = root.locator("[data-testid='mw-tool-form']")
+    form.locator("[data-testid='mw-tool-picker']").select_option("bash")
+    form.locator("[data-param='command']").fill("echo by-hand > made.txt")
+    root.locator(".mw-card.mw-draft [data-testid='mw-execute']").click()
+    approval = root.locator(".mw-card[data-kind='approval']")
+    expect(approval.locator("[data-testid='mw-approval-asker']")).to_have_text("You asked to run bash:")
+    approval.locator("[data-testid='mw-approve']").click()
+    expect(approval.locator("[data-testid='mw-decision']")).to_have_text("Approved")
+    expect(root.locator("[data-testid='mw-state']")).to_have_text("idle")
+    assert nb.print_value("[c.kind for c in s.cards]") == str(WITH_THE_CALL)
+
+    box = root.locator("[data-testid='mw-input']")
+    box.fill("/undo")
+    box.press("Enter")
+    expect(root.locator("[data-testid='mw-notice']")).to_contain_text("Undid: ran bash")
+    expect(root.locator(".mw-card")).to_have_count(2)
+    assert nb.print_value("([c.kind for c in s.cards], open('made.txt').read())") == (
+        "(['user_input', 'model_reply'], 'by-hand\\n')"
+    )
+    box.fill("/redo")
+    box.press("Enter")
+    expect(root.locator("[data-testid='mw-notice']")).to_contain_text("Redid: ran bash")
+    expect(root.locator(".mw-card[data-kind='approval']")).to_have_count(1)
+    assert nb.print_value("[c.kind for c in s.cards]") == str(WITH_THE_CALL)
+
+
 def test_a_closed_tab_stops_its_views_store_watch(lab, page, browser):
     nb = Notebook.open(page, lab)
     code = ATTACH + (

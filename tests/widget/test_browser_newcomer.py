@@ -3,6 +3,8 @@ second view, scrolling — each checked on screen and kernel-side."""
 
 from __future__ import annotations
 
+import re
+
 from playwright.sync_api import expect
 
 from .notebook import ATTACH, Notebook, edit_card, type_lines
@@ -51,13 +53,49 @@ def test_a_view_whose_kernel_restarted_says_so_and_disables_its_controls(lab, pa
     lost = root.locator("[data-testid='mw-lost']")
     expect(lost).to_be_visible()
     expect(lost).to_contain_text("lost its kernel")
-    expect(lost).to_contain_text("%mewrk show")
+    expect(lost).to_contain_text(re.compile(r"re-run this cell or `%mewrk use [0-9a-f]{10}`"))
     expect(root.locator("[data-testid='mw-state']")).to_have_text("disconnected")
     expect(root.locator("[data-testid='mw-send']")).to_be_disabled()
     expect(root.locator("[data-testid='mw-stop']")).to_be_disabled()
     expect(root.locator("[data-testid='mw-approve']")).to_be_disabled()
     expect(box).to_have_value("typed before the restart")  # nothing typed is lost
     expect(root.locator(".mw-card-tools button")).to_have_count(0)
+
+
+def test_after_a_restart_rerunning_the_cell_brings_its_session_back_in_the_view(lab, page):
+    nb = Notebook.open(page, lab)
+    cell = nb.run("%load_ext mewrk_jupyter\n%mewrk new notes")
+    root = cell.locator(".mw-root")
+    expect(root).to_be_visible()
+    box = root.locator("[data-testid='mw-input']")
+    box.fill("remember the milk")
+    box.press("Control+Enter")
+    expect(root.locator(".mw-card[data-kind='model_reply']")).to_have_count(1)
+    session_id = nb.print_value("__import__('mewrk_jupyter').magics.current_session().id")
+    sessions = nb.print_value(
+        "len(__import__('mewrk_jupyter').list_sessions())"
+    )  # the lab's folder is shared
+
+    page.get_by_role("menuitem", name="Kernel").click()
+    page.get_by_role("menuitem", name="Restart Kernel…").click()
+    page.locator(".jp-Dialog .jp-mod-accept").click()
+    lost = root.locator("[data-testid='mw-lost']")
+    expect(lost).to_contain_text(
+        f"Run `%load_ext mewrk_jupyter` again, then re-run this cell or `%mewrk use {session_id}`"
+    )
+    expect(page.get_by_text(re.compile(r"Python 3 \(ipykernel\) \| Idle"))).to_be_visible()
+
+    # The person does what it says: the cell that made the session, run again.
+    cell.locator(".cm-content").click()
+    page.keyboard.press("Control+Enter")
+    root = cell.locator(".mw-root")
+    expect(root.locator("[data-testid='mw-lost']")).to_be_hidden()
+    expect(root.locator(".mw-card[data-kind='user_input']")).to_contain_text("remember the milk")
+    expect(cell.locator(".jp-OutputArea-output").first).to_contain_text(
+        f"This cell's session {session_id} “notes”"
+    )
+    assert nb.print_value("__import__('mewrk_jupyter').magics.current_session().id") == session_id
+    assert nb.print_value("len(__import__('mewrk_jupyter').list_sessions())") == sessions  # none was made
 
 
 def test_notices_about_a_running_turn_clear_when_it_ends(lab, page):

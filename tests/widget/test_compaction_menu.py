@@ -131,3 +131,22 @@ def test_handoff_and_native_compaction_cards_reach_the_views_without_the_encrypt
     assert not refused["ok"] and refused["message"] == (
         "A native-compaction card carries the provider's encrypted item and cannot be edited."
     )
+
+
+def test_compact_now_in_native_mode_is_closed_with_the_engines_reason_until_the_model_replies(
+    session, widget
+):
+    refused = (
+        "The model has not replied since the last compaction, so there is nothing new to compact: send a "
+        "message first."
+    )
+    session.configure(compaction="native")
+    session.send("first question")
+    assert widget.do("settings")["data"]["settings"]["panel"]["compact_now"] is None
+    assert widget.do("compact_now")["ok"]
+    assert widget.do("settings")["data"]["settings"]["panel"]["compact_now"] == refused
+    again = widget.do("compact_now")
+    assert not again["ok"] and again["message"] == refused
+    slash = widget.do("command", text="/compact now")
+    assert not slash["ok"] and slash["message"] == refused
+    assert len(session.handovers) == 1

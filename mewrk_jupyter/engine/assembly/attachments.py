@@ -138,20 +138,26 @@ def attachments_for_message(items: Iterable[Attachment | str | os.PathLike]) -> 
 
 
 def check_vision(cards: Iterable[Card], model: str, vision: bool) -> None:
-    """Refuse to send images to a model without vision input (T19)."""
+    """Refuse to send images to a model without vision input (T19): attached ones, and a tool's (a
+    `python` call's figures, an MCP tool's images) alike."""
     if vision:
         return
-    images = [
-        a.name
-        for c in cards
-        if isinstance(c, UserInput)
-        for a in c.attachments
-        if a.media_type.startswith("image/")
-    ]
+    images: list[str] = []
+    from_tools = False
+    for c in cards:
+        if isinstance(c, UserInput):
+            images += [a.name for a in c.attachments if a.media_type.startswith("image/")]
+        elif isinstance(c, ToolCall) and c.images:
+            # Those a vision model would be sent (tool_images): an SVG a tool made stays on its card only.
+            made = [f"{a.name} from `{c.name}`" for a in c.images if a.data and a.media_type in IMAGE_TYPES]
+            images += made
+            from_tools = from_tools or bool(made)
     if images:
+        where = " (a tool's go with its call's card)" if from_tools else ""
         raise InvalidInput(
             f"This conversation holds images ({', '.join(images[:3])}{'…' if len(images) > 3 else ''}) and "
-            f"`{model}` has no vision input. Switch the model (`/set model vendor/model`) or delete the images."
+            f"`{model}` has no vision input. Switch the model (`/set model vendor/model`) or delete the "
+            f"images{where}."
         )
 
 
@@ -219,8 +225,8 @@ def check_attachments(cards: Iterable[Card], info: ModelInfo, new: UserInput | N
 def tool_images(card: ToolCall, info: ModelInfo) -> tuple[AttachmentPart, ...]:
     """The images a tool call made, as its result carries them to a model with vision input (T19).
 
-    A model without vision gets none and reads the note of each in the result's text instead: unlike
-    an image the person attached, a tool's image never blocks the conversation.
+    A model without vision gets none (the gate refuses such a request first, check_vision): the note of
+    each in the result's text stays.
     """
     if not info.vision:
         return ()

@@ -6,7 +6,7 @@ from .auto import AutoSummary, summary_due
 from .handoff import HandoffTool
 from .handover import open_handover, session_links
 from .native import native_compaction
-from .now import compact_now
+from .now import compact_now, compact_now_refusal
 from .policy import AutoCompaction
 from .summary import COMPACTING, Summary, compact_in_place, compacted, too_little
 
@@ -18,6 +18,7 @@ __all__ = [
     "Summary",
     "compact_in_place",
     "compact_now",
+    "compact_now_refusal",
     "compacted",
     "native_compaction",
     "open_handover",

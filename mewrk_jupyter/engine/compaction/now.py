@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...cards.models import Card, Handoff, NativeCompaction, SummaryDivider
-from ...errors import NothingToCompact, SessionBusy
+from ...errors import MewrkError, NothingToCompact, SessionBusy
 from ...providers.base import ModelRequest
 from ...providers.offline_handoff import HANDOFF_REQUEST
 from ...providers.registry import check_trusted, resolve
@@ -65,21 +65,44 @@ STARTED = (
 COMPACTIONS = (SummaryDivider, Handoff, NativeCompaction)
 
 
-def not_replied(cards: list[Card]) -> str | None:
-    """Why there is nothing to compact: no card of the model's since the last compaction (or at all)."""
+def not_replied(cards: list[Card], handed_over_at: float | None = None) -> str | None:
+    """Why there is nothing to compact: no card of the model's since the last compaction (or at all).
+
+    A handoff leaves its card on the original; a native compaction leaves the original as it is, so the
+    newest handover's time (`handed_over_at`) marks it: only a card of the model's made since counts.
+    """
     since = 0
     for index in range(len(cards) - 1, -1, -1):
         if isinstance(cards[index], COMPACTIONS):
             since = index + 1
             break
-    if any(card.origin == "model" for card in cards[since:]):
+    after = handed_over_at if handed_over_at is not None else float("-inf")
+    if any(card.origin == "model" and card.created_at > after for card in cards[since:]):
         return None
-    return NO_REPLY_SINCE if since else NO_REPLY_YET
+    return NO_REPLY_SINCE if since or handed_over_at is not None else NO_REPLY_YET
 
 
 def handoff_request(request: ModelRequest) -> ModelRequest:
     """The same request with the question for handoff documents at its end (joined to a last user message)."""
     return with_question(request, INSTRUCTION)
+
+
+def compact_now_refusal(parts: SessionParts) -> MewrkError | None:
+    """Why compact now would be refused now, as the error it raises; None when it would act. The same
+    for every surface: `s.compact_now()`, `%mewrk compact now`, `/compact now` and the ring's button."""
+    state = parts.status.state()
+    if state == "running":
+        return SessionBusy(TURN_RUNS)
+    if state == "awaiting_approval":
+        return SessionBusy(APPROVAL_WAITS)
+    conn = parts.timeline.db.conn()
+    why = not_replied(parts.timeline.current().cards, session_rows.last_handover_at(conn, parts.session_id))
+    if why is not None:
+        return NothingToCompact(why)
+    work = running_background_work(parts.session_id, conn)
+    if work:
+        return SessionBusy(still_running(work, "then compact"))
+    return None
 
 
 def compact_now(parts: SessionParts, session: Handed) -> Any:
@@ -88,21 +111,12 @@ def compact_now(parts: SessionParts, session: Handed) -> Any:
     Refused, changing nothing and sending nothing, while a turn runs, while an approval waits, when the
     model has not replied since the last compaction (or at all), and while background work runs.
     """
-    state = parts.status.state()
-    if state == "running":
-        raise SessionBusy(TURN_RUNS)
-    if state == "awaiting_approval":
-        raise SessionBusy(APPROVAL_WAITS)
     timeline, sid = parts.timeline, parts.session_id
-    conn = timeline.db.conn()
-    rev = session_rows.get_rev(conn, sid)  # read first: a change after it is seen
+    rev = session_rows.get_rev(timeline.db.conn(), sid)  # read first: a change after it is seen
+    refused = compact_now_refusal(parts)
+    if refused is not None:
+        raise refused
     cards = timeline.current().cards
-    why = not_replied(cards)
-    if why is not None:
-        raise NothingToCompact(why)
-    work = running_background_work(sid, conn)
-    if work:
-        raise SessionBusy(still_running(work, "then compact"))
     model, home = parts.settings.value.model, parts.workspace.home
     check_trusted(model, home)
     parts.toolbox.check()  # the call carries the tools: a broken tool is said before anything is sent

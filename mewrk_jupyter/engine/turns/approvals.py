@@ -139,7 +139,8 @@ class Approvals:
 
     def _open(self, call: ToolCall, resume: dict[str, Any]) -> str:
         """Show the approval card, then store its resume point (a crash between leaves it unresumable)."""
-        approval = Approval(tool_card_id=call.id, name=call.name, params=dict(call.params))
+        asked_by: Literal["model", "person"] = "person" if call.origin == "person" else "model"
+        approval = Approval(tool_card_id=call.id, name=call.name, params=dict(call.params), asked_by=asked_by)
         self.timeline.append(approval)
         with self.timeline.db.tx() as conn:
             resume_rows.put_resume_point(conn, self.session_id, approval.id, resume)

@@ -114,7 +114,7 @@ class TurnControl:
         check_trusted(self.parts.settings.value.model, self.parts.workspace.home)
         approval, resume = self.parts.approvals.decide(decision, reason)
         try:
-            return drive(self.resume(resume), wait)
+            return drive(self.resume(resume, self.hand_tools.after_decision(resume)), wait)
         except SessionBusy:  # another window took the session between the decision and the claim
             self.parts.approvals.reopen(approval, resume)
             raise

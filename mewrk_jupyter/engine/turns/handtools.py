@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...cards.models import Card, ToolCall
+from ...cards.models import Approval, Card, ToolCall
 from ...cards.undo import UNDO, CardChange, CardState, UndoStep
 from ...cards.words import noun
 from ...errors import InvalidInput, NotEditable, SessionBusy
@@ -16,6 +16,7 @@ from .run import Run
 
 # Starts a run from a resume point, calling the function once it ended (TurnControl.resume).
 StartRun = Callable[[dict[str, Any], Callable[[Run], None] | None], Run]
+OnDone = Callable[[Run], None]
 
 
 class HandTools:
@@ -24,6 +25,18 @@ class HandTools:
     def __init__(self, parts: SessionParts, start: StartRun) -> None:
         self.parts = parts
         self.start = start
+        # A call that asked first ends its first run waiting: its undo step is recorded by the run that
+        # goes on after the decision, which takes the recorder from here (call id -> recorder).
+        self._deciding: dict[str, OnDone] = {}
+
+    def after_decision(self, resume: dict[str, Any]) -> OnDone | None:
+        """What records the undo step of a call run by hand once the run going on after its approval
+        ends; None when the decided call was the model's (or was run by hand in another process)."""
+        for call_id in resume.get("calls", []):
+            recorder = self._deciding.pop(call_id, None)
+            if recorder is not None:
+                return recorder
+        return None
 
     def execute(
         self, name: str, params: dict[str, Any], before: str | Card | None, after: str | Card | None
@@ -40,15 +53,8 @@ class HandTools:
         call = ToolCall(origin="person", name=name, params=dict(params), status="pending")
         timeline.place(call, *timeline.anchor(before, after))
 
-        def on_done(run: Run) -> None:
-            found = timeline.current().get(call.id)
-            if found and isinstance(found[1], ToolCall) and found[1].status != "pending":
-                # It ran, or was refused: the insert is one undo step.
-                state = CardState(found[1].model_copy(deep=True), found[0])
-                UNDO.push(UndoStep(timeline.session_id, f"ran {name}", [CardChange(call.id, None, state)]))
-
         try:
-            return self._start(call.id, on_done)
+            return self._start(call.id, f"ran {name}", None, set())
         except SessionBusy:
             timeline.remove([call.id])
             raise
@@ -70,20 +76,13 @@ class HandTools:
             )
         self._check_tool(old.name, old.params)
         before = CardState(old.model_copy(deep=True), key)
+        earlier = {
+            c.id for c in timeline.current().cards if isinstance(c, Approval) and c.tool_card_id == cid
+        }
         pending = old.model_copy(update={"status": "pending", "result": None, "is_error": False}, deep=True)
         timeline.save(pending)
-
-        def on_done(run: Run) -> None:
-            found = timeline.current().get(cid)
-            if found:
-                after = CardState(found[1].model_copy(deep=True), found[0])
-                step = UndoStep(
-                    timeline.session_id, f"ran {old.name} again", [CardChange(cid, before, after)]
-                )
-                UNDO.push(step)
-
         try:
-            return self._start(cid, on_done)
+            return self._start(cid, f"ran {old.name} again", before, earlier)
         except SessionBusy:
             timeline.save(old)
             raise
@@ -98,5 +97,25 @@ class HandTools:
         if toolbox.tier(name) == "deny":
             raise InvalidInput(denial(name, self.parts.settings.value.safety_level))
 
-    def _start(self, call_id: str, on_done: Callable[[Run], None]) -> Run:
+    def _start(self, call_id: str, label: str, before: CardState | None, earlier: set[str]) -> Run:
+        """Run the call; once it ran or was refused, the run is one undo step: the call as it was before
+        (None: it was inserted) and after, and the approval it asked for, if it asked (its card goes and
+        comes back with the call)."""
+        timeline = self.parts.timeline
+
+        def on_done(run: Run) -> None:
+            current = timeline.current()
+            found = current.get(call_id)
+            if not found or not isinstance(found[1], ToolCall):
+                return  # deleted while it ran: nothing to undo
+            if found[1].status == "pending":
+                if run.paused:  # it asks first: the run after the decision records the step
+                    self._deciding[call_id] = on_done
+                return
+            changes = [CardChange(call_id, before, CardState(found[1].model_copy(deep=True), found[0]))]
+            for key, card in zip(current.keys, current.cards, strict=True):
+                if isinstance(card, Approval) and card.tool_card_id == call_id and card.id not in earlier:
+                    changes.append(CardChange(card.id, None, CardState(card.model_copy(deep=True), key)))
+            UNDO.push(UndoStep(timeline.session_id, label, changes))
+
         return self.start({"calls": [call_id], "continue_turn": False, "steps": 0}, on_done)

@@ -25,6 +25,7 @@ from ...providers.registry import current_reading, one_reading, resolve
 from ...store import fence
 from ...store import history as history_rows
 from ...store import runs as run_rows
+from ..assembly.attachments import check_vision
 from ..background import stop_background_work
 from ..events import CardAdded, Notice, SessionState, StateChanged
 from .background_results import deliver_results
@@ -280,6 +281,8 @@ class Run:
                         raise Stopped
                 cards = timeline.current().cards
                 check_window(timeline.db.conn(), sid, cards, info)  # past the window nothing is sent
+                # A tool's image since the turn began counts as an attached one: not sent without vision.
+                check_vision(cards, info.name, info.vision)
                 # A known secret on the timeline (typed, pasted, from an old result) is not sent.
                 request = parts.secrets.redact_request(parts.assemble(cards, info).request)
                 exchange = provider.open(request)  # nothing is sent before events() is read

@@ -76,6 +76,8 @@ class CardPayload(TypedDict):
     agent: NotRequired[str]
     # subagent: its own session, task id and state; approval: the subagent session whose call waits
     session_id: NotRequired[str | None]
+    # approval: who asked for the call — the model, or the person who ran it by hand
+    asked_by: NotRequired[Literal["model", "person"]]
     task_id: NotRequired[str]
     state: NotRequired[Literal["running", "awaiting_approval", "completed", "failed", "stopped"]]
 

@@ -60,6 +60,8 @@ class SettingsPanelInfo(SentModel):
     preference_notices: list[str]  # what is wrong with preferences.yaml, when it is left out
     folder: str  # the configuration folder, as a path
     files: list[ConfigFileInfo]
+    # Why the ring's Compact now would be refused now (the engine's sentence); null when it would act.
+    compact_now: str | None
 
 
 class ConfigFileText(SentModel):
