@@ -33,6 +33,17 @@ def _open_settings(nb: Notebook):
     return root, panel
 
 
+def _open_main_agent_file(panel):
+    """Click agents/main.yaml in the panel's file list; its text in the editor, which has the focus."""
+    panel.locator("[data-testid='mw-config-file'] button", has_text="agents/main.yaml").click()
+    area = panel.locator("[data-testid='mw-config-text']")
+    # The file's text arrives from the kernel; a key pressed before then lands in the notebook, as it
+    # would for a person who typed before the editor appeared.
+    expect(area).to_have_value("model: offline/echo\n")
+    expect(area).to_be_focused()
+    return area
+
+
 def test_settings_panel_switches_the_model_refuses_in_words_and_sets_a_preference(lab, page):
     nb = Notebook.open(page, lab)
     root, panel = _open_settings(nb)
@@ -82,10 +93,7 @@ def test_settings_panel_switches_the_model_refuses_in_words_and_sets_a_preferenc
 def test_settings_panel_edits_a_file_marks_the_refused_line_and_resolves_conflicts(lab, page):
     nb = Notebook.open(page, lab)
     root, panel = _open_settings(nb)
-    panel.locator("[data-testid='mw-config-file'] button", has_text="agents/main.yaml").click()
-    area = panel.locator("[data-testid='mw-config-text']")
-    expect(area).to_have_value("model: offline/echo\n")
-    expect(area).to_be_focused()
+    area = _open_main_agent_file(panel)
 
     area.press("ControlOrMeta+End")
     area.press_sequentially("tools: [ls\nx: 1\n")
@@ -140,15 +148,25 @@ def test_settings_panel_edits_a_file_marks_the_refused_line_and_resolves_conflic
     expect(cell.locator("[data-testid='mw-config-file']")).to_contain_text(["agents/main.yaml"])
 
 
+def test_ctrl_enter_saves_the_file_in_the_settings_editor(lab, page):
+    nb = Notebook.open(page, lab)
+    _, panel = _open_settings(nb)
+    area = _open_main_agent_file(panel)
+    page.keyboard.press("ControlOrMeta+End")
+    page.keyboard.type("system_prompt: Be brief.")
+    page.keyboard.press("Enter")  # Enter makes a new line, as in every text box of the widget
+    page.keyboard.type("tools: [ls]")
+    page.keyboard.press("Control+Enter")
+    expect(panel.locator("[data-testid='mw-settings-status']")).to_contain_text("Saved agents/main.yaml")
+    saved = "model: offline/echo\nsystem_prompt: Be brief.\ntools: [ls]"
+    expect(area).to_have_value(saved)
+    assert nb.print_value(f"open({FILE!r}).read()") == saved
+
+
 def test_settings_panel_reads_well_in_the_dark_theme(lab, page):
     nb = Notebook.open(page, lab)
     root, panel = _open_settings(nb)
-    panel.locator("[data-testid='mw-config-file'] button", has_text="agents/main.yaml").click()
-    area = panel.locator("[data-testid='mw-config-text']")
-    # The file's text arrives from the kernel; a key pressed before then lands in the notebook, as it
-    # would for a person who typed before the editor appeared.
-    expect(area).to_be_focused()
-    expect(area).to_have_value("model: offline/echo\n")
+    area = _open_main_agent_file(panel)
     area.press("ControlOrMeta+End")
     area.press_sequentially("summarize_at: 3\n")
     area.press("ControlOrMeta+s")
