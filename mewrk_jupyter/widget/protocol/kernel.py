@@ -150,8 +150,11 @@ class ContextMsg(SentModel):
     by_kind: dict[str, int]
     used_text: str
     window_text: str | None
-    last_request: int | None  # the vendor's own count of the last request; null before the first
+    # The last request's size: the vendor's count, or the engine's estimate when it was stopped before
+    # the vendor counted it; null before the first.
+    last_request: int | None
     last_text: str | None
+    last_words: str = "last request"  # what the figure is: "last request (stopped, estimated)" then
     next_request: int  # the size the next request will have: an estimate from the timeline as it stands
     next_text: str
     sizes: list[str]  # each size in a sentence that says what it counts: the next request's, then the last's
