@@ -176,9 +176,9 @@ export function ring(): { el: HTMLButtonElement; update: (ctx: ContextMsg) => vo
     const said = ctx.last_text != null ? `${ctx.last_words ?? "last request"} ${figure}, next ${ctx.next_text ?? ""}` : figure;
     const at = ctx.compact_at;
     mark.style.display = at == null ? "none" : "";
-    if (at != null) mark.setAttribute("transform", `rotate(${360 * at} 10 10)`);
-    el.dataset.compactAt = at == null ? "" : String(Math.round(at * 100));
-    const auto = at == null ? "" : `; auto-compaction at ${Math.round(at * 100)} %`;
+    if (at != null) mark.setAttribute("transform", `rotate(${(360 * at) / 100} 10 10)`); // at: a percent
+    el.dataset.compactAt = at == null ? "" : String(at);
+    const auto = at == null ? "" : `; auto-compaction at ${at} %`;
     const says = `Context: ${said}${auto} — show the breakdown by card kind and the auto-compaction settings`;
     el.setAttribute("aria-label", says);
     el.title = says;

@@ -47,8 +47,8 @@ def _cost(info: Any) -> tuple[float | None, str]:
     return (float(cost) if isinstance(cost, int | float) else None), text or ""
 
 
-def compact_at(session: Any, window: int | None) -> float | None:
-    """Where auto-compaction acts, as a share of the window: the threshold of the conversation's mode;
+def compact_at(session: Any, window: int | None) -> int | None:
+    """Where auto-compaction acts, in percent of the window: the threshold of the conversation's mode;
     None when it is off or the window is not known (then nothing compacts by itself)."""
     found, _ = preferences_at(session.workspace.home)
     if not found.auto_compaction or not window:

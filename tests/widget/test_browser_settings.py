@@ -79,9 +79,9 @@ def test_settings_panel_switches_the_model_refuses_in_words_and_sets_a_preferenc
     threshold.press("Enter")
     threshold.blur()
     expect(panel.locator("[data-testid='mw-setting-said-handoff_threshold']")).to_have_text(
-        "Preference refused: handoff_threshold must be a number from 0.20 to 0.97, not 2; nothing was changed."
+        "Preference refused: handoff_threshold must be a whole number from 20 to 97 (percent of the window), not 2; nothing was changed."
     )
-    expect(threshold).to_have_value("0.8")
+    expect(threshold).to_have_value("80")
 
     panel.locator("[data-testid='mw-setting-confirm_delete']").check()
     expect(panel.locator("[data-testid='mw-settings-status']")).to_have_text(
@@ -172,7 +172,7 @@ def test_settings_panel_reads_well_in_the_dark_theme(lab, page):
     area.press("ControlOrMeta+s")
     expect(panel.locator("[data-testid='mw-gutter'] .mw-gutter-error")).to_have_text("2")
     expect(panel.locator("[data-testid='mw-config-problems']")).to_have_text(
-        "Line 2: agents/main.yaml: summarize_at: input should be less than or equal to 1"
+        "Line 2: agents/main.yaml: summarize_at must be 0 (never by itself) or a whole number from 5 to 100 (percent of the window), not 3"
     )
     panel.locator("[data-testid='mw-setting-async_tools']").click()  # refused: it stays off
     expect(panel.locator("[data-testid='mw-setting-said-async_tools']")).to_contain_text(

@@ -160,8 +160,8 @@ class ContextMsg(SentModel):
     sizes: list[str]  # each size in a sentence that says what it counts: the next request's, then the last's
     cost: float | None
     cost_line: str
-    # Where auto-compaction acts, as a share of the window (the ring marks it); null when it is off.
-    compact_at: float | None = None
+    # Where auto-compaction acts, in percent of the window (the ring marks it); null when it is off.
+    compact_at: int | None = None
     # While the prompt cache is warm and the tools changed: the line that offers to accept the cache loss.
     tool_lock: ToolLockInfo | None = None
     # With subagents, every agent of the conversation with its own figure (D5); empty with one agent.
