@@ -20,6 +20,7 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, Field
 
+from ...cards.inert import for_notebook
 from ...cards.models import Card, NativeCompaction, SummaryDivider, ToolCall
 from ...cards.words import format_tokens, label
 from ...providers.offline import estimate_tokens
@@ -152,7 +153,7 @@ class ContextInfo(BaseModel):
         )
         table = f"\n\n| card kind | tokens (estimate) |\n|---|---|\n{rows}" if rows else ""
         sizes = "  \n".join(self.sizes())
-        return f"`{self.line()}`  \n`{self.cost_line()}`\n\n{sizes}{table}"
+        return for_notebook(f"`{self.line()}`  \n`{self.cost_line()}`\n\n{sizes}{table}")
 
 
 def format_cost(amount: float) -> str:
