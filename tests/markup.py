@@ -140,3 +140,32 @@ def live_in_markdown(markdown: str) -> list[str]:
 def visible_text(rendered: str) -> str:
     """The text a person reads in rendered HTML (tags left out, references resolved)."""
     return html.unescape(re.sub(r"<[^>]+>", "", rendered))
+
+
+class _Dollars(HTMLParser):
+    """The text outside code of rendered HTML, where MathJax looks for `$…$`."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.code = 0
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.code += tag in ("code", "pre")
+
+    def handle_endtag(self, tag: str) -> None:
+        self.code -= tag in ("code", "pre")
+
+    def handle_data(self, data: str) -> None:
+        if not self.code:
+            self.text.append(data)
+
+
+def typeset_dollars(markdown: str) -> list[str]:
+    """Each `$` a notebook's MathJax would take for the start or end of a formula once `markdown` is
+    rendered, with the text around it: every `$` outside code that no backslash escapes."""
+    parser = _Dollars()
+    parser.feed(render_with_marked(markdown))
+    parser.close()
+    text = "".join(parser.text)
+    return [text[max(0, m.start() - 20) : m.end() + 20] for m in re.finditer(r"(?<!\\)\$", text)]

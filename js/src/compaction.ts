@@ -20,9 +20,6 @@ const MODES: [Mode, string, string][] = [
   ["native", "Native", "The provider compacts the conversation itself; the new session starts with its compacted item and your newest messages."],
 ];
 
-/** A threshold is a share of the window; it is shown and typed as a percent. */
-const PERCENT = new Set(["handoff_threshold", "native_threshold"]);
-
 export class CompactionMenu {
   readonly el: HTMLElement;
   private readonly uid = Math.random().toString(36).slice(2, 8);
@@ -110,13 +107,14 @@ export class CompactionMenu {
       const p = prefs.get(name);
       if (!p) continue;
       this.values[name] = p.value;
-      const scale = PERCENT.has(name) ? 100 : 1;
+      // A threshold is in percent of the window here as everywhere: shown and sent as it is.
       if (input.type === "checkbox") input.checked = !!p.value;
       else {
-        input.value = String(Math.round(Number(p.value) * scale));
-        if (p.low !== null) input.min = String(Math.round(p.low * scale));
-        if (p.high !== null) input.max = String(Math.round(p.high * scale));
-        input.title = `${p.allowed}${scale === 100 ? " (as a share of the window; typed here as a percent)" : ""}`;
+        input.value = String(p.value);
+        if (p.low !== null) input.min = String(p.low);
+        if (p.high !== null) input.max = String(p.high);
+        if (p.step !== null) input.step = String(p.step);
+        input.title = p.allowed;
       }
     }
     this.mode = panel.settings.compaction as Mode;
@@ -162,11 +160,11 @@ export class CompactionMenu {
     el.setAttribute("data-testid", `mw-compaction-${name}`);
     this.inputs.set(name, el);
     el.addEventListener("change", () => {
-      const value = this.read(name, el);
+      const value = this.read(el);
       this.send(el, name, { action: "set_preferences", changes: { [name]: value } }, () => {
         const was = this.values[name];
         if (el.type === "checkbox") el.checked = !!was;
-        else el.value = String(Math.round(Number(was) * (PERCENT.has(name) ? 100 : 1)));
+        else el.value = String(was);
       });
     });
     return el;
@@ -177,12 +175,11 @@ export class CompactionMenu {
     return h("div", { class: "mw-compaction-field" }, h("label", { for: el.id }, label), el, h("span", { class: "mw-muted" }, unit), this.line(name));
   }
 
-  /** The control's value as the kernel takes it: a percent as a share; an empty box as null. */
-  private read(name: string, el: HTMLInputElement): boolean | number | null {
+  /** The control's value as the kernel takes it; an empty box as null. */
+  private read(el: HTMLInputElement): boolean | number | null {
     if (el.type === "checkbox") return el.checked;
     const number = Number(el.value);
-    if (el.value.trim() === "" || !Number.isFinite(number)) return null;
-    return PERCENT.has(name) ? number / 100 : number;
+    return el.value.trim() === "" || !Number.isFinite(number) ? null : number;
   }
 
   private choose(mode: Mode): void {

@@ -3,6 +3,7 @@
 // engine's sentence, the refused lines marked in the gutter, or the conflict dialog (overwrite, or abandon
 // my changes). The person's text is never dropped by a refusal: only "Abandon my changes" replaces it.
 import { h } from "./card";
+import { MOD } from "./composer";
 import type { Action, ConfigFileInfo, ConfigFileText, ResultMsg, SettingsAnswer } from "./protocol";
 
 export interface FilesHost {
@@ -65,8 +66,11 @@ export class ConfigFiles {
     this.area.addEventListener("input", () => this.numberLines());
     this.area.addEventListener("scroll", () => (this.gutter.scrollTop = this.area.scrollTop));
     this.area.addEventListener("keydown", (event) => {
-      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "s") {
-        event.preventDefault(); // the browser's "save page" is not what the person means here
+      // Ctrl/Cmd+Enter saves, as in every text box of the widget; Ctrl/Cmd+S too, as in a file editor
+      // (the browser's "save page" is not what the person means here).
+      const key = event.key.toLowerCase();
+      if ((event.ctrlKey || event.metaKey) && (key === "enter" || key === "s")) {
+        event.preventDefault();
         this.store(false);
       }
     });
@@ -79,7 +83,7 @@ export class ConfigFiles {
         this.area.focus();
       }
     });
-    this.save = h("button", { class: "mw-button mw-primary", type: "button", "data-testid": "mw-config-save", title: "Save (Ctrl+S)" }, "Save");
+    this.save = h("button", { class: "mw-button mw-primary", type: "button", "data-testid": "mw-config-save", title: `Save (${MOD}+Enter)` }, "Save");
     this.save.addEventListener("click", () => this.store(false));
     this.remove = h("button", { class: "mw-button", type: "button", "data-testid": "mw-config-delete" }, "Delete file");
     this.remove.addEventListener("click", () => this.deleteFile(false));

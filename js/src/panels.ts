@@ -110,7 +110,8 @@ export class Panels {
           h("span", { class: "mw-kind-tokens" }, `≈${formatTokens(n)}`),
         ),
       );
-    // The kernel says what each size counts; the next request's is an estimate, the last one's exact.
+    // The kernel says what each size counts; the next request's is the engine's estimate, the last one's
+    // the vendor's count (or the engine's estimate, for a request stopped before the vendor counted it).
     const [next, last] = ctx.sizes ?? [`Next request: ${ctx.used_text ?? formatTokens(ctx.used)}`, ""];
     figures.replaceChildren(
       h("div", { "data-testid": "mw-context-figure" }, next),
@@ -172,12 +173,12 @@ export function ring(): { el: HTMLButtonElement; update: (ctx: ContextMsg) => vo
     const used = ctx.used_text ?? formatTokens(ctx.used);
     const figure = ctx.window_text ? `${used} of ${ctx.window_text} (${Math.round(ctx.percent ?? 0)} %)` : `${used} tokens`;
     // The figure is the last request's size once there is one; the next request's estimate stands beside it.
-    const said = ctx.last_text != null ? `last request ${figure}, next ${ctx.next_text ?? ""}` : figure;
+    const said = ctx.last_text != null ? `${ctx.last_words ?? "last request"} ${figure}, next ${ctx.next_text ?? ""}` : figure;
     const at = ctx.compact_at;
     mark.style.display = at == null ? "none" : "";
-    if (at != null) mark.setAttribute("transform", `rotate(${360 * at} 10 10)`);
-    el.dataset.compactAt = at == null ? "" : String(Math.round(at * 100));
-    const auto = at == null ? "" : `; auto-compaction at ${Math.round(at * 100)} %`;
+    if (at != null) mark.setAttribute("transform", `rotate(${(360 * at) / 100} 10 10)`); // at: a percent
+    el.dataset.compactAt = at == null ? "" : String(at);
+    const auto = at == null ? "" : `; auto-compaction at ${at} %`;
     const says = `Context: ${said}${auto} — show the breakdown by card kind and the auto-compaction settings`;
     el.setAttribute("aria-label", says);
     el.title = says;

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 
 # A fence opens a code block: three or more backticks or tildes after nothing but indentation.
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
@@ -36,6 +37,8 @@ IMAGE_LABEL = "image: "
 # the `!`s before a `[`. The lookbehinds make each run of backslashes or `!` be read once, from its start.
 _SIGNS = re.compile(r"(?<!\\)(\\*)([<&])|(?<![\\!])(\\*)(!+)\[")
 _ESCAPES = {"<": "&lt;", "&": "&amp;"}
+# A `$` with the backslashes before it.
+_DOLLAR = re.compile(r"(\\*)\$")
 
 
 def code_block(text: str, language: str = "") -> str:
@@ -71,7 +74,15 @@ def _escape_all(text: str) -> str:
 
 def inert_markdown(text: str) -> str:
     """Markdown that shows what `text` shows, with no live HTML, script link or auto-loading image."""
-    out: list[str] = []
+    return "\n".join(
+        code_block(body, info) if info is not None else _inert_prose(body) for _, body, info in _blocks(text)
+    )
+
+
+def _blocks(text: str) -> list[tuple[str, str, str | None]]:
+    """`text` as its prose and its fenced code blocks, in order, each as written and as read:
+    (prose, prose, None) or (the block with its fences, its body, its info string)."""
+    out: list[tuple[str, str, str | None]] = []
     prose: list[str] = []
     lines = text.split("\n")
     index = 0
@@ -82,8 +93,9 @@ def inert_markdown(text: str) -> str:
             index += 1
             continue
         if prose:
-            out.append(_inert_prose("\n".join(prose)))
+            out.append(("\n".join(prose), "\n".join(prose), None))
             prose = []
+        first = index
         indent, fence = len(opening["indent"]), opening["fence"]
         closing = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
         body: list[str] = []
@@ -93,10 +105,10 @@ def inert_markdown(text: str) -> str:
             body.append(line[min(indent, len(line) - len(line.lstrip(" \t"))) :])
             index += 1
         index += 1  # the closing fence, or past the end when the block was never closed
-        out.append(code_block("\n".join(body), opening["info"]))
+        out.append(("\n".join(lines[first:index]), "\n".join(body), opening["info"]))
     if prose:
-        out.append(_inert_prose("\n".join(prose)))
-    return "\n".join(out)
+        out.append(("\n".join(prose), "\n".join(prose), None))
+    return out
 
 
 def inert_inline(text: str) -> str:
@@ -105,18 +117,27 @@ def inert_inline(text: str) -> str:
 
 
 def _inert_prose(text: str) -> str:
+    return _by_paragraph(text, _inert_paragraph)
+
+
+def _by_paragraph(text: str, paragraph: Callable[[str], str]) -> str:
     # A code span never crosses a blank line, so each paragraph is read on its own.
     parts = _BLANK_LINE.split(text)
-    return "".join(part if i % 2 else _inert_paragraph(part) for i, part in enumerate(parts))
+    return "".join(part if i % 2 else paragraph(part) for i, part in enumerate(parts))
 
 
 def _inert_paragraph(text: str) -> str:
+    return "".join(_inert_text(piece) if code is None else code_span(code) for piece, code in _pieces(text))
+
+
+def _pieces(text: str) -> list[tuple[str, str | None]]:
+    """One paragraph as its text and its code spans, in order: (text, None) or (the span, its content)."""
     runs = list(_TICKS.finditer(text))
     # Where each length of backtick run occurs, so each opening finds its closing run without a rescan.
     by_length: dict[int, list[int]] = {}
     for number, run in enumerate(runs):
         by_length.setdefault(len(run.group()), []).append(number)
-    out: list[str] = []
+    out: list[tuple[str, str | None]] = []
     done = 0
     number = 0
     while number < len(runs):
@@ -132,15 +153,15 @@ def _inert_paragraph(text: str) -> str:
         if closer is None:
             number += 1
             continue
-        out.append(_inert_text(text[done:start]))
+        out.append((text[done:start], None))
         content = text[opening.end() : runs[closer].start()].replace("\n", " ")
         if content.startswith(" ") and content.endswith(" ") and content.strip():
             content = content[1:-1]
-        out.append(code_span(content))
+        out.append((text[start : runs[closer].end()], content))
         done = runs[closer].end()
         number = closer + 1
-    out.append(_inert_text(text[done:]))
-    return "".join(out)
+    out.append((text[done:], None))
+    return out
 
 
 def _escaped(text: str, index: int) -> bool:
@@ -167,3 +188,31 @@ def _escape_sign(match: re.Match[str]) -> str:
 
 def _inert_text(text: str) -> str:
     return _SCRIPT_TARGET.sub(r"\1#", _SIGNS.sub(_escape_sign, text))
+
+
+def for_notebook(markdown: str) -> str:
+    """Markdown the product writes into a notebook, as JupyterLab is to show it: no `$…$` in its text
+    is typeset as LaTeX.
+
+    JupyterLab's MathJax typesets any two `$` in an output's text — `${A}` and `${B}` in one sentence
+    became a formula — and a Markdown escape (`\\$`) does not stop it, since the browser's text holds a
+    bare `$` again. Each `$` outside code becomes `\\\\$`: the text then holds `\\$`, which MathJax shows as
+    `$`. Code spans and blocks keep theirs (MathJax leaves code alone). Every `_repr_markdown_` and every
+    Markdown display of the package goes through here.
+    """
+    return "\n".join(
+        written if info is not None else _by_paragraph(written, _mathless_paragraph)
+        for written, _, info in _blocks(markdown)
+    )
+
+
+def _mathless_paragraph(text: str) -> str:
+    return "".join(
+        piece if code is not None else _DOLLAR.sub(_escape_dollar, piece) for piece, code in _pieces(text)
+    )
+
+
+def _escape_dollar(match: re.Match[str]) -> str:
+    # Without a backslash before it, `$` becomes `\\$`; after one (a Markdown escape, shown as `$`),
+    # `\\\$`. After two or more it is escaped already, so that a second pass changes nothing.
+    return match.group() if len(match.group(1)) >= 2 else "\\\\" + match.group()

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from .inert import inert_markdown
+from .inert import for_notebook, inert_markdown
 from .words import divider_text, label
 
 
@@ -81,7 +81,9 @@ class Card(BaseModel):
         return f"<{self.kind} {self.id}: {self.title_line()!r}>"
 
     def _repr_markdown_(self) -> str:
-        return f"**{label(self.kind)}** `{self.id}`\n\n{inert_markdown(getattr(self, 'text', '') or '')}"
+        return for_notebook(
+            f"**{label(self.kind)}** `{self.id}`\n\n{inert_markdown(getattr(self, 'text', '') or '')}"
+        )
 
 
 class SystemPrompt(Card):
@@ -186,7 +188,7 @@ class SummaryDivider(Card):
         return divider_text(self.covered, self.tokens_saved)
 
     def _repr_markdown_(self) -> str:
-        return f"──── {self.title_line()} ────"
+        return for_notebook(f"──── {self.title_line()} ────")
 
 
 class Handoff(Card):

@@ -42,7 +42,9 @@ def set_(call: Call) -> Result:
     name, text = call.args[0], " ".join(call.args[1:])
     before = session.settings
     after = session.configure(**{name: value_of(name, text)})
-    return Result(describe_change(before, after, session.tool_lock), data={"settings": after.model_dump()})
+    # No data: the views see the change through the session's own events, and a widget's answer's
+    # `settings` is the settings panel's (what it shows), not the conversation settings.
+    return Result(describe_change(before, after, session.tool_lock))
 
 
 def panel(_call: Call) -> Result:

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-from pydantic import Field, field_validator
+from pydantic import field_validator
 
 from .base import TOOL_NAME, ConfigModel
 from .problems import invalid
+from .shares import fraction_advice, whole_number
 
 
 class AgentConfig(ConfigModel):
     """One agent; its name is the file's stem."""
 
     model: str
-    # The share of the model's window at which the agent summarises its conversation in place by itself;
-    # 0 (the default): never by itself, leaving it to auto-compaction into a new session; `/compact` works
-    # anyway (C6).
-    summarize_at: float = Field(default=0, ge=0, le=1)
+    # The percent of the model's window at which the agent summarises its conversation in place by
+    # itself; 0 (the default): never by itself, leaving it to auto-compaction into a new session;
+    # `/compact` works anyway (C6).
+    summarize_at: int = 0
     # None: the engine's default tool set.
     tools: list[str] | None = None
     safety_level: str | None = None
@@ -30,6 +31,18 @@ class AgentConfig(ConfigModel):
         if not vendor or not name:
             raise invalid(f"model must be named `vendor/model`, e.g. `offline/echo`; got {value!r}", "model")
         return value
+
+    @field_validator("summarize_at", mode="before")
+    @classmethod
+    def _summarize_at(cls, value: object) -> int:
+        percent = whole_number(value)
+        if percent is None or not (percent == 0 or 5 <= percent <= 100):
+            raise invalid(
+                "summarize_at must be 0 (never by itself) or a whole number from 5 to 100 (percent of the "
+                f"window), not {value!r}{fraction_advice('summarize_at', value, 5, 100)}",
+                "summarize_at",
+            )
+        return percent
 
     @field_validator("tools")
     @classmethod

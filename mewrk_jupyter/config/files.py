@@ -16,9 +16,10 @@ from .llm import VendorConfig
 from .mcp import McpServerConfig
 from .policy import PolicyConfig
 from .preferences import PREFERENCES_FILE, Preferences
-from .problems import describe, fail, optional_fields, raise_problems, required_fields
+from .problems import Problem, describe, fail, optional_fields, raise_problems, required_fields
 from .prompts import PromptProfile
 from .server import ServerConfig
+from .shares import read_fractions
 from .tools import ToolConfig
 from .yamlfile import MAX_FILE_BYTES, parse_yaml, too_large
 
@@ -81,8 +82,12 @@ def validate_file(kind: str, source: Path | str, *, name: str | None = None) -> 
     return validate_text(spec, text, name, rel)
 
 
-def validate_text(spec: FileKind, text: str, name: str, rel: str) -> Any:
-    """Validate the text of the file `rel` (stem `name`) against its kind's model."""
+def validate_text(spec: FileKind, text: str, name: str, rel: str, notes: list[Problem] | None = None) -> Any:
+    """Validate the text of the file `rel` (stem `name`) against its kind's model.
+
+    With `notes` (a file being read, not a change being checked), an older file's fraction where a
+    percent belongs is read as the percent it meant, and `notes` gets a sentence saying so.
+    """
     if not FILE_NAME.match(name):
         fail(rel, "the file name must be letters, digits, '.', '_' or '-'")
     doc = parse_yaml(text, rel)
@@ -91,8 +96,12 @@ def validate_text(spec: FileKind, text: str, name: str, rel: str) -> Any:
     if not isinstance(doc.data, dict):
         found = type(doc.data).__name__
         fail(rel, f"the file must be a mapping of fields, not a {found}; {_needs(spec, name)}", 1)
+    data = doc.data
+    if notes is not None:
+        data, read_as_percent = read_fractions(data, rel, doc.line_of)
+        notes.extend(read_as_percent)
     try:
-        return spec.model.model_validate(doc.data, context={"name": name})
+        return spec.model.model_validate(data, context={"name": name})
     except ValidationError as exc:
         raise_problems(describe(exc, rel, spec.subject(name), spec.model, doc.line_of))
 

@@ -36,6 +36,9 @@ class Config(BaseModel):
     server: ServerConfig | None = None
     # What is wrong with the files that were left out: each disables only what it defines.
     problems: tuple[Problem, ...] = ()
+    # What was read otherwise than it is written now (an older file's fraction as its percent): said,
+    # and the file is used.
+    notes: tuple[Problem, ...] = ()
     # A digest of the files that can ask for trust (TRUST_FOLDERS), of the very text this Config read.
     digest: str = ""
 
@@ -136,6 +139,7 @@ def read_config(home: Path | str) -> Config:
         raise ConfigError(f"The configuration folder {home} is a file, not a folder")
     found: dict[str, dict[str, BaseModel]] = {kind: {} for kind in KINDS}
     problems: list[Problem] = []
+    notes: list[Problem] = []
     digest = hashlib.sha256()
     for kind, spec in KINDS.items():
         for path in _files(home / spec.folder, problems):
@@ -149,7 +153,9 @@ def read_config(home: Path | str) -> Config:
                 text = read_text(path, rel)
                 if kind in TRUST_FOLDERS:
                     digest.update(f"{rel}\0".encode() + hashlib.sha256(text.encode()).digest())
-                found[kind][path.stem] = validate_text(spec, text, path.stem, rel)
+                read: list[Problem] = []
+                found[kind][path.stem] = validate_text(spec, text, path.stem, rel, read)
+                notes.extend(read)  # only a file that is used: one left out says what is wrong instead
             except InvalidConfig as exc:
                 problems.extend(exc.problems)
     servers = found.pop("server")
@@ -164,6 +170,7 @@ def read_config(home: Path | str) -> Config:
             "home": home,
             "server": next(iter(servers.values()), None),
             "problems": tuple(problems),
+            "notes": tuple(notes),
             "digest": digest.hexdigest(),
             **fields,
         }

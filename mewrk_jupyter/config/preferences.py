@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from pydantic import ValidationInfo, field_validator
 
 from .base import ConfigModel
 from .problems import invalid
+from .shares import fraction_advice, whole_number
 
 PREFERENCES_FILE = "preferences.yaml"
 
-# field -> (lowest, highest, whole numbers only, how the bounds are written in a sentence)
-RANGES: dict[str, tuple[float, float, bool, str]] = {
-    "handoff_threshold": (0.20, 0.97, False, "a number from 0.20 to 0.97"),
-    "native_threshold": (0.20, 0.97, False, "a number from 0.20 to 0.97"),
-    "keep_user_tokens": (0, 128_000, True, "a whole number from 0 to 128,000"),
+# field -> (lowest, highest, step of a number box, how the bounds are written in a sentence); each is a
+# whole number. The thresholds are shares of the model's window, in percent, as the ring shows them.
+RANGES: dict[str, tuple[int, int, int, str]] = {
+    "handoff_threshold": (20, 97, 1, "a whole number from 20 to 97 (percent of the window)"),
+    "native_threshold": (20, 97, 1, "a whole number from 20 to 97 (percent of the window)"),
+    "keep_user_tokens": (0, 128_000, 1000, "a whole number from 0 to 128,000"),
 }
 
 
@@ -24,15 +25,15 @@ class Preferences(ConfigModel):
     """Global preferences of a configuration folder; they apply to running sessions too.
 
     `confirm_delete`: the timeline asks before deleting a card. `auto_compaction` and the thresholds
-    (shares of the model's window) govern compaction into a new session: at `handoff_threshold` the
+    (percent of the model's window) govern compaction into a new session: at `handoff_threshold` the
     model is asked to hand off, at `native_threshold` the provider compacts; `keep_user_tokens` is the
     budget of the person's messages a native compaction keeps.
     """
 
     confirm_delete: bool = False
     auto_compaction: bool = True
-    handoff_threshold: float = 0.80
-    native_threshold: float = 0.90
+    handoff_threshold: int = 80
+    native_threshold: int = 90
     # The newest tokens of the person's own messages that a native compaction keeps.
     keep_user_tokens: int = 64_000
 
@@ -44,13 +45,14 @@ class Preferences(ConfigModel):
             if not isinstance(value, bool):  # strict: "yes" or 1 are not taken for true
                 raise invalid(f"{name} must be true or false, not {_shown(value)}", name)
             return value
-        low, high, whole, allowed = RANGES[name]
-        number = isinstance(value, (int, float)) and not isinstance(value, bool)
-        if whole and isinstance(value, float):
-            number = False
-        if not number or not math.isfinite(value) or not low <= value <= high:
-            raise invalid(f"{name} must be {allowed}, not {_shown(value)}", name)
-        return value
+        low, high, _, allowed = RANGES[name]
+        number = whole_number(value)
+        if number is None or not low <= number <= high:
+            refused = (
+                f"{name} must be {allowed}, not {_shown(value)}{fraction_advice(name, value, low, high)}"
+            )
+            raise invalid(refused, name)
+        return number
 
 
 def allowed_values(name: str) -> str:

@@ -20,32 +20,43 @@ from .yamlfile import parse_yaml
 FIELDS: tuple[str, ...] = tuple(Preferences.model_fields)
 
 
-def _read_path(path: str) -> tuple[Preferences, tuple[Problem, ...]]:
+# What reading the file found: the preferences, what is wrong with the file (then the defaults act),
+# and what was read otherwise than it is written now (an older fraction as its percent).
+Read = tuple[Preferences, tuple[Problem, ...], tuple[Problem, ...]]
+
+
+def _read_path(path: str) -> Read:
     return _read_file(Path(path))
 
 
 # Every request asks for the preferences: they are read again only when the file changed.
-_READ: FileCache[tuple[Preferences, tuple[Problem, ...]]] = FileCache(_read_path)
+_READ: FileCache[Read] = FileCache(_read_path)
 
 
 def read_preferences(home: Path) -> tuple[Preferences, tuple[Problem, ...]]:
     """The folder's preferences, and what is wrong with its file; a missing or invalid file gives defaults."""
-    preferences, problems = _READ.get(os.path.join(os.fspath(home), PREFERENCES_FILE))
+    preferences, problems, _ = _READ.get(os.path.join(os.fspath(home), PREFERENCES_FILE))
     return preferences.model_copy(), problems
 
 
-def _read_file(path: Path) -> tuple[Preferences, tuple[Problem, ...]]:
+def preference_notes(home: Path) -> tuple[Problem, ...]:
+    """What the folder's file holds that was read otherwise than it is written now, each with its advice."""
+    return _READ.get(os.path.join(os.fspath(home), PREFERENCES_FILE))[2]
+
+
+def _read_file(path: Path) -> Read:
     if not path.exists():
-        return Preferences(), ()
+        return Preferences(), (), ()
     if not path.is_file():
-        return Preferences(), (Problem(PREFERENCES_FILE, None, "must be a file, not a folder"),)
+        return Preferences(), (Problem(PREFERENCES_FILE, None, "must be a file, not a folder"),), ()
+    notes: list[Problem] = []
     try:
-        return _parse(path.read_bytes()), ()
+        return _parse(path.read_bytes(), notes), (), tuple(notes)
     except InvalidConfig as exc:
-        return Preferences(), exc.problems
+        return Preferences(), exc.problems, ()
     except OSError as exc:
         problem = Problem(PREFERENCES_FILE, None, f"the file cannot be read ({exc.strerror or 'error'})")
-        return Preferences(), (problem,)
+        return Preferences(), (problem,), ()
 
 
 def write_preferences(home: Path, changes: dict[str, Any]) -> Preferences:
@@ -67,6 +78,8 @@ def write_preferences(home: Path, changes: dict[str, Any]) -> Preferences:
             f"{PREFERENCES_FILE} is invalid ({found}), so it was not changed; fix or delete the file, "
             "then set the preferences again."
         )
+    # An older fraction the file still holds is written as the percent it was read as: the same meaning.
+    changes = {**{n.field: getattr(current, n.field) for n in preference_notes(home) if n.field}, **changes}
     try:
         merged = Preferences.model_validate({**current.model_dump(), **changes})
     except Exception as exc:  # a ValidationError: say it in the preference's own words
@@ -79,14 +92,14 @@ def write_preferences(home: Path, changes: dict[str, Any]) -> Preferences:
     return merged
 
 
-def _parse(data: bytes) -> Preferences:
+def _parse(data: bytes, notes: list[Problem] | None = None) -> Preferences:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise InvalidConfig([Problem(PREFERENCES_FILE, None, "the file is not UTF-8 text")]) from None
     if not text.strip() or parse_yaml(text, PREFERENCES_FILE).data is None:
         return Preferences()  # an empty file (or only comments) keeps every default
-    return validate_text(PREFERENCES, text, "preferences", PREFERENCES_FILE)
+    return validate_text(PREFERENCES, text, "preferences", PREFERENCES_FILE, notes)
 
 
 def _first_message(exc: Exception) -> str | None:

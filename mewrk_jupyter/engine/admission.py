@@ -20,7 +20,7 @@ def admit(config: Config, start: AgentStart, *, model_asked: bool) -> tuple[Agen
     name (WorkspaceNotTrusted, naming what the folder would use) and replaced by the offline model when it
     came from an agent file; either way nothing reaches the configured server.
     """
-    notices = problem_notices(config)
+    notices = problem_notices(config) + [f"{note.file}: {note.message}." for note in config.notes]
     if config.home is not None:  # an invalid preferences.yaml is said too; its defaults act
         notices += preferences_at(config.home)[1]
     state = trust_state(config)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..cards.inert import for_notebook
 from ..errors import MewrkError
 from .render import timeline_markdown
 
@@ -38,4 +39,9 @@ def make_view(session: Any) -> Any:
 def view_bundle(session: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     """`display(s)`: the view, with the text and Markdown timeline for front ends without widgets."""
     data, metadata = make_view(session)._repr_mimebundle_()
-    return {**data, "text/plain": repr(session), "text/markdown": timeline_markdown(session)}, metadata
+    return {**data, "text/plain": repr(session), "text/markdown": markdown_view(session)}, metadata
+
+
+def markdown_view(session: Any) -> str:
+    """The session's timeline as the notebook's Markdown shows it (front ends without widgets)."""
+    return for_notebook(timeline_markdown(session))

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config.preferences import PREFERENCES_FILE, Preferences
-from ..config.preferences_file import read_preferences, write_preferences
+from ..config.preferences_file import preference_notes, read_preferences, write_preferences
 from ..errors import ConfigNotice
 from .workspace import Workspace
 
@@ -16,6 +16,8 @@ def preferences(*, workspace: str | Path | None = None) -> Preferences:
     """The preferences of the workspace's configuration folder (default: the current directory's).
 
     An invalid `preferences.yaml` is left out with a ConfigNotice saying what is wrong; the defaults act.
+    An older file's threshold written as a fraction (0.8) is read as the percent it meant (80), with a
+    ConfigNotice saying how to write it now.
     """
     found, notices = preferences_at(Workspace.at(workspace).home)
     for text in notices:
@@ -33,10 +35,11 @@ def set_preferences(*, workspace: str | Path | None = None, **changes: Any) -> P
 
 
 def preferences_at(home: Path) -> tuple[Preferences, list[str]]:
-    """The preferences of the folder `home`, and one notice per problem of its file (no warning shown)."""
+    """The preferences of the folder `home`, and one notice per problem of its file, or per value read
+    otherwise than it is written now (no warning shown)."""
     found, problems = read_preferences(home)
     if not problems:
-        return found, []
+        return found, [f"{note.file}: {note.message}." for note in preference_notes(home)]
     messages = "; ".join(p.message for p in problems)
     return found, [
         f"{PREFERENCES_FILE}: {messages} — this file is left out until it is fixed; the default "

@@ -35,10 +35,9 @@ from .assembly.context import ContextInfo
 from .background import TASKS
 from .compaction import AutoCompaction, HandoffTool, compact_in_place, compact_now, compact_now_refusal
 from .decisions import FOLLOWED_ELSEWHERE, SessionDecisions
-from .display import make_view, view_bundle
+from .display import make_view, markdown_view, view_bundle
 from .notebook import write_export
 from .opening import OPEN, create_session, forget_open_sessions, imported_start, new_start, session_row
-from .render import timeline_markdown
 from .represent import attached_input
 from .session_config import SessionConfig
 from .settings import SessionSettings, StoredSettings
@@ -417,7 +416,7 @@ class Session(StoredSession):
         return view_bundle(self)
 
     def _repr_markdown_(self) -> str:
-        return timeline_markdown(self)
+        return markdown_view(self)
 
 
 register_session_opener(open_subagent)  # `card.session` of a subagent card opens it

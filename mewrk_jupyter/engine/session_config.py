@@ -74,9 +74,10 @@ class SessionConfig:
             # The figure is the most recent request's size; before the first, the next one's estimate.
             used=sizes.next_request if sizes.last_request is None else sizes.last_request,
             window=info.context_window,
-            estimated=sizes.last_request is None,
+            estimated=sizes.last_request is None or sizes.last_stopped,
             by_kind=sizes.by_kind,
             last_request=sizes.last_request,
+            last_stopped=sizes.last_stopped,
             next_request=sizes.next_request,
             # What the whole session spent, priced apart from the room left in the window (D6).
             **session_spending(

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..cards.inert import inert_inline
+from ..cards.inert import for_notebook, inert_inline
 from ..cards.words import label
 from .history_summary import full_markdown, summarise, summarise_history
 
@@ -38,7 +38,9 @@ class CardList(list):
             for i, c in enumerate(self)
         )
         return (
-            "<table><thead><tr><th>#</th><th>id</th><th>kind</th><th>edited</th><th>text</th></tr></thead>"
+            # MathJax leaves an element of this class alone: no `$…$` of a card's text becomes a formula.
+            '<table class="mathjax_ignore"><thead><tr><th>#</th><th>id</th><th>kind</th><th>edited</th>'
+            "<th>text</th></tr></thead>"
             f"<tbody>{rows}</tbody></table>"
         )
 
@@ -59,7 +61,7 @@ class HistoryEntry(BaseModel):
 
     def _repr_markdown_(self) -> str:
         summary = summarise(self, None, compare=False)  # alone, it does not know the request before it
-        return f"{summary.markdown(messages=None)}\n\n{full_markdown(self)}"
+        return for_notebook(f"{summary.markdown(messages=None)}\n\n{full_markdown(self)}")
 
 
 class HistoryList(list):
@@ -73,10 +75,10 @@ class HistoryList(list):
 
     def _repr_markdown_(self) -> str:
         if not self:
-            return "_No requests yet._"
+            return for_notebook("_No requests yet._")
         blocks = [summary.markdown() for summary in summarise_history(self)]
         blocks.append(FULL_HINT)
-        return "\n\n---\n\n".join(blocks)
+        return for_notebook("\n\n---\n\n".join(blocks))
 
 
 class SessionInfo(BaseModel):
@@ -100,10 +102,10 @@ class SessionInfoList(list):
 
     def _repr_markdown_(self) -> str:
         if not self:
-            return "_No sessions yet — `%mewrk new` starts one._"
+            return for_notebook("_No sessions yet — `%mewrk new` starts one._")
         lines = ["| id | title | model | state | parent |", "|---|---|---|---|---|"]
         for s in self:
             lines.append(
                 f"| `{s.id}` | {inert_inline(s.title).replace('|', '&#124;')} | `{s.model}` | {s.state} | {f'`{s.parent}`' if s.parent else ''} |"
             )
-        return "\n".join(lines)
+        return for_notebook("\n".join(lines))

@@ -9,7 +9,7 @@ from typing import Any
 
 from IPython.display import DisplayHandle, display
 
-from ..cards.inert import code_block, code_span, inert_markdown
+from ..cards.inert import code_block, code_span, for_notebook, inert_markdown
 from ..engine.events import SessionEvent, StateChanged
 from ..engine.render import cards_markdown
 
@@ -19,7 +19,7 @@ TURN_ENDED = ("idle", "awaiting_approval")
 
 def markdown_bundle(markdown: str) -> dict[str, str]:
     """A display bundle that shows Markdown in a notebook and its text in a terminal."""
-    return {"text/markdown": markdown, "text/plain": markdown}
+    return {"text/markdown": for_notebook(markdown), "text/plain": markdown}
 
 
 def turn_markdown(run: Any) -> str:

@@ -75,19 +75,40 @@ def load_entry(conn: sqlite3.Connection, session_id: str, entry_id: int) -> dict
     return _entry(reader(conn), row) if row is not None else None
 
 
-def last_answered(conn: sqlite3.Connection, session_id: str) -> tuple[int, dict[str, Any]] | None:
-    """The id and usage figures of the session's most recent answered request of a turn, or None.
+def last_answered(
+    conn: sqlite3.Connection, session_id: str, before: int | None = None
+) -> tuple[int, dict[str, Any]] | None:
+    """The id and usage figures of the session's most recent answered request of a turn (before the row
+    `before`, when given), or None.
 
     A request that wrote a summary (its response marked `compaction`) carried the conversation with a
     question the next request will not ask: it says nothing of the context's size, and is passed over.
     """
     row = conn.execute(
         "SELECT id, json_extract(response, '$.usage') FROM history "
-        "WHERE session_id = ? AND json_extract(response, '$.usage') IS NOT NULL "
+        "WHERE session_id = ? AND (? IS NULL OR id < ?) AND json_extract(response, '$.usage') IS NOT NULL "
         "AND json_extract(response, '$.compaction') IS NULL ORDER BY id DESC LIMIT 1",
-        (session_id,),
+        (session_id, before, before),
     ).fetchone()
     return (int(row[0]), json.loads(row[1])) if row else None
+
+
+def last_measured(conn: sqlite3.Connection, session_id: str) -> tuple[int, dict[str, Any] | None] | None:
+    """The session's most recent request of a turn that says how large the context was: answered (its
+    id and usage), or stopped before the vendor counted it (its id and None); None before the first.
+
+    A stopped request was sent all the same, so the figure is its size, not the one before it.
+    """
+    row = conn.execute(
+        "SELECT id, json_extract(response, '$.usage') FROM history "
+        "WHERE session_id = ? AND json_extract(response, '$.compaction') IS NULL "
+        "AND (json_extract(response, '$.usage') IS NOT NULL "
+        "OR json_extract(response, '$.stop_reason') = 'stopped') ORDER BY id DESC LIMIT 1",
+        (session_id,),
+    ).fetchone()
+    if row is None:
+        return None
+    return int(row[0]), (json.loads(row[1]) if row[1] is not None else None)
 
 
 def last_sent(conn: sqlite3.Connection, session_id: str) -> dict[str, Any] | None:

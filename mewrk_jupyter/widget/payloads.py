@@ -76,8 +76,8 @@ def _cost(info: Any) -> tuple[float | None, str]:
     return (float(cost) if isinstance(cost, int | float) else None), text or ""
 
 
-def compact_at(session: Any, window: int | None) -> float | None:
-    """Where auto-compaction acts, as a share of the window: the threshold of the conversation's mode;
+def compact_at(session: Any, window: int | None) -> int | None:
+    """Where auto-compaction acts, in percent of the window: the threshold of the conversation's mode;
     None when it is off or the window is not known (then nothing compacts by itself)."""
     found, _ = preferences_at(session.workspace.home)
     if not found.auto_compaction or not window:
@@ -99,10 +99,11 @@ def context_payload(session: Any) -> ContextMsg:
         window=info.window,
         estimated=info.estimated,
         by_kind=info.by_kind,
-        used_text=("≈" if info.estimated else "") + format_tokens(info.used),
+        used_text=info.used_text,
         window_text=format_tokens(info.window) if info.window else None,
         last_request=last,
-        last_text=format_tokens(last) if last is not None else None,
+        last_text="≈" + format_tokens(last) if last is not None else None,
+        last_words=info.last_words,
         next_request=info.next_request,
         next_text=info.next_text,
         sizes=info.sizes(),

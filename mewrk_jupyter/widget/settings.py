@@ -91,7 +91,7 @@ def preference_rows(session: Any) -> tuple[list[PreferenceInfo], list[str]]:
     found, notices = preferences_at(session.workspace.home)
     rows = []
     for name, value in found.model_dump().items():
-        low, high, whole, _ = RANGES.get(name, (None, None, False, ""))
+        low, high, step, _ = RANGES.get(name, (None, None, None, ""))
         rows.append(
             PreferenceInfo(
                 name=name,
@@ -100,7 +100,7 @@ def preference_rows(session: Any) -> tuple[list[PreferenceInfo], list[str]]:
                 kind="switch" if isinstance(value, bool) else "number",
                 low=low,
                 high=high,
-                step=None if low is None else (1000 if whole else 0.01),
+                step=step,
             )
         )
     return rows, notices

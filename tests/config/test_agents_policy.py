@@ -31,18 +31,36 @@ system_prompt: |
     assert agent.system_prompt == "You are careful.\n"
 
 
-@pytest.mark.parametrize("value", [-0.1, 1.01, "half"])
-def test_summarize_at_is_between_0_and_1(value):
-    with pytest.raises(
-        ConfigError, match=r"^agents/main.yaml: summarize_at(: input should be| must be a number)"
-    ):
+@pytest.mark.parametrize(
+    ("value", "advice"),
+    [(-1, ""), (101, ""), (3, ""), ("half", ""), (0.5, " (in percent: for 50 % of the window write 50)")],
+)
+def test_summarize_at_is_0_or_a_percent_of_the_window(value, advice):
+    said = (
+        "agents/main.yaml: summarize_at must be 0 (never by itself) or a whole number from 5 to 100 "
+        f"(percent of the window), not {value!r}{advice}"
+    )
+    with pytest.raises(ConfigError) as refused:
         validate_file("agents", f"model: offline/echo\nsummarize_at: {value}\n", name="main")
+    assert str(refused.value) == said
 
 
-@pytest.mark.parametrize("value", [0.8, 0.5, 1])
+@pytest.mark.parametrize("value", [80, 50, 100])
 def test_a_summarize_at_threshold_is_taken(value):
     agent = validate_file("agents", f"model: offline/echo\nsummarize_at: {value}\n", name="main")
-    assert agent.summarize_at == value  # the engine summarises in place at that share of the window (C6)
+    assert agent.summarize_at == value  # the engine summarises in place at that percent of the window (C6)
+
+
+def test_an_older_agent_file_s_fraction_is_read_as_the_percent_it_meant_with_a_note(home, write):
+    write("agents/main.yaml", "model: offline/echo\nsummarize_at: 0.8\n")
+    config = load_config(home)
+    assert config.agent("main").summarize_at == 80  # as before: at 80 % of the window
+    (note,) = config.notes
+    assert (note.file, note.field, note.line) == ("agents/main.yaml", "summarize_at", 2)
+    assert note.message == (
+        "summarize_at: 0.8 is read as 80 % of the window, as before; thresholds are written in percent now "
+        "— write `summarize_at: 80`"
+    )
 
 
 @pytest.mark.parametrize("model", ["claude", "anthropic/", "/claude"])

@@ -84,7 +84,7 @@ def test_an_agents_unknown_safety_level_is_refused_naming_the_file(workspace):
 
 
 def test_a_summarize_at_threshold_makes_a_session_without_a_notice(workspace):
-    write(workspace, "agents/main.yaml", "model: offline/echo\nsummarize_at: 0.8\n")
+    write(workspace, "agents/main.yaml", "model: offline/echo\nsummarize_at: 80\n")
     assert new_quietly().settings.model == "offline/echo"  # the engine acts on it: nothing to warn about
 
 

@@ -92,7 +92,7 @@ def test_below_the_threshold_nothing_at_it_the_model_is_asked_once_and_hands_ove
 
 
 def test_the_original_is_asked_once_and_each_handover_is_numbered(workspace):
-    mw.set_preferences(handoff_threshold=0.2)  # 6,400 tokens of offline/echo's 32k: room to go on after
+    mw.set_preferences(handoff_threshold=20)  # 6,400 tokens of offline/echo's 32k: room to go on after
     s = new_session("offline/echo")
     for i in range(12):
         s.send(f"question {i}\nlong: 900")
@@ -128,7 +128,7 @@ def test_the_links_are_stored_and_read_in_another_process(workspace):
 
 
 def test_auto_compaction_off_or_a_subagent_never_hands_over(workspace):
-    mw.set_preferences(auto_compaction=False, handoff_threshold=0.2)
+    mw.set_preferences(auto_compaction=False, handoff_threshold=20)
     s = mw.Session.new("offline/echo")
     for i in range(9):
         s.send(f"question {i}\nlong: 900")
@@ -144,7 +144,7 @@ def test_auto_compaction_off_or_a_subagent_never_hands_over(workspace):
 
 
 def test_a_lower_threshold_hands_off_earlier(workspace):
-    mw.set_preferences(handoff_threshold=0.5)
+    mw.set_preferences(handoff_threshold=50)
     s = mw.Session.new("offline/tiny")
     talk_until_handed_over(s)
     turns = [e for e in s.history if not e.model.startswith("tool:")]
@@ -155,8 +155,8 @@ def test_a_lower_threshold_hands_off_earlier(workspace):
 def test_when_the_summary_and_the_handoff_are_due_at_once_the_summary_acts(workspace):
     agents = workspace / ".mewrk" / "agents"
     agents.mkdir(parents=True)
-    (agents / "main.yaml").write_text("model: offline/echo\nsummarize_at: 0.2\n")
-    mw.set_preferences(handoff_threshold=0.2)  # both at 6,400 tokens of offline/echo's 32k
+    (agents / "main.yaml").write_text("model: offline/echo\nsummarize_at: 20\n")
+    mw.set_preferences(handoff_threshold=20)  # both at 6,400 tokens of offline/echo's 32k
     s = mw.Session.new()
     for i in range(8):
         s.send(f"question {i}\nlong: 900")

@@ -28,7 +28,7 @@ def test_compact_now_in_native_mode_opens_the_handover_from_the_providers_item(w
 
 
 def test_auto_compaction_at_the_native_threshold_goes_on_in_the_new_session(workspace):
-    mw.set_preferences(native_threshold=0.2)  # of offline/echo's 32k window: 6,400 tokens
+    mw.set_preferences(native_threshold=20)  # of offline/echo's 32k window: 6,400 tokens
     s = mw.Session.new(title="long", compaction="native")
     s.send("long: 7000")
     s.send("and then?")  # this request carries the long reply: over the threshold

@@ -18,7 +18,7 @@ def test_preferences_start_at_their_defaults(workspace):
         found = mw.preferences()
     assert isinstance(found, mw.Preferences)
     assert (found.confirm_delete, found.auto_compaction) == (False, True)
-    assert (found.handoff_threshold, found.native_threshold, found.keep_user_tokens) == (0.80, 0.90, 64_000)
+    assert (found.handoff_threshold, found.native_threshold, found.keep_user_tokens) == (80, 90, 64_000)
 
 
 def test_a_change_is_saved_and_seen_by_a_fresh_process(workspace):
@@ -36,10 +36,13 @@ def test_a_change_is_saved_and_seen_by_a_fresh_process(workspace):
 
 
 def test_a_bad_value_is_refused_and_nothing_changes(workspace):
-    mw.set_preferences(handoff_threshold=0.5)
+    mw.set_preferences(handoff_threshold=50)
     path = workspace / ".mewrk" / "preferences.yaml"
     before = path.read_bytes()
-    with pytest.raises(mw.InvalidInput, match="native_threshold must be a number from 0.20 to 0.97, not 2"):
+    with pytest.raises(
+        mw.InvalidInput,
+        match=r"native_threshold must be a whole number from 20 to 97 \(percent of the window\), not 2;",
+    ):
         mw.set_preferences(confirm_delete=True, native_threshold=2)
     with pytest.raises(mw.InvalidInput, match="There is no preference 'confirm'; the preferences are"):
         mw.set_preferences(confirm=True)
@@ -96,3 +99,41 @@ def test_a_session_stored_with_confirm_delete_still_opens(workspace):
     forget_process_state()
     again = mw.Session.open(s.id)
     assert "confirm_delete" not in again.settings.model_dump()
+
+
+def test_an_older_file_s_fractions_keep_their_meaning_and_a_notice_says_how_to_write_them(workspace):
+    home = workspace / ".mewrk"
+    (home / "agents").mkdir(parents=True)
+    (home / "preferences.yaml").write_text("confirm_delete: true\nhandoff_threshold: 0.5\n")
+    (home / "agents" / "main.yaml").write_text("model: offline/echo\nsummarize_at: 0.7\n")
+    with pytest.warns(mw.ConfigNotice) as caught:
+        found = mw.preferences()
+    assert (found.confirm_delete, found.handoff_threshold) == (True, 50)  # nothing else is left out
+    assert [str(w.message) for w in caught] == [
+        "preferences.yaml: handoff_threshold: 0.5 is read as 50 % of the window, as before; thresholds "
+        "are written in percent now — write `handoff_threshold: 50`."
+    ]
+    with pytest.warns(mw.ConfigNotice) as made:
+        mw.Session.new()
+    said = [str(w.message) for w in made]
+    assert (
+        "agents/main.yaml: summarize_at: 0.7 is read as 70 % of the window, as before; thresholds are "
+        "written in percent now — write `summarize_at: 70`." in said
+    )
+    assert any(text.startswith("preferences.yaml: handoff_threshold: 0.5 is read as 50 %") for text in said)
+    # A change through mw.set_preferences writes the old value in percent too, with the same meaning.
+    mw.set_preferences(confirm_delete=False)
+    assert (home / "preferences.yaml").read_text() == "confirm_delete: false\nhandoff_threshold: 50\n"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert mw.preferences().handoff_threshold == 50
+
+
+def test_a_new_value_given_as_a_fraction_is_refused_with_the_percent_to_write(workspace):
+    with pytest.raises(mw.InvalidInput) as refused:
+        mw.set_preferences(native_threshold=0.85)
+    assert str(refused.value) == (
+        "Preference refused: native_threshold must be a whole number from 20 to 97 (percent of the window), "
+        "not 0.85 (in percent: for 85 % of the window write 85); nothing was changed."
+    )
+    assert not (workspace / ".mewrk" / "preferences.yaml").exists()

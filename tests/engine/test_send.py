@@ -173,19 +173,53 @@ def test_context_figures_say_the_last_requests_size_and_the_next_ones(workspace)
     s.send("long: 50")
     info = s.context
     sent = s.history[-1].response["usage"]["input_tokens"]
-    # The figure is the most recent request's size, the vendor's own count: exact, no ≈.
-    assert info.used == info.last_request == sent > 0 and not info.estimated
+    # The figure is the most recent request's size, the vendor's own count (marked ≈ all the same: a
+    # vendor counts its own way), not an estimate of the engine's.
+    assert info.used == info.last_request == sent > 0 and not info.estimated and not info.last_stopped
     reply = info.by_kind["model_reply"]
     assert reply >= 50 and abs(info.next_request - (sent + reply)) <= 2  # the next one carries the reply
     assert info.window == 32_000
     assert set(info.by_kind) == {"user_input", "model_reply"}
     assert info.line().endswith(
-        f"Context: last request {sent} / 32k ({info.percent:.0f} %) · next ≈{info.next_request}"
+        f"Context: last request ≈{sent} / 32k ({info.percent:.0f} %) · next ≈{info.next_request}"
     )
     s.delete(s.cards[-1].id)  # the next request no longer carries the reply; the last one's size stays
     assert s.context.used == sent and abs(s.context.next_request - sent) <= 2
     s.send()
     assert s.context.used == s.history[-1].response["usage"]["input_tokens"]
+
+
+def test_after_a_stopped_request_the_figure_is_that_requests_estimate(workspace):
+    s = mw.Session.new(model="offline/slow")
+    s.send("hello")
+    before = s.context.last_request
+    stopped: list[str] = []
+
+    def stop_at_the_first_words(event):  # the person presses Stop once the reply has begun
+        if event.kind == "text_delta" and not stopped:
+            stopped.append(event.card_id)
+            s.stop()
+
+    unsubscribe = s.subscribe(stop_at_the_first_words)
+    s.send("Tell me a long story.\nlong: 2000")
+    unsubscribe()
+    assert s.last_run.state == "stopped" and s.history[-1].response["usage"] is None  # no vendor's count
+    info = s.context
+    # The figure is the stopped request, by the engine's estimate, and says so; not the request before.
+    assert info.last_stopped and info.estimated and info.used == info.last_request
+    assert info.last_request > before  # it carried the first exchange and the new question
+    assert info.next_request > info.last_request  # the next one carries the stopped reply's words too
+    assert info.line().endswith(
+        f"Context: last request (stopped, estimated) ≈{info.last_request} / 32k ({info.percent:.0f} %) "
+        f"· next ≈{info.next_request}"
+    )
+    assert info.sizes()[1] == (
+        f"Last request: ≈{info.last_request} tokens of 32k ({info.percent:.0f} %) — an estimate: it was "
+        "stopped before the vendor counted it."
+    )
+    s.send("go on")  # answered: the vendor's count again
+    again = s.context
+    assert again.last_request == s.history[-1].response["usage"]["input_tokens"] and not again.last_stopped
 
 
 def test_context_without_a_window_counts_tokens_with_the_right_plural():
@@ -196,7 +230,7 @@ def test_context_without_a_window_counts_tokens_with_the_right_plural():
     both = one.model_copy(
         update={"used": 1_200, "estimated": False, "last_request": 1_200, "next_request": 1_500}
     )
-    assert both.figure() == "last request 1.2k tokens · next ≈1.5k"
+    assert both.figure() == "last request ≈1.2k tokens · next ≈1.5k"
 
 
 def test_the_dashboard_turns_amber_by_the_larger_of_the_last_and_the_next_request():

@@ -29,7 +29,7 @@ def test_compaction_notebook_runs(tmp_path, monkeypatch):
     )  # the automatic one, at the 6th request
     assert "**mewrk:**" not in text
     # Handoff (C3, C5): the 50-message session hands over at the 80 % threshold; compact now opens one.
-    assert "True 0.8" in text and "50 messages, " in text
+    assert "True 80" in text and "50 messages, " in text
     assert "['user_input', 'host_message', 'model_reply', 'tool_call', 'handoff']" in text
     assert "long-handover-1 continues True" in text
     assert "['handoff', 'user_input', 'model_reply']" in text and "1 message(s) sent" in text

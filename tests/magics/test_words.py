@@ -17,8 +17,8 @@ def test_context_says_both_sizes_and_the_kinds_in_words(mewrk):
     session = magics.current_session()
     shown = mewrk("context")
     sent = session.context.last_request
-    assert f"Context: last request {sent} / 32k (0 %) · next ≈{session.context.next_request}`" in shown
-    assert f"Last request: {sent} tokens of 32k (0 %) — the vendor's own count of what was sent." in shown
+    assert f"Context: last request ≈{sent} / 32k (0 %) · next ≈{session.context.next_request}`" in shown
+    assert f"Last request: ≈{sent} tokens of 32k (0 %) — the vendor's own count of what was sent." in shown
     assert f"Next request: ≈{session.context.next_request} of 32k" in shown
     assert "| Model | ≈" in shown and "| You | ≈" in shown
     assert "model_reply" not in shown and "user_input" not in shown and "~" not in shown

@@ -183,7 +183,7 @@ def test_chat_completions_a_second_compaction_summarises_from_the_last_divider_o
 def test_anthropic_at_summarize_at_the_turn_compacts_before_its_request(vendors, workspace):
     agents = workspace / ".mewrk" / "agents"
     agents.mkdir(parents=True)
-    (agents / "main.yaml").write_text("model: anthropic/claude-test\nsummarize_at: 0.5\n")
+    (agents / "main.yaml").write_text("model: anthropic/claude-test\nsummarize_at: 50\n")
     mw.trust(workspace)
     s = mw.Session.new()
     claude_chat(

@@ -246,7 +246,7 @@ def test_native_mode_at_its_threshold_compacts_through_the_provider_and_goes_on_
         "TEST_KEY",
     )
     s = mw.Session.new("anthropic/claude-test", title="trip", compaction="native")
-    mw.set_preferences(native_threshold=0.8)
+    mw.set_preferences(native_threshold=80)
     chat(claude, s, [30_000, 85_000])  # the second request's check read 30k: under 80 %, nothing
     block = anthropic_compaction("The person asked two questions.", "enc-t", signature="sig-t")
     claude.enqueue(anthropic_compaction_reply(85_100, block=block, compaction_output_tokens=30))
@@ -282,9 +282,9 @@ def test_a_model_without_a_declared_window_never_compacts_by_itself(claude, work
     )
     agents = workspace / ".mewrk" / "agents"
     agents.mkdir(parents=True)
-    (agents / "main.yaml").write_text("model: anthropic/claude-test\nsummarize_at: 0.2\n")
+    (agents / "main.yaml").write_text("model: anthropic/claude-test\nsummarize_at: 20\n")
     mw.trust(workspace)
-    mw.set_preferences(handoff_threshold=0.2, native_threshold=0.2)
+    mw.set_preferences(handoff_threshold=20, native_threshold=20)
     for mode in ("handoff", "native"):
         s = mw.Session.new(title=mode, compaction=mode)
         chat(claude, s, [900_000, 950_000, 990_000])  # far past any threshold of any window

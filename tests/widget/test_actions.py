@@ -234,7 +234,7 @@ def test_the_context_message_carries_the_breakdown_and_keeps_cost_apart(widget, 
     assert ctx["line"] == session.context.line()
     assert set(ctx["by_kind"]) == {"user_input", "model_reply"}
     # After a reply the figure is the vendor's count of that request (exact); the next one is estimated.
-    assert ctx["used_text"] == str(session.context.last_request) and ctx["window_text"] == "32k"
+    assert ctx["used_text"] == f"≈{session.context.last_request}" and ctx["window_text"] == "32k"
     assert ctx["next_text"].startswith("≈")
     assert "Cost" not in ctx["line"]
 

@@ -203,7 +203,7 @@ def test_the_dashboard_turns_amber_then_red(lab, page):
     # The last request was under 1k; the next one carries the echoed reply as well, ≈1.8k of the 2k window,
     # and the dashboard warns of it before it is sent.
     expect(dashboard).to_have_text(
-        re.compile(r"Context: last request \d+ / 2k \([1-4]\d %\) · next ≈1\.\dk$")
+        re.compile(r"Context: last request ≈\d+ / 2k \([1-4]\d %\) · next ≈1\.\dk$")
     )
     expect(dashboard).to_have_attribute("data-level", "amber")
     assert dashboard.inner_text().strip() == nb.print_value("s.context.line()")

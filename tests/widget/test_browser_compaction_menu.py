@@ -85,17 +85,19 @@ def test_the_rings_section_switches_auto_compaction_chooses_the_mode_and_sets_th
     threshold.fill("120")
     threshold.press("Enter")
     expect(section.locator("[data-testid='mw-compaction-said-handoff_threshold']")).to_have_text(
-        "Preference refused: handoff_threshold must be a number from 0.20 to 0.97, not 1.2; "
+        "Preference refused: handoff_threshold must be a whole number from 20 to 97 (percent of the window), not 120; "
         "nothing was changed."
     )
     expect(threshold).to_have_value("80")
     threshold.fill("75")
     threshold.press("Enter")
     expect(section.locator("[data-testid='mw-compaction-said-handoff_threshold']")).to_have_text(
-        "Preferences saved: handoff_threshold 0.75."
+        "Preferences saved: handoff_threshold 75."
     )
     expect(ring).to_have_attribute("data-compact-at", "75")
-    assert nb.print_value("mw.preferences().handoff_threshold") == "0.75"
+    assert nb.print_value("mw.preferences().handoff_threshold") == "75"
+    # One unit everywhere: the file says what the ring and the box say.
+    assert "handoff_threshold: 75" in nb.print_value("open('.mewrk/preferences.yaml').read()")
 
     # A model with a compaction of its own: native opens, with its page (threshold and kept messages).
     nb.run(VENDOR)  # changed from Python: the open section follows

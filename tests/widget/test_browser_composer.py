@@ -85,6 +85,32 @@ def test_slash_commands_history_panel_and_context_ring(lab, page):
     expect(root.locator("[data-testid='mw-dashboard']")).to_have_text(nb.print_value("s.context.line()"))
 
 
+def test_set_typed_in_the_composer_changes_the_setting_clears_the_box_and_says_so(lab, page):
+    nb = Notebook.open(page, lab)
+    _, root = widget_cell(nb, ATTACH + "s = mw.Session.new()\ns.widget()")
+    box = root.locator("[data-testid='mw-input']")
+    notice = root.locator("[data-testid='mw-notice']")
+
+    typed = [
+        (
+            "/set model offline/thinker",
+            "Changed model 'offline/echo' → 'offline/thinker'.",
+            "model",
+            "offline/thinker",
+        ),
+        ("/set plan_mode on", "Changed plan_mode False → True.", "plan_mode", "True"),
+    ]
+    for line, said, name, value in typed:
+        box.click()
+        page.keyboard.type(line)
+        page.keyboard.press("Control+Enter")
+        expect(notice).to_have_text(said)
+        expect(notice).to_have_attribute("data-level", "info")
+        expect(box).to_have_value("")  # done: the command leaves the composer
+        assert nb.print_value(f"s.settings.{name}") == value
+    expect(root.locator("[data-testid='mw-dashboard']")).to_contain_text("offline/thinker")
+
+
 def test_attachments_by_button_paste_and_drop_and_the_vision_gate(lab, page):
     nb = Notebook.open(page, lab)
     _, root = widget_cell(nb, ATTACH + "s = mw.Session.new()\ns.widget()")

@@ -33,6 +33,17 @@ def _open_settings(nb: Notebook):
     return root, panel
 
 
+def _open_main_agent_file(panel):
+    """Click agents/main.yaml in the panel's file list; its text in the editor, which has the focus."""
+    panel.locator("[data-testid='mw-config-file'] button", has_text="agents/main.yaml").click()
+    area = panel.locator("[data-testid='mw-config-text']")
+    # The file's text arrives from the kernel; a key pressed before then lands in the notebook, as it
+    # would for a person who typed before the editor appeared.
+    expect(area).to_have_value("model: offline/echo\n")
+    expect(area).to_be_focused()
+    return area
+
+
 def test_settings_panel_switches_the_model_refuses_in_words_and_sets_a_preference(lab, page):
     nb = Notebook.open(page, lab)
     root, panel = _open_settings(nb)
@@ -68,9 +79,9 @@ def test_settings_panel_switches_the_model_refuses_in_words_and_sets_a_preferenc
     threshold.press("Enter")
     threshold.blur()
     expect(panel.locator("[data-testid='mw-setting-said-handoff_threshold']")).to_have_text(
-        "Preference refused: handoff_threshold must be a number from 0.20 to 0.97, not 2; nothing was changed."
+        "Preference refused: handoff_threshold must be a whole number from 20 to 97 (percent of the window), not 2; nothing was changed."
     )
-    expect(threshold).to_have_value("0.8")
+    expect(threshold).to_have_value("80")
 
     panel.locator("[data-testid='mw-setting-confirm_delete']").check()
     expect(panel.locator("[data-testid='mw-settings-status']")).to_have_text(
@@ -82,10 +93,7 @@ def test_settings_panel_switches_the_model_refuses_in_words_and_sets_a_preferenc
 def test_settings_panel_edits_a_file_marks_the_refused_line_and_resolves_conflicts(lab, page):
     nb = Notebook.open(page, lab)
     root, panel = _open_settings(nb)
-    panel.locator("[data-testid='mw-config-file'] button", has_text="agents/main.yaml").click()
-    area = panel.locator("[data-testid='mw-config-text']")
-    expect(area).to_have_value("model: offline/echo\n")
-    expect(area).to_be_focused()
+    area = _open_main_agent_file(panel)
 
     area.press("ControlOrMeta+End")
     area.press_sequentially("tools: [ls\nx: 1\n")
@@ -140,21 +148,31 @@ def test_settings_panel_edits_a_file_marks_the_refused_line_and_resolves_conflic
     expect(cell.locator("[data-testid='mw-config-file']")).to_contain_text(["agents/main.yaml"])
 
 
+def test_ctrl_enter_saves_the_file_in_the_settings_editor(lab, page):
+    nb = Notebook.open(page, lab)
+    _, panel = _open_settings(nb)
+    area = _open_main_agent_file(panel)
+    page.keyboard.press("ControlOrMeta+End")
+    page.keyboard.type("system_prompt: Be brief.")
+    page.keyboard.press("Enter")  # Enter makes a new line, as in every text box of the widget
+    page.keyboard.type("tools: [ls]")
+    page.keyboard.press("Control+Enter")
+    expect(panel.locator("[data-testid='mw-settings-status']")).to_contain_text("Saved agents/main.yaml")
+    saved = "model: offline/echo\nsystem_prompt: Be brief.\ntools: [ls]"
+    expect(area).to_have_value(saved)
+    assert nb.print_value(f"open({FILE!r}).read()") == saved
+
+
 def test_settings_panel_reads_well_in_the_dark_theme(lab, page):
     nb = Notebook.open(page, lab)
     root, panel = _open_settings(nb)
-    panel.locator("[data-testid='mw-config-file'] button", has_text="agents/main.yaml").click()
-    area = panel.locator("[data-testid='mw-config-text']")
-    # The file's text arrives from the kernel; a key pressed before then lands in the notebook, as it
-    # would for a person who typed before the editor appeared.
-    expect(area).to_be_focused()
-    expect(area).to_have_value("model: offline/echo\n")
+    area = _open_main_agent_file(panel)
     area.press("ControlOrMeta+End")
     area.press_sequentially("summarize_at: 3\n")
     area.press("ControlOrMeta+s")
     expect(panel.locator("[data-testid='mw-gutter'] .mw-gutter-error")).to_have_text("2")
     expect(panel.locator("[data-testid='mw-config-problems']")).to_have_text(
-        "Line 2: agents/main.yaml: summarize_at: input should be less than or equal to 1"
+        "Line 2: agents/main.yaml: summarize_at must be 0 (never by itself) or a whole number from 5 to 100 (percent of the window), not 3"
     )
     panel.locator("[data-testid='mw-setting-async_tools']").click()  # refused: it stays off
     expect(panel.locator("[data-testid='mw-setting-said-async_tools']")).to_contain_text(

@@ -25,13 +25,13 @@ def test_after_a_reply_the_dashboard_says_the_last_requests_size_and_the_next_on
     box.press("Control+Enter")
     reply = root.locator(".mw-card[data-kind='model_reply']")
     expect(reply).to_contain_text("What does the timeline hold?")
-    figures = re.compile(r"Context: last request (\d+) / 32k \((\d+) %\) · next ≈(\d+)$")
+    figures = re.compile(r"Context: last request ≈(\d+) / 32k \((\d+) %\) · next ≈(\d+)$")
     expect(dashboard).to_have_text(figures)
     found = figures.search(dashboard.inner_text().strip())
     assert found is not None
     last_size, next_size = int(found.group(1)), int(found.group(3))
-    # The figure is the last request's size, the vendor's own count, exactly; the next one carries the
-    # reply too, an estimate.
+    # The figure is the last request's size, the vendor's own count (≈: the vendor counts its own way);
+    # the next one carries the reply too, an estimate.
     assert last_size == int(nb.print_value("s.history[-1].response['usage']['input_tokens']"))
     assert next_size == int(nb.print_value("s.context.next_request")) > last_size
     assert dashboard.inner_text().strip() == nb.print_value("s.context.line()")
@@ -43,13 +43,43 @@ def test_after_a_reply_the_dashboard_says_the_last_requests_size_and_the_next_on
     )
     expect(panel.locator("[data-testid='mw-context-last']")).to_have_text(
         re.compile(
-            rf"^Last request: {last_size} tokens of 32k \(\d+ %\) — the vendor's own count of what was sent\.$"
+            rf"^Last request: ≈{last_size} tokens of 32k \(\d+ %\) — the vendor's own count of what was sent\.$"
         )
     )
     kinds = panel.locator("[data-testid='mw-kinds']")
     expect(kinds.locator("[data-kind='model_reply'] .mw-kind-name")).to_have_text("Model")
     expect(kinds.locator("[data-kind='user_input'] .mw-kind-tokens")).to_have_text(re.compile(r"^≈\d+$"))
     assert "model_reply" not in panel.inner_text() and "~" not in panel.inner_text()
+
+
+def test_after_a_stopped_request_the_dashboard_shows_that_requests_estimate(lab, page):
+    nb = Notebook.open(page, lab)
+    code = ATTACH + "s = mw.Session.new(model='offline/slow')\ns.send('hello', wait=True)\ns.widget()"
+    _, root = widget_cell(nb, code)
+    dashboard = root.locator("[data-testid='mw-dashboard']")
+    answered = int(nb.print_value("s.context.last_request"))
+    expect(dashboard).to_contain_text(f"Context: last request ≈{answered} / 32k")
+
+    box = root.locator("[data-testid='mw-input']")
+    box.click()
+    page.keyboard.type("Tell me a long story.")
+    page.keyboard.press("Enter")
+    page.keyboard.type("long: 2000")
+    page.keyboard.press("Control+Enter")
+    reply = root.locator(".mw-card[data-kind='model_reply']").nth(1)
+    expect(reply).to_contain_text("the timeline")  # the reply has begun streaming
+    root.locator("[data-testid='mw-stop']").click()
+    expect(root.locator("[data-testid='mw-state']")).to_have_text("idle")
+    # The vendor never counted the stopped request: the figure is the engine's estimate of it, and says
+    # so, not the size of the request before it.
+    stopped = re.compile(
+        r"Context: last request \(stopped, estimated\) ≈(\d+) / 32k \(\d+ %\) · next ≈(\d+)$"
+    )
+    expect(dashboard).to_have_text(stopped)
+    found = stopped.search(dashboard.inner_text().strip())
+    assert found is not None and int(found.group(1)) > answered
+    assert nb.print_value("s.history[-1].response['usage']") == "None"
+    assert dashboard.inner_text().strip() == nb.print_value("s.context.line()")
 
 
 def test_undoing_a_deletion_says_what_came_back_in_words(lab, page):

@@ -58,7 +58,7 @@ def test_a_model_with_its_own_compaction_offers_both_modes_and_the_ring_marks_th
     session.configure(compaction="handoff")
     assert _settings(widget.do("settings"))["unavailable"] == {"compaction": {}}
     widget.hello()
-    assert widget.of("snapshot")[-1]["context"]["compact_at"] == 0.80  # handoff's threshold
+    assert widget.of("snapshot")[-1]["context"]["compact_at"] == 80  # handoff's threshold
 
     chosen = widget.do("configure", changes={"compaction": "native"})
     assert chosen["ok"] and chosen["message"] == "Changed compaction 'handoff' → 'native'."
@@ -66,10 +66,10 @@ def test_a_model_with_its_own_compaction_offers_both_modes_and_the_ring_marks_th
     assert _settings(chosen)["unavailable"] == {"compaction": {}}
 
     widget.sent.clear()
-    saved = widget.do("set_preferences", changes={"native_threshold": 0.85})
-    assert saved["ok"] and saved["message"] == "Preferences saved: native_threshold 0.85."
+    saved = widget.do("set_preferences", changes={"native_threshold": 85})
+    assert saved["ok"] and saved["message"] == "Preferences saved: native_threshold 85."
     # Every view gets the dashboard again: the ring's mark moves to the new threshold.
-    assert widget.of("context")[-1]["compact_at"] == 0.85
+    assert widget.of("context")[-1]["compact_at"] == 85
 
     widget.do("set_preferences", changes={"auto_compaction": False})
     assert widget.of("context")[-1]["compact_at"] is None
@@ -77,13 +77,13 @@ def test_a_model_with_its_own_compaction_offers_both_modes_and_the_ring_marks_th
 
 
 def test_a_threshold_out_of_range_is_refused_in_a_sentence_and_nothing_changes(session, widget):
-    refused = widget.do("set_preferences", changes={"handoff_threshold": 1.2})
+    refused = widget.do("set_preferences", changes={"handoff_threshold": 120})
     assert not refused["ok"]
     assert refused["message"] == (
-        "Preference refused: handoff_threshold must be a number from 0.20 to 0.97, not 1.2; "
+        "Preference refused: handoff_threshold must be a whole number from 20 to 97 (percent of the window), not 120; "
         "nothing was changed."
     )
-    assert mw.preferences(workspace=session.workspace.root).handoff_threshold == 0.80
+    assert mw.preferences(workspace=session.workspace.root).handoff_threshold == 80
     kept = widget.do("set_preferences", changes={"keep_user_tokens": 200_000})
     assert kept["message"] == (
         "Preference refused: keep_user_tokens must be a whole number from 0 to 128,000, not 200000; "
@@ -95,7 +95,7 @@ def test_the_ring_is_unmarked_when_the_window_is_unknown_or_auto_compaction_is_o
     widget.hello()
     context = widget.of("snapshot")[-1]["context"]
     # offline/echo compacts by itself, so a new conversation on it takes native's threshold
-    assert context["compact_at"] == (0.90 if context["window"] else None)
+    assert context["compact_at"] == (90 if context["window"] else None)
     mw.set_preferences(workspace=session.workspace.root, auto_compaction=False)
     widget.hello()
     assert widget.of("snapshot")[-1]["context"]["compact_at"] is None

@@ -104,7 +104,7 @@ def test_preferences_are_set_through_set_preferences_and_refusals_change_nothing
     text = (session.workspace.home / "preferences.yaml").read_bytes()
     refused = widget.do("set_preferences", changes={"handoff_threshold": 2})
     assert refused["message"] == (
-        "Preference refused: handoff_threshold must be a number from 0.20 to 0.97, not 2; nothing was changed."
+        "Preference refused: handoff_threshold must be a whole number from 20 to 97 (percent of the window), not 2; nothing was changed."
     )
     assert (session.workspace.home / "preferences.yaml").read_bytes() == text
 
@@ -134,7 +134,10 @@ def test_a_file_is_created_read_and_saved_and_a_refused_save_names_its_line(sess
         version=read["version"],
     )
     assert schema["data"]["settings"]["problems"][0]["line"] == 2
-    assert schema["message"] == "agents/main.yaml: summarize_at: input should be less than or equal to 1"
+    assert (
+        schema["message"]
+        == "agents/main.yaml: summarize_at must be 0 (never by itself) or a whole number from 5 to 100 (percent of the window), not 3"
+    )
     saved = widget.do(
         "config_save", path="agents/main.yaml", text="model: offline/thinker\n", version=read["version"]
     )

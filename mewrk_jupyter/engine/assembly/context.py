@@ -4,23 +4,27 @@ by card kind, and, apart from them, what the session has spent.
 The dashboard's figure is the most recent request's size (D2), the one the window and the percentage
 belong to; the next request's size stands beside it, so that an edit or a reply shows before sending.
 
-The last request's size is the vendor's own count, exact. The next request's size is an estimate: the
-timeline as it stands (characters / 4 per card) plus what the last request carried beside the timeline
-(hidden prefix, tool schemas, message framing), which is that exact count less the same estimate of
-the timeline's words in the body that was sent. Before any request it is the timeline's estimate alone.
+The last request's size is the vendor's own count (shown with ≈ all the same: each vendor counts its
+own way). A request stopped before the vendor sent its count is still the last request: its size is
+then the engine's estimate, and says so. The next request's size is an estimate: the timeline as it
+stands (characters / 4 per card) plus what the last request carried beside the timeline (hidden
+prefix, tool schemas, message framing), which is the vendor's count less the same estimate of the
+timeline's words in the body that was sent. Before any request it is the timeline's estimate alone.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable
 
 from pydantic import BaseModel, Field
 
+from ...cards.inert import for_notebook
 from ...cards.models import Card, NativeCompaction, SummaryDivider, ToolCall
 from ...cards.words import format_tokens, label
 from ...providers.offline import estimate_tokens
-from ...store.history import USAGE_FIELDS, last_answered, request_body, usage_by_model
+from ...store.history import USAGE_FIELDS, last_answered, last_measured, request_body, usage_by_model
 from .assemble import NOT_SENT
 from .compacted import card_tokens
 from .cut import read_cards, summary_message
@@ -45,14 +49,16 @@ class ContextInfo(BaseModel):
     agent: str
     model: str
     reasoning: str
-    # The figure: the most recent request's size by the vendor's count, or before the first request the
-    # next one's estimate (then `estimated` is True).
+    # The figure: the most recent request's size by the vendor's count; the engine's estimate (then
+    # `estimated` is True) before the first request (the next one's) or for a stopped request.
     used: int
     window: int | None
     estimated: bool
     by_kind: dict[str, int]
-    # The vendor's own count of the most recent answered request; None before the first.
+    # The most recent request's size: the vendor's count, or the engine's estimate when it was stopped
+    # before the vendor counted it (`last_stopped`); None before the first.
     last_request: int | None = None
+    last_stopped: bool = False
     # The size the next request will have, estimated from the timeline as it stands.
     next_request: int = 0
     # What the session has spent (D6), kept apart from how full the window is.
@@ -77,8 +83,8 @@ class ContextInfo(BaseModel):
 
     @property
     def used_text(self) -> str:
-        """The figure as people read it, marked ≈ when it is an estimate."""
-        return ("≈" if self.estimated else "") + format_tokens(self.used)
+        """The figure as people read it: ≈, since even the vendor's count is the vendor's own estimate."""
+        return "≈" + format_tokens(self.used)
 
     @property
     def next_text(self) -> str:
@@ -86,14 +92,20 @@ class ContextInfo(BaseModel):
         return "≈" + format_tokens(self.next_request)
 
     def figure(self) -> str:
-        """`≈1.5k / 32k (5 %)` before any request; then `last request 1.2k / 32k (4 %) · next ≈1.5k`."""
+        """`≈1.5k / 32k (5 %)` before any request; then `last request ≈1.2k / 32k (4 %) · next ≈1.5k`
+        (`last request (stopped, estimated) ≈1.2k …` when the vendor never counted it)."""
         if self.window:
             now = f"{self.used_text} / {format_tokens(self.window)} ({self.percent:.0f} %)"
         else:
             now = f"{self.used_text} {'token' if self.used == 1 else 'tokens'}"
         if self.last_request is None:
             return now
-        return f"last request {now} · next {self.next_text}"
+        return f"{self.last_words} {now} · next {self.next_text}"
+
+    @property
+    def last_words(self) -> str:
+        """What the figure is, in front of it: the last request, and whether the engine estimated it."""
+        return "last request (stopped, estimated)" if self.last_stopped else "last request"
 
     def line(self) -> str:
         """The dashboard line of D1."""
@@ -110,9 +122,13 @@ class ContextInfo(BaseModel):
         beside = (
             ", plus the hidden prefix and tools as the last request counted them" if self.last_request else ""
         )
+        counted = (
+            "an estimate: it was stopped before the vendor counted it"
+            if self.last_stopped
+            else "the vendor's own count of what was sent"
+        )
         last = (
-            f"Last request: {_tokens(self.last_request)}{of(self.last_request)} — the vendor's own count of "
-            "what was sent."
+            f"Last request: ≈{_tokens(self.last_request)}{of(self.last_request)} — {counted}."
             if self.last_request is not None
             else "Last request: none sent yet."
         )
@@ -137,7 +153,7 @@ class ContextInfo(BaseModel):
         )
         table = f"\n\n| card kind | tokens (estimate) |\n|---|---|\n{rows}" if rows else ""
         sizes = "  \n".join(self.sizes())
-        return f"`{self.line()}`  \n`{self.cost_line()}`\n\n{sizes}{table}"
+        return for_notebook(f"`{self.line()}`  \n`{self.cost_line()}`\n\n{sizes}{table}")
 
 
 def format_cost(amount: float) -> str:
@@ -206,8 +222,6 @@ _NOT_WORDS = frozenset(
     {"id", "type", "role", "tool_use_id", "call_id", "media_type", "signature", "encrypted_content", "data"}
     | {"file_data", "url", "filename", "cache_control", "status", "detail", "protocol", "signed_text"}
 )
-# What a sent request carried beside the timeline, per (session, history entry): it never changes.
-_BESIDE: dict[tuple[str, int], int] = {}
 
 
 def _words(value: object, key: str = "") -> int:
@@ -229,32 +243,76 @@ def request_size(usage: dict[str, int]) -> int:
 
 
 class Sizes(BaseModel):
-    """The last request's size (exact, None before the first) and the next one's (an estimate)."""
+    """The last request's size (None before the first; an estimate when it was stopped before the vendor
+    counted it) and the next one's (an estimate)."""
 
     last_request: int | None
     next_request: int
     by_kind: dict[str, int]
+    last_stopped: bool = False
 
 
 def beside_timeline(size: int, body: dict) -> int:
     """What a request of `size` tokens (the vendor's count) carried beside the timeline's words: the hidden
     prefix, tool schemas and message framing."""
-    return max(0, size - _words(body.get("messages", body.get("input", []))))
+    return max(0, size - _words(_messages(body)))
+
+
+def _messages(body: dict) -> object:
+    """The timeline's part of a request body: Messages' and Chat's `messages`, Responses' `input`."""
+    return body.get("messages", body.get("input", []))
+
+
+def _prefix_estimate(body: dict) -> int:
+    """An estimate of what a body carries beside the timeline, with no vendor's count to go by: its
+    system text and tool schemas as characters / 4."""
+    messages = _messages(body)
+    listed = messages if isinstance(messages, list) else []
+    system = [m for m in listed if isinstance(m, dict) and m.get("role") in ("system", "developer")]
+    rest = {k: v for k, v in body.items() if k not in ("messages", "input")}
+    return estimate_tokens(json.dumps([rest, system], ensure_ascii=False))
+
+
+# The size of a recorded request and what it carried beside the timeline, per (session, history entry):
+# neither ever changes.
+_MEASURED: dict[tuple[str, int], tuple[int, int]] = {}
+
+
+def _measured(
+    conn: sqlite3.Connection, session_id: str, entry_id: int, usage: dict | None
+) -> tuple[int, int]:
+    """A recorded request's size and what it carried beside the timeline. Answered: the vendor's count,
+    less the timeline's words in its body. Stopped before the vendor counted it: beside, as the answered
+    request before it carried (else estimated from its body), plus the timeline's words it carried."""
+    known = _MEASURED.get((session_id, entry_id))
+    if known is not None:
+        return known
+    body = request_body(conn, entry_id) or {}
+    if usage is not None:
+        size = request_size(usage)
+        known = size, beside_timeline(size, body)
+    else:
+        earlier = last_answered(conn, session_id, before=entry_id)
+        if earlier is not None:
+            beside = _measured(conn, session_id, earlier[0], earlier[1])[1]
+        else:
+            beside = _prefix_estimate(body)
+        known = beside + _words(_messages(body)), beside
+    if len(_MEASURED) > 1024:
+        _MEASURED.clear()
+    _MEASURED[(session_id, entry_id)] = known
+    return known
 
 
 def measure(conn: sqlite3.Connection, session_id: str, cards: list[Card]) -> Sizes:
-    """The last request's size by the vendor's count, and an estimate of the next one's (see above)."""
+    """The last request's size, and an estimate of the next one's (see above)."""
     by_kind = tokens_by_kind(cards)
     timeline = sum(by_kind.values())
-    last = last_answered(conn, session_id)
+    last = last_measured(conn, session_id)
     if last is None:
         return Sizes(last_request=None, next_request=timeline, by_kind=by_kind)
     entry_id, usage = last
-    size = request_size(usage)
-    beside = _BESIDE.get((session_id, entry_id))
-    if beside is None:
-        beside = beside_timeline(size, request_body(conn, entry_id) or {})
-        if len(_BESIDE) > 1024:
-            _BESIDE.clear()
-        _BESIDE[(session_id, entry_id)] = beside
-    return Sizes(last_request=size, next_request=beside + timeline, by_kind=by_kind)
+    size, beside = _measured(conn, session_id, entry_id, usage)
+    return Sizes(
+        last_request=size, next_request=beside + timeline, by_kind=by_kind, last_stopped=usage is None
+    )

@@ -1,4 +1,4 @@
-"""The agent's automatic summary (C6): at its `summarize_at` share of the window, the engine compacts.
+"""The agent's automatic summary (C6): at its `summarize_at` percent of the window, the engine compacts.
 
 Checked before each request of a turn from the last request's size (the vendor's count, as the dashboard
 shows it): when that reached the threshold, the conversation is summarised in place — the same call and
@@ -47,7 +47,7 @@ def summarize_at(parts: SessionParts) -> float:
         agent = agent_of(config, parts.settings.value.agent)
     except ConfigError:  # the agent's file went missing or broke: the turn says so elsewhere, if it must
         return 0.0
-    return agent.summarize_at if agent is not None else 0.0
+    return agent.summarize_at / 100 if agent is not None else 0.0  # the file writes a percent
 
 
 def summary_due(parts: SessionParts, info: ModelInfo) -> bool:

@@ -2,7 +2,7 @@
 
 It acts when the preference `auto_compaction` is on, the model's window is known and the session is
 not a subagent's; the conversation's `compaction` setting picks the mode — native where the model
-supports it, handoff otherwise — and the preferences `handoff_threshold` / `native_threshold` the share
+supports it, handoff otherwise — and the preferences `handoff_threshold` / `native_threshold` the percent
 of the window the last request must have reached (the vendor's count, as the dashboard shows it). The
 agent's own summary in place (`summarize_at`, auto.py) is asked first: when both are reached at the same
 request, the summary acts and the conversation stays in one session.
@@ -42,8 +42,8 @@ def auto_mode(parts: SessionParts, info: ModelInfo, preferences: Preferences) ->
 
 
 def threshold_of(preferences: Preferences, mode: Mode) -> float:
-    """The share of the window at which `mode` acts, from the preferences."""
-    return preferences.native_threshold if mode == "native" else preferences.handoff_threshold
+    """The share of the window (0 to 1) at which `mode` acts, from the preferences' percent."""
+    return (preferences.native_threshold if mode == "native" else preferences.handoff_threshold) / 100
 
 
 def reached(parts: SessionParts, info: ModelInfo, share: float) -> bool:

@@ -150,15 +150,18 @@ class ContextMsg(SentModel):
     by_kind: dict[str, int]
     used_text: str
     window_text: str | None
-    last_request: int | None  # the vendor's own count of the last request; null before the first
+    # The last request's size: the vendor's count, or the engine's estimate when it was stopped before
+    # the vendor counted it; null before the first.
+    last_request: int | None
     last_text: str | None
+    last_words: str = "last request"  # what the figure is: "last request (stopped, estimated)" then
     next_request: int  # the size the next request will have: an estimate from the timeline as it stands
     next_text: str
     sizes: list[str]  # each size in a sentence that says what it counts: the next request's, then the last's
     cost: float | None
     cost_line: str
-    # Where auto-compaction acts, as a share of the window (the ring marks it); null when it is off.
-    compact_at: float | None = None
+    # Where auto-compaction acts, in percent of the window (the ring marks it); null when it is off.
+    compact_at: int | None = None
     # While the prompt cache is warm and the tools changed: the line that offers to accept the cache loss.
     tool_lock: ToolLockInfo | None = None
     # With subagents, every agent of the conversation with its own figure (D5); empty with one agent.

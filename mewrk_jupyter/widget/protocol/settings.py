@@ -35,12 +35,12 @@ class PreferenceInfo(SentModel):
     """One preference of the configuration folder: its value and what it may be, in words."""
 
     name: str
-    value: bool | int | float
+    value: bool | int  # a threshold in percent of the window, as the ring shows it
     allowed: str
     kind: Literal["switch", "number"]
-    low: float | None  # a number's bounds and step, for the input; null for a switch
-    high: float | None
-    step: float | None
+    low: int | None  # a number's bounds and step, for the input; null for a switch
+    high: int | None
+    step: int | None
 
 
 class ConfigFileInfo(SentModel):
