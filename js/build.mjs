@@ -1,14 +1,15 @@
 // Bundle js/src into one self-contained ES module (+ its CSS) inside the Python package.
 // `node build.mjs` builds once; `--watch` rebuilds on change. First it writes src/protocol.generated.ts
 // from protocol.schema.json (the wire protocol, written by `python -m mewrk_jupyter.widget.protocol`).
-// The stamp written next to the bundle is the hash of the sources it was built from, so the Python
-// build hook can tell a stale bundle.
+// The stamp written next to the bundle (stamp.mjs) is the hash of the sources it was built from, so the
+// Python build hook can tell a stale bundle.
 import { build, context } from "esbuild";
 import { compile } from "json-schema-to-typescript";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { inputs, stamp } from "./stamp.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const outdir = join(here, "..", "mewrk_jupyter", "static");
@@ -33,32 +34,7 @@ async function generateProtocol() {
 }
 
 /** The files whose content decides the bundle: sources, lock file, this script and the protocol schema. */
-export function inputs() {
-  const files = [];
-  const walk = (dir) => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else files.push(path);
-    }
-  };
-  walk(join(here, "src"));
-  const posix = (file) => relative(here, file).split("\\").join("/");
-  files.sort((a, b) => (posix(a) < posix(b) ? -1 : posix(a) > posix(b) ? 1 : 0));
-  files.push(join(here, "package-lock.json"), join(here, "build.mjs"), join(here, "package.json"), schemaFile);
-  return files;
-}
-
-function stamp() {
-  const hash = createHash("sha256");
-  for (const file of inputs()) {
-    hash.update(relative(here, file).split("\\").join("/"));
-    hash.update("\0");
-    hash.update(readFileSync(file));
-    hash.update("\0");
-  }
-  return hash.digest("hex");
-}
+const sources = () => inputs(here, ["package-lock.json", "build.mjs", "package.json", "protocol.schema.json"]);
 
 const options = {
   entryPoints: { widget: join(here, "src", "index.ts") },
@@ -78,5 +54,5 @@ if (process.argv.includes("--watch")) {
   await ctx.watch();
 } else {
   await build(options);
-  writeFileSync(join(outdir, "widget.stamp"), stamp() + "\n");
+  writeFileSync(join(outdir, "widget.stamp"), stamp(here, sources()) + "\n");
 }

@@ -1,9 +1,9 @@
 """Quality gates that run with the suite: ruff, the TypeScript compiler in strict mode, mypy and the
 layer contract (import-linter, configured in pyproject.toml).
 
-Each fails with the tool's own output. tsc comes from js/node_modules (`npm ci` in js/, as tests/run.sh
-does); without it the TypeScript gate is skipped, unless MEWRK_REQUIRE_GATES=1 makes that a failure
-(as CI does).
+Each fails with the tool's own output. tsc comes from js/node_modules and labextension/node_modules
+(`npm ci` in each, as tests/run.sh does); without it the TypeScript gate is skipped, unless
+MEWRK_REQUIRE_GATES=1 makes that a failure (as CI does).
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-JS = ROOT / "js"
 
 
 def _passes(args: list[str], cwd: Path = ROOT) -> None:
@@ -34,16 +33,18 @@ def test_ruff_format_leaves_every_file_as_it_is() -> None:
     _passes([sys.executable, "-m", "ruff", "format", "--check", "."])
 
 
-def test_typescript_compiles_in_strict_mode() -> None:
-    options = json.loads((JS / "tsconfig.json").read_text())["compilerOptions"]
-    assert options.get("strict") is True, "js/tsconfig.json must keep strict mode on"
-    tsc = JS / "node_modules" / ".bin" / "tsc"
+@pytest.mark.parametrize("folder", ["js", "labextension"])  # the widget's front end, the JupyterLab plugin
+def test_typescript_compiles_in_strict_mode(folder: str) -> None:
+    sources = ROOT / folder
+    options = json.loads((sources / "tsconfig.json").read_text())["compilerOptions"]
+    assert options.get("strict") is True, f"{folder}/tsconfig.json must keep strict mode on"
+    tsc = sources / "node_modules" / ".bin" / "tsc"
     if not tsc.exists() or shutil.which("node") is None:
-        reason = "tsc is not installed: install Node.js and run `npm ci` in js/"
+        reason = f"tsc is not installed: install Node.js and run `npm ci` in {folder}/"
         if os.environ.get("MEWRK_REQUIRE_GATES") == "1":
             pytest.fail(reason)
         pytest.skip(reason)
-    _passes([str(tsc), "--noEmit", "-p", "."], cwd=JS)
+    _passes([str(tsc), "--noEmit", "-p", "."], cwd=sources)
 
 
 def test_the_package_type_checks() -> None:

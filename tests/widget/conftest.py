@@ -33,6 +33,8 @@ CHROMIUM_FLAGS = [
     "--no-first-run",
     "--disable-sync",
 ]
+# The JupyterLab plugin as built into the package (labextension/ holds its sources).
+LABEXTENSION = Path(__file__).resolve().parents[2] / "mewrk_jupyter" / "labextension"
 START_TIMEOUT = 90  # seconds for JupyterLab to answer; a bound, not an assertion about speed
 
 
@@ -144,11 +146,17 @@ def lab(tmp_path_factory) -> Iterator[Lab]:
     (config / "labconfig" / "page_config.json").write_text(
         json.dumps({"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}})
     )
+    # JupyterLab loads this tree's own build of the package's JupyterLab plugin (whichever copy an install
+    # put in share/jupyter comes after it on the path): a data folder whose labextensions/ links to it.
+    data = root / ".data"
+    (data / "labextensions").mkdir(parents=True)
+    (data / "labextensions" / "mewrk-jupyter").symlink_to(LABEXTENSION, target_is_directory=True)
     port, token = free_port(), uuid.uuid4().hex
     env = {
         **os.environ,
         "HOME": str(home),
         "JUPYTER_CONFIG_DIR": str(config),
+        "JUPYTER_PATH": os.pathsep.join(filter(None, [str(data), os.environ.get("JUPYTER_PATH")])),
         "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
         "PYTHONUNBUFFERED": "1",
     }
