@@ -7,6 +7,7 @@ the kernel's; what it writes to stderr is kept in a file of its own, and its las
 
 from __future__ import annotations
 
+import importlib
 import math
 import os
 import tempfile
@@ -74,6 +75,10 @@ class McpConnection:
                     self._client = client
                     self.state, self.started_once = "running", True
                     self.settled.set()
+                    if any(tool.output_schema for tool in self.tools):
+                        # Off the loop, while nobody waits yet: the SDK checks each result of such a tool
+                        # with jsonschema, whose first import takes a second (its format checkers).
+                        await anyio.to_thread.run_sync(_load_result_checks)
                     await self._closed.wait()
                     gone = (
                         "its process exited" if self.config.command is not None else "the connection closed"
@@ -207,6 +212,15 @@ class McpConnection:
         lines = [line.strip() for line in tail.splitlines() if line.strip()]
         said = " / ".join(lines[-STDERR_LINES:])
         return f" — it said: {said}" if said else ""
+
+
+def _load_result_checks() -> None:
+    """Import what the SDK checks a tool's structured result with, as its first check would."""
+    for module in ("jsonschema.validators", "referencing"):
+        try:
+            importlib.import_module(module)
+        except ImportError:  # then the SDK cannot check results either; its call says so
+            return
 
 
 def _innermost(exc: BaseException) -> BaseException:
