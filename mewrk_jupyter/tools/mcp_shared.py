@@ -38,7 +38,7 @@ class SharedServers:
     """Every MCP connection of the process, by (workspace, server name)."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # `hold` starts the loop while it holds the lock
         self._held: dict[tuple[Path, str], _Held] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closed = False
@@ -82,11 +82,6 @@ class SharedServers:
         with self._lock:
             return [run for key in [k for k in self._held if k[0] == root] if (run := self._end(key))]
 
-    def count(self) -> int:
-        """How many servers the process holds (running, starting or failed)."""
-        with self._lock:
-            return len(self._held)
-
     def close(self) -> None:
         """Stop every server and the loop (at exit); nothing is started after."""
         with self._lock:
@@ -97,15 +92,16 @@ class SharedServers:
         if loop is not None:
             loop.call_soon_threadsafe(loop.stop)
 
-    # ---- inside --------------------------------------------------------------------------------
-
     def loop(self) -> asyncio.AbstractEventLoop:
         """The event loop every connection runs on, started on its thread at first use."""
-        if self._loop is None:
-            loop = asyncio.new_event_loop()
-            threading.Thread(target=loop.run_forever, name="mewrk-mcp", daemon=True).start()
-            self._loop = loop
-        return self._loop
+        with self._lock:
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                threading.Thread(target=loop.run_forever, name="mewrk-mcp", daemon=True).start()
+                self._loop = loop
+            return self._loop
+
+    # ---- inside --------------------------------------------------------------------------------
 
     def _end(self, key: tuple[Path, str]) -> concurrent.futures.Future[None] | None:
         """Forget the server of `key` and stop it (the lock is held)."""
