@@ -7,6 +7,7 @@ the kernel's; what it writes to stderr is kept in a file of its own, and its las
 
 from __future__ import annotations
 
+import functools
 import importlib
 import math
 import os
@@ -60,6 +61,7 @@ class McpConnection:
         """Start the server, list its tools, and hold the connection until it stops or dies."""
         from mcp import Client
 
+        _load_result_checks()
         self._closed = anyio.Event()
         with anyio.CancelScope() as scope:
             self._scope = scope
@@ -75,10 +77,6 @@ class McpConnection:
                     self._client = client
                     self.state, self.started_once = "running", True
                     self.settled.set()
-                    if any(tool.output_schema for tool in self.tools):
-                        # Off the loop, while nobody waits yet: the SDK checks each result of such a tool
-                        # with jsonschema, whose first import takes a second (its format checkers).
-                        await anyio.to_thread.run_sync(_load_result_checks)
                     await self._closed.wait()
                     gone = (
                         "its process exited" if self.config.command is not None else "the connection closed"
@@ -214,13 +212,21 @@ class McpConnection:
         return f" — it said: {said}" if said else ""
 
 
+@functools.cache  # once per process; every connection starts on the one MCP loop thread
 def _load_result_checks() -> None:
-    """Import what the SDK checks a tool's structured result with, as its first check would."""
-    for module in ("jsonschema.validators", "referencing"):
-        try:
-            importlib.import_module(module)
-        except ImportError:  # then the SDK cannot check results either; its call says so
-            return
+    """Import, on a thread of its own, what the SDK checks a tool's structured result with (jsonschema:
+    a second, its format checkers). The SDK imports it at the first call of a tool that declares an
+    output schema, as most servers' typed tools do; here it loads while the server's process starts,
+    which this process only waits for."""
+
+    def load() -> None:
+        for module in ("jsonschema.validators", "referencing"):
+            try:
+                importlib.import_module(module)
+            except ImportError:  # then the SDK cannot check results either; its call says so
+                return
+
+    threading.Thread(target=load, name="mewrk-mcp-checks", daemon=True).start()
 
 
 def _innermost(exc: BaseException) -> BaseException:

@@ -51,7 +51,7 @@ def test_a_new_session_starts_its_mcp_server_while_the_person_writes(kernel, tmp
     kernel.execute("%load_ext mewrk_jupyter")
     kernel.execute("%mewrk new")
     # No message sent yet and no `%mewrk mcp`: the server starts, and what the SDK checks results with
-    # is loaded once it runs, so that the first call pays for neither.
+    # is loaded while it starts, so that the first call pays for neither.
     wait_for(lambda: starts(log))
     loaded = "import sys, time\nfor _ in range(1200):\n    if 'jsonschema' in sys.modules: break\n    time.sleep(0.05)\n"
     assert kernel.stdout(loaded + "print('jsonschema' in sys.modules)").strip() == "True"
