@@ -1,5 +1,10 @@
-"""Sessions as notebooks: a timeline written as a Jupyter notebook (nbformat) or as Markdown, and the
-cards read back from such a notebook.
+"""Sessions as notebooks: a timeline written as a Jupyter notebook (nbformat 4.5) or as Markdown, and
+the cards read back from such a notebook.
+
+The notebook is written as the JSON of the format, as nbformat writes it, without importing nbformat:
+its validator pulls in jsonschema's format checkers, whose import builds a URI grammar for a second, on
+every first export in a kernel. Reading one back still goes through nbformat, which reads (and
+upgrades) any notebook a person may bring.
 
 In the notebook, messages and replies are Markdown cells under their card's heading, a `python` tool
 call is a code cell with its result and images as outputs, thinking and other tool calls are collapsed
@@ -10,6 +15,8 @@ same kinds, order and text — with the visible text as the person may have edit
 from __future__ import annotations
 
 import base64
+import json
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -39,23 +46,41 @@ def _tool_line(card: ToolCall) -> str:
     return f"`{card.title_line()}`"
 
 
-def _cell(card: Card) -> Any:
-    """One notebook cell for a card, its fields in the metadata."""
-    import nbformat.v4 as v4
+def _lines(text: str) -> list[str]:
+    """Multi-line text as the format stores it: a list of lines, each with its line end."""
+    return text.splitlines(keepends=True)
 
+
+def _new_cell(cell_type: str, source: str, metadata: dict[str, Any], **more: Any) -> dict[str, Any]:
+    # A cell id as nbformat makes one: unique in the notebook, and what a person's edits keep.
+    return {
+        "id": uuid.uuid4().hex[:8],
+        "cell_type": cell_type,
+        "metadata": metadata,
+        "source": _lines(source),
+        **more,
+    }
+
+
+def _cell(card: Card) -> dict[str, Any]:
+    """One notebook cell for a card, its fields in the metadata."""
     python = _is_python(card)
     fields = card.model_dump(mode="json", exclude={*SHOWN, "images"} if python else set(SHOWN))
     meta: dict[str, Any] = {"mewrk": {"kind": card.kind, "id": card.id, "card": fields}}
     if python:
         assert isinstance(card, ToolCall)
-        outputs = (
-            [v4.new_output("stream", name="stdout", text=card.result)] if card.result is not None else []
-        )
+        outputs: list[dict[str, Any]] = []
+        if card.result is not None:
+            outputs.append({"output_type": "stream", "name": "stdout", "text": _lines(card.result)})
         outputs += [
-            v4.new_output("display_data", data={"image/png": image.data}, metadata={"mewrk_name": image.name})
+            {
+                "output_type": "display_data",
+                "data": {"image/png": image.data},
+                "metadata": {"mewrk_name": image.name},
+            }
             for image in card.images
         ]
-        return v4.new_code_cell(card.params["code"], outputs=outputs, metadata=meta)
+        return _new_cell("code", card.params["code"], meta, execution_count=None, outputs=outputs)
     if isinstance(card, ToolCall):
         result = f"\n\n```\n{card.result}\n```" if card.result is not None else ""
         source = f"{_heading(card.kind)}{_tool_line(card)}{result}"
@@ -65,24 +90,21 @@ def _cell(card: Card) -> Any:
         source = _heading(card.kind) + card.title_line()
     if card.kind in COLLAPSED:
         meta["jupyter"] = {"source_hidden": True}
-    return v4.new_markdown_cell(source, metadata=meta)
+    return _new_cell("markdown", source, meta)
 
 
-def to_notebook(cards: list[Card], title: str, session_id: str, model: str) -> Any:
-    """The timeline as an nbformat notebook (version 4), validated."""
-    import nbformat
-    import nbformat.v4 as v4
-
-    notebook = v4.new_notebook(
-        cells=[_cell(card) for card in cards],
-        metadata={
+def to_notebook(cards: list[Card], title: str, session_id: str, model: str) -> dict[str, Any]:
+    """The timeline as a notebook of format 4.5, as the JSON object its file holds."""
+    return {
+        "nbformat": 4,
+        "nbformat_minor": 5,
+        "metadata": {
             "mewrk": {"format": FORMAT, "title": title, "session_id": session_id, "model": model},
             "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
             "language_info": {"name": "python"},
         },
-    )
-    nbformat.validate(notebook)
-    return notebook
+        "cells": [_cell(card) for card in cards],
+    }
 
 
 def to_markdown(cards: list[Card], title: str) -> str:
@@ -186,8 +208,6 @@ def read_notebook(path: Path) -> tuple[list[Card], dict[str, Any]]:
 
 def write_export(path: Path, cards: list[Card], title: str, session_id: str, model: str) -> Path:
     """Write the timeline to `path`: a notebook for `.ipynb`, Markdown for `.md`."""
-    import nbformat
-
     suffix = path.suffix.lower()
     if suffix not in (".ipynb", ".md"):
         raise InvalidInput(
@@ -198,7 +218,15 @@ def write_export(path: Path, cards: list[Card], title: str, session_id: str, mod
         if suffix == ".md":
             path.write_text(to_markdown(cards, title), encoding="utf-8")
         else:
-            nbformat.write(to_notebook(cards, title, session_id, model), str(path))
+            # Laid out as nbformat lays a notebook out, so that a notebook saved by JupyterLab diffs cleanly.
+            text = json.dumps(
+                to_notebook(cards, title, session_id, model),
+                indent=1,
+                sort_keys=True,
+                separators=(",", ": "),
+                ensure_ascii=False,
+            )
+            path.write_text(text + "\n", encoding="utf-8")
     except OSError as exc:  # a folder in the way, a file where a folder should be, no permission, no space
         if isinstance(exc, FileExistsError):
             why = f"`{exc.filename}` is a file, not a folder"

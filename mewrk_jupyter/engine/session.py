@@ -224,10 +224,11 @@ class Session(StoredSession):
         container the settings and configuration give now; returns what happens, in a sentence."""
         return self._config.accept_tool_change()
 
-    def mcp_servers(self) -> list[ServerStatus]:
+    def mcp_servers(self, *, wait: bool = True) -> list[ServerStatus]:
         """The MCP servers of the configuration folder (`mcp/<name>.yaml`) and their state for this session:
-        running (with its tools), failed (with the reason) — started now if they were not yet."""
-        return self._parts.toolbox.mcp.statuses()
+        running (with its tools), failed (with the reason) — started now if they were not yet, and waited
+        for unless `wait=False` (then a server still starting says so)."""
+        return self._parts.toolbox.mcp.statuses(wait)
 
     def tool_tier(self, name: str) -> Tier:
         """allow, ask or deny: what the safety level does with a call of the tool `name` (A4)."""

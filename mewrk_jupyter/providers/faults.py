@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import anthropic
-import openai
+import sys
+from types import ModuleType
 
 from ..errors import MewrkError
 
@@ -16,9 +16,10 @@ def describe_failure(exc: BaseException, model: str, mid_stream: bool = False) -
     if isinstance(exc, MewrkError):  # an adapter's own sentence already says what happened
         return str(exc)
     broken = f"The stream from `{model}` broke mid-reply ({type(exc).__name__}); the partial reply is kept."
-    if mid_stream and isinstance(exc, anthropic.APIConnectionError | openai.APIConnectionError):
+    sdks = _imported_sdks()
+    if mid_stream and any(isinstance(exc, sdk.APIConnectionError) for sdk in sdks):
         return broken
-    for sdk in (anthropic, openai):
+    for sdk in sdks:
         if isinstance(exc, sdk.APITimeoutError):
             return f"The request to `{model}` timed out; the partial reply is kept — send again to continue."
         if isinstance(exc, sdk.APIConnectionError):
@@ -36,6 +37,12 @@ def describe_failure(exc: BaseException, model: str, mid_stream: bool = False) -
     if type(exc).__module__.split(".")[0] in _TRANSPORT_MODULES:
         return broken
     return f"The exchange with `{model}` failed: {type(exc).__name__}: {exc}"
+
+
+def _imported_sdks() -> list[ModuleType]:
+    """The vendor SDKs this process imported: an exception of an SDK never imported cannot occur, and
+    importing one only to ask would cost the offline models a second at `%load_ext`."""
+    return [module for name in ("anthropic", "openai") if (module := sys.modules.get(name)) is not None]
 
 
 def _message(exc: BaseException) -> str:

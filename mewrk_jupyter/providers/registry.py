@@ -13,11 +13,8 @@ from typing import TypedDict
 from ..config import Config, ModelConfig, VendorConfig, read_config, trust_state
 from ..config.files import KINDS
 from ..errors import ConfigError, WorkspaceNotTrusted
-from .anthropic import AnthropicProvider
 from .base import Exchange, ModelInfo, ModelRequest, Provider
 from .offline import OfflineProvider
-from .openai_chat import OpenAIChatProvider
-from .openai_responses import OpenAIResponsesProvider
 
 DEFAULT_MODEL = "offline/echo"
 CONFIG_FOLDERS = tuple(KINDS)  # every subfolder of the configuration folder, hooks/ included
@@ -156,11 +153,19 @@ def _provider(vendor_name: str, vendor: VendorConfig) -> Provider:
         base_url=vendor.base_url,
         headers=vendor.resolve_headers,
     )
+    # Each adapter is imported with its SDK when a vendor of its protocol is first asked for: importing
+    # `anthropic` and `openai` takes over a second, which a session on the offline models never needs.
     if vendor.protocol == "anthropic-messages":
+        from .anthropic import AnthropicProvider
+
         return AnthropicProvider(models, **reach)
     if vendor.protocol == "openai-chat":
+        from .openai_chat import OpenAIChatProvider
+
         return OpenAIChatProvider(models, **reach)
     if vendor.protocol in ("openai-responses", "azure-openai"):
+        from .openai_responses import OpenAIResponsesProvider
+
         return OpenAIResponsesProvider(
             models,
             **reach,

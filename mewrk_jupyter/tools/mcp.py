@@ -1,6 +1,8 @@
-"""A session's MCP servers (`mcp/<name>.yaml`): started with the official `mcp` SDK on an event loop thread
-of their own, their tools offered as `mcp__<server>__<tool>`, stopped when the session goes or the
-process exits. A server that fails to start or dies is reported (`news()`), never raised.
+"""A session's MCP servers (`mcp/<name>.yaml`): started with the official `mcp` SDK on the process's MCP
+event loop thread, shared with the other sessions of the workspace (mcp_shared.py), their tools offered
+as `mcp__<server>__<tool>`, let go when the session goes; the last session to let a server go stops it,
+and the process's exit stops all. A server that fails to start or dies is reported to each session
+holding it (`news()`), never raised.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from ..providers.base import IMAGE_TYPES
 from .base import Tool, ToolResult
 from .kernel_capture import MAX_IMAGE_BYTES, MAX_IMAGES
 from .mcp_client import McpConnection, ServerState
+from .mcp_shared import SHARED, STOP_WAIT, SharedServers
 
 if TYPE_CHECKING:
     import mcp_types
@@ -32,7 +35,6 @@ PREFIX = "mcp__"
 MAX_NAME = 64  # what the vendors accept as a tool name
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _POLL = 0.05
-STOP_WAIT = 8.0  # seconds a stop waits for the SDK's own shutdown of every server (stdin, TERM, KILL)
 GONE_WAIT = 2.0  # seconds a call cut off by its connection waits to learn whether the server is gone
 
 
@@ -63,40 +65,41 @@ class ServerStatus:
 
 
 class McpServers:
-    """The MCP servers of one session, each held open on this object's event loop thread."""
+    """The MCP servers one session uses: held in the process's shared pool while its configuration
+    names them."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, shared: SharedServers = SHARED) -> None:
         self.root = root
-        self._lock = threading.Lock()
+        self._shared = shared
+        self._lock = threading.RLock()  # a failure may be told while this session syncs
         self._servers: dict[str, McpConnection] = {}
-        self._runs: dict[str, concurrent.futures.Future[None]] = {}
         self._news: list[McpConnection] = []
         self._made: dict[int, tuple[McpConnection, list[Tool]]] = {}  # each running server's tools, made once
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
         self._closed = False
 
     def sync(
         self, configs: Mapping[str, McpServerConfig], wait: bool = True, cancel: threading.Event | None = None
     ) -> None:
-        """Run exactly the servers of `configs`: start new or changed ones (waiting for them to start, up
-        to each one's startup_timeout, when `wait`), stop the others. A failed server is started again
-        only once its file changes; `cancel` (the turn's Stop) ends the wait, not the start."""
+        """Use exactly the servers of `configs`: hold new or changed ones (started if no other session of
+        the workspace runs them; waited for, up to each one's startup_timeout, when `wait`), let the others
+        go. A failed server is started again only once its file changes; `cancel` (the turn's Stop) ends
+        the wait, not the start."""
         with self._lock:
             if self._closed:
                 return
-            gone = [n for n, c in self._servers.items() if configs.get(n) != c.config]
+            gone = [n for n, c in self._servers.items() if configs.get(n) != c.config or c.state == "stopped"]
             for name in gone:
-                self._stop(name)
-            starting = []
+                self._let_go(name)
             for name, config in sorted(configs.items()):
                 if name not in self._servers:
-                    connection = McpConnection(name, config, self.root, self._failed)
+                    connection = self._shared.hold(self.root, name, config, id(self), self._failed)
+                    if connection is None:  # the process is exiting
+                        continue
                     self._servers[name] = connection
-                    self._runs[name] = asyncio.run_coroutine_threadsafe(
-                        connection.serve(), self._running_loop()
-                    )
-                    starting.append(connection)
+                    if connection.state == "failed":  # failed for another session already: told here too
+                        self._failed(connection)
+            # Started now, or earlier without waiting (while the person wrote), or by another session.
+            starting = [c for c in self._servers.values() if not c.settled.is_set()]
         if not wait:
             return
         # Each connection's own deadline ends a slow start; this only bounds the wait for them.
@@ -105,6 +108,13 @@ class McpServers:
             if cancel is not None and cancel.is_set():
                 return
             time.sleep(_POLL)
+
+    def end_all(self) -> None:
+        """End the workspace's servers for every session of this process (its folder lost its trust)."""
+        with self._lock:
+            for name in list(self._servers):
+                self._made.pop(id(self._servers.pop(name)), None)
+        self._shared.end_workspace(self.root)
 
     def statuses(self) -> list[ServerStatus]:
         """Each server's state, by name."""
@@ -148,44 +158,27 @@ class McpServers:
         return found
 
     def close(self) -> None:
-        """Stop every server (the SDK ends each process tree) and the loop; nothing is started after."""
+        """Let every server go (the last session to hold one stops it, waiting for the SDK to end its
+        process tree); nothing is held after."""
         with self._lock:
             self._closed = True
-            runs = list(self._runs.values())
-            for name in list(self._servers):
-                self._stop(name)
-            loop, thread = self._loop, self._thread
-        concurrent.futures.wait(runs, timeout=STOP_WAIT)
-        if loop is not None and thread is not None:
-            loop.call_soon_threadsafe(loop.stop)
-            thread.join(STOP_WAIT)
-            if not thread.is_alive():
-                loop.close()
+            stopping = [run for name in list(self._servers) if (run := self._let_go(name))]
+        concurrent.futures.wait(stopping, timeout=STOP_WAIT)
 
     # ---- inside --------------------------------------------------------------------------------
 
-    def _running_loop(self) -> asyncio.AbstractEventLoop:
-        if self._loop is None:
-            loop = asyncio.new_event_loop()
-            thread = threading.Thread(target=loop.run_forever, name="mewrk-mcp", daemon=True)
-            thread.start()
-            self._loop, self._thread = loop, thread
-        return self._loop
-
-    def _stop(self, name: str) -> None:
+    def _let_go(self, name: str) -> concurrent.futures.Future[None] | None:
         connection = self._servers.pop(name)
-        self._runs.pop(name, None)
         self._made.pop(id(connection), None)
-        if self._loop is not None:
-            self._loop.call_soon_threadsafe(connection.stop_on_loop)
+        return self._shared.release(connection, id(self))
 
     def _failed(self, connection: McpConnection) -> None:
         with self._lock:
-            if self._servers.get(connection.name) is connection:
+            if self._servers.get(connection.name) is connection and connection not in self._news:
                 self._news.append(connection)
 
     def _tool(self, connection: McpConnection, name: str, listed: mcp_types.Tool) -> Tool:
-        loop = self._running_loop()
+        loop = self._shared.loop()
         schema: dict[str, Any] = dict(listed.input_schema or {"type": "object", "properties": {}})
         schema.setdefault("type", "object")
         # An MCP schema rarely says so: its servers take what the schema lists and ignore nothing.

@@ -7,6 +7,8 @@ the kernel's; what it writes to stderr is kept in a file of its own, and its las
 
 from __future__ import annotations
 
+import functools
+import importlib
 import math
 import os
 import tempfile
@@ -59,6 +61,7 @@ class McpConnection:
         """Start the server, list its tools, and hold the connection until it stops or dies."""
         from mcp import Client
 
+        _load_result_checks()
         self._closed = anyio.Event()
         with anyio.CancelScope() as scope:
             self._scope = scope
@@ -207,6 +210,23 @@ class McpConnection:
         lines = [line.strip() for line in tail.splitlines() if line.strip()]
         said = " / ".join(lines[-STDERR_LINES:])
         return f" — it said: {said}" if said else ""
+
+
+@functools.cache  # once per process; every connection starts on the one MCP loop thread
+def _load_result_checks() -> None:
+    """Import, on a thread of its own, what the SDK checks a tool's structured result with (jsonschema:
+    a second, its format checkers). The SDK imports it at the first call of a tool that declares an
+    output schema, as most servers' typed tools do; here it loads while the server's process starts,
+    which this process only waits for."""
+
+    def load() -> None:
+        for module in ("jsonschema.validators", "referencing"):
+            try:
+                importlib.import_module(module)
+            except ImportError:  # then the SDK cannot check results either; its call says so
+                return
+
+    threading.Thread(target=load, name="mewrk-mcp-checks", daemon=True).start()
 
 
 def _innermost(exc: BaseException) -> BaseException:

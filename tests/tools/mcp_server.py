@@ -2,7 +2,9 @@
 
 `python mcp_server.py` serves over stdio; `python mcp_server.py http PORT` over streamable HTTP at
 `http://127.0.0.1:PORT/mcp`. With `PID_FILE` in its environment it writes its process id there, so a
-test can see that the process ended; the tool `env` reads `ARGV`, the arguments it was started with.
+test can see that the process ended; with `START_LOG` it adds a line with its process id to that file
+each time it starts, so a test can count the processes; the tool `env` reads `ARGV`, the arguments it
+was started with.
 """
 
 from __future__ import annotations
@@ -82,6 +84,9 @@ if __name__ == "__main__":
     os.environ["ARGV"] = " ".join(sys.argv[1:])  # what it was started with, readable through `env`
     if os.environ.get("PID_FILE"):
         Path(os.environ["PID_FILE"]).write_text(str(os.getpid()))
+    if os.environ.get("START_LOG"):
+        with open(os.environ["START_LOG"], "a") as log:
+            log.write(f"{os.getpid()}\n")
     if sys.argv[1:2] == ["http"]:
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
     else:

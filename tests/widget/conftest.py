@@ -16,6 +16,7 @@ import urllib.error
 import urllib.request
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -135,13 +136,12 @@ def widget(session):
     w.close()
 
 
-@pytest.fixture(scope="session")
-def lab(tmp_path_factory) -> Iterator[Lab]:
-    """JupyterLab on a free localhost port, rooted in a temporary folder with its own HOME."""
-    root = tmp_path_factory.mktemp("lab")
+@contextmanager
+def running_lab(root: Path) -> Iterator[Lab]:
+    """JupyterLab on a free localhost port, rooted in `root` with its own HOME (`root/.home`)."""
     home = root / ".home"
     config = home / ".jupyter"
-    (config / "labconfig").mkdir(parents=True)
+    (config / "labconfig").mkdir(parents=True, exist_ok=True)
     # No news prompt or update check popping over the notebook.
     (config / "labconfig" / "page_config.json").write_text(
         json.dumps({"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}})
@@ -199,6 +199,13 @@ def lab(tmp_path_factory) -> Iterator[Lab]:
         except subprocess.TimeoutExpired:
             server.kill()
         log.close()
+
+
+@pytest.fixture(scope="session")
+def lab(tmp_path_factory) -> Iterator[Lab]:
+    """JupyterLab on a free localhost port, rooted in a temporary folder with its own HOME."""
+    with running_lab(tmp_path_factory.mktemp("lab")) as running:
+        yield running
 
 
 @pytest.fixture(scope="session")

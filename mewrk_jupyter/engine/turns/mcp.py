@@ -32,10 +32,13 @@ class SessionMcp:
         self.servers = McpServers(workspace.root)
 
     def sync(self, wait: bool = True, cancel: threading.Event | None = None) -> None:
-        """Run the servers the configuration names now (none before the folder is trusted)."""
+        """Run the servers the configuration names now (none before the folder is trusted: a folder that
+        lost its trust ends them for every session of the workspace)."""
         config = config_for(self.workspace.home)
-        wanted = config.mcp if config is not None and config.mcp and trust_state(config).trusted else {}
-        self.servers.sync(wanted, wait, cancel)
+        if config is not None and config.mcp and not trust_state(config).trusted:
+            self.servers.end_all()
+            return
+        self.servers.sync(config.mcp if config is not None else {}, wait, cancel)
 
     def before_request(self, cancel: threading.Event | None = None) -> list[HostMessage]:
         """Start what the configuration names, then tell the model which servers failed since it last
@@ -49,8 +52,9 @@ class SessionMcp:
             added.append(message)
         return added
 
-    def statuses(self) -> list[ServerStatus]:
-        """Each configured server's state, once it had its chance to start."""
+    def statuses(self, wait: bool = True) -> list[ServerStatus]:
+        """Each configured server's state, once it had its chance to start (when `wait`)."""
+        self.sync(wait)
         config = config_for(self.workspace.home)
         if config is not None and config.mcp and not trust_state(config).trusted:
             found = [
@@ -58,7 +62,6 @@ class SessionMcp:
                 for name, c in config.mcp.items()
             ]
         else:
-            self.sync()
             found = [
                 replace(status, reason=self.secrets.redact(status.reason)) if status.reason else status
                 for status in self.servers.statuses()

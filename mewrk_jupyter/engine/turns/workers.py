@@ -38,6 +38,9 @@ class _Worker:
                 contextvars.Context().run(job)
             except BaseException:  # a job ends its own turn; whatever escaped must not end the thread
                 log.exception("a turn's thread failed")
+            # Let go of the finished turn while waiting for the next: it holds its session, and with it
+            # the MCP servers that session uses, which must stop once nothing else uses them.
+            del job
             self.pool.rest(self)
 
 
