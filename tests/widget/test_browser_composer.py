@@ -257,7 +257,11 @@ def test_a_call_run_by_hand_asks_as_the_person_and_its_undo_takes_it_back(lab, p
     assert nb.print_value("([c.kind for c in s.cards], open('made.txt').read())") == (
         "(['user_input', 'model_reply'], 'by-hand\\n')"
     )
+    # As a person sees it: the session idle and Send enabled again before the next command is typed.
+    expect(root.locator("[data-testid='mw-state']")).to_have_text("idle")
+    expect(root.locator("[data-testid='mw-send']")).to_be_enabled()
     box.fill("/redo")
+    expect(root.locator("[data-testid='mw-hints']")).to_contain_text("redo")
     box.press("Enter")
     expect(root.locator("[data-testid='mw-notice']")).to_contain_text("Redid: ran bash")
     expect(root.locator(".mw-card[data-kind='approval']")).to_have_count(1)
