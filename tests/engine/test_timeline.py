@@ -108,7 +108,7 @@ def test_cards_render_as_a_table_and_cards_have_readable_reprs(workspace):
     card = s.insert(mw.UserInput(text="first line\nsecond line"))
     assert repr(card) == f"<user_input {card.id}: 'first line'>"
     html = s.cards._repr_html_()
-    assert "<table>" in html and card.id in html and "first line" in html
+    assert "<table" in html and card.id in html and "first line" in html
 
 
 def test_engine_made_read_only_cards_refuse_edits_but_can_be_deleted(workspace):
