@@ -17,13 +17,11 @@ import inspect
 import itertools
 import operator
 import os
-import sys
 import types
 from collections import namedtuple
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from ..config.redaction import MIN_SECRET_CHARS
 from .interpolate_calls import (
     NEVER_CALL_ARGUMENTS,
     NOT_FOUND,
@@ -35,6 +33,7 @@ from .interpolate_calls import (
     reading_method,
     subscript,
 )
+from .interpolate_secrets import SCAN, holds_secret
 
 
 class CallRefused(Exception):
@@ -63,7 +62,6 @@ _ACTING_PACKAGES = frozenset(
 # Descriptors that hand back what the instance holds, running nothing: a slot, a namedtuple's field.
 _PLAIN_DESCRIPTORS = (types.MemberDescriptorType, type(inspect.getattr_static(namedtuple("Point", "x"), "x")))  # noqa: PYI024
 _FORMS = {ast.Lambda: "a lambda", ast.NamedExpr: "`:=`", ast.JoinedStr: "an f-string", ast.Await: "await"}
-_SCAN = 10_000  # items of a collection looked through for a secret
 
 
 class Reading:
@@ -159,27 +157,14 @@ class Evaluation:
         if callable(value):
             return True
         if depth < 3 and isinstance(value, dict):
-            return any(self._calls(v, depth + 1) for v in itertools.islice(value.values(), _SCAN))
+            return any(self._calls(v, depth + 1) for v in itertools.islice(value.values(), SCAN))
         if depth < 3 and isinstance(value, list | tuple | set | frozenset):
-            return any(self._calls(v, depth + 1) for v in itertools.islice(value, _SCAN))
+            return any(self._calls(v, depth + 1) for v in itertools.islice(value, SCAN))
         return False
 
-    def holds_secret(self, value: Any, depth: int = 0) -> bool:
-        """Whether a value's text holds a configured secret: a string, or one in a collection or a table."""
-        if isinstance(value, str):
-            return len(value) >= MIN_SECRET_CHARS and self.secret_in(value)
-        if isinstance(value, bytes | bytearray):
-            return len(value) >= MIN_SECRET_CHARS and self.secret_in(value.decode("utf-8", "replace"))
-        if depth >= 4:
-            return False
-        items: Iterable[Any] = ()
-        if isinstance(value, dict):
-            items = itertools.chain(value.keys(), value.values())
-        elif isinstance(value, list | tuple | set | frozenset | type({}.keys()) | type({}.values())):
-            items = value
-        elif isinstance(value, _tables()):
-            items = _table_texts(value)
-        return any(self.holds_secret(v, depth + 1) for v in itertools.islice(items, _SCAN))
+    def holds_secret(self, value: Any) -> bool:
+        """Whether a value's text holds a configured secret (see interpolate_secrets.py)."""
+        return holds_secret(value, self.secret_in)
 
     def _iterate(self, value: Any, source: str) -> Any:
         if isinstance(value, Iterator) and id(value) not in self.made:
@@ -393,26 +378,6 @@ def _names(target: ast.AST, item: Any) -> dict[str, Any]:
             raise ValueError(f"cannot unpack {len(items)} values into {len(target.elts)} names")
         return {k: v for t, i in zip(target.elts, items, strict=True) for k, v in _names(t, i).items()}
     raise CallRefused(f"binds `{ast.unparse(target)}`, which is not a name")
-
-
-def _tables() -> tuple[type, ...]:
-    """The classes of tables imported so far: pandas' frames, series and indexes, NumPy's arrays."""
-    pandas, numpy = sys.modules.get("pandas"), sys.modules.get("numpy")
-    found = (pandas.DataFrame, pandas.Series, pandas.Index) if pandas is not None else ()
-    return (*found, numpy.ndarray) if numpy is not None else found
-
-
-def _table_texts(value: Any) -> Iterator[Any]:
-    """The text cells of a table (columns of objects or strings only: numbers hold no secret)."""
-    pandas = sys.modules.get("pandas")
-    if pandas is not None and isinstance(value, pandas.DataFrame):
-        yield from value.columns
-        for name in value.columns[:100]:
-            yield value[name]
-        return
-    if getattr(value.dtype, "kind", "") in "OUST":
-        flat = value.to_numpy() if hasattr(value, "to_numpy") else value
-        yield from flat.ravel()[:_SCAN]
 
 
 def read(tree: ast.Expression, namespace: Mapping[str, Any], secret_in: Callable[[str], bool]) -> Any:
