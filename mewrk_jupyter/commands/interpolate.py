@@ -5,19 +5,20 @@ As in Jupyter AI's `%%ai`: `{df.shape}`, `{In[3]}` (a cell's source), `{Out[3]}`
 Braces around something that is not an expression of names the namespace holds (a JSON object, a set
 literal of undefined names, code in a question) stay as typed, so pasted code is sent as it was.
 An expression of known names that fails is refused with a sentence: the person meant it. An expression
-reads values and never acts: what it may call is in interpolate_calls.py.
+reads values and never acts: interpolate_eval.py evaluates it form by form, and interpolate_calls.py
+lists what it may call and read.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..cards.models import Interpolation
 from ..errors import InvalidInput
-from .interpolate_calls import CallRefused, guarded_eval
+from .interpolate_eval import CallRefused, read
 
 # An interpolated value longer than this is cut, with a note saying how long it was.
 MAX_VALUE_CHARS = 20_000
@@ -52,7 +53,14 @@ def _free_names(tree: ast.AST) -> set[str]:
     return read - bound
 
 
-def _value(source: str, namespace: Mapping[str, Any], attaching: bool = False) -> Any:
+def _no_secret(text: str) -> bool:
+    """Outside a session no secret is configured."""
+    return False
+
+
+def _value(
+    source: str, namespace: Mapping[str, Any], secret_in: Callable[[str], bool], attaching: bool = False
+) -> Any:
     """The value of `source` in the namespace; _NotAnExpression when it is not one to evaluate. A failure
     is said for what the value was for: a message's `{source}`, or an object to attach."""
     expression = source.strip()
@@ -65,18 +73,19 @@ def _value(source: str, namespace: Mapping[str, Any], attaching: bool = False) -
     if any(name not in namespace and not hasattr(builtins, name) for name in _free_names(tree)):
         raise _NotAnExpression
     try:
-        return guarded_eval(tree, dict(namespace))
+        return read(tree, namespace, secret_in)
     except CallRefused as refused:
         if attaching:
             raise InvalidInput(
                 f"`{source}` was not attached: it {refused}, and attach only reads values (it may call "
-                "builtins such as `len` and the methods of your values); nothing was added to the timeline — "
-                "compute it in a cell and attach the result."
+                "builtins such as `len` and reading methods such as `df.head()`); nothing was added to the "
+                "timeline — compute it in a cell and attach the result."
             ) from None
         raise InvalidInput(
             f"`{{{source}}}` was not interpolated: it {refused}, and an expression in a message only reads "
-            "values (it may call builtins such as `len` and the methods of your values); nothing was sent — "
-            "compute it in a cell and interpolate the result, or write `{{` and `}}` to send braces as text."
+            "values (it may call builtins such as `len` and reading methods such as `df.head()`); nothing "
+            "was sent — compute it in a cell and interpolate the result, or write `{{` and `}}` to send "
+            "braces as text."
         ) from None
     except Exception as exc:  # whatever the expression raises, the person reads it in one sentence
         if attaching:
@@ -90,10 +99,11 @@ def _value(source: str, namespace: Mapping[str, Any], attaching: bool = False) -
         ) from None
 
 
-def evaluate(source: str, namespace: Mapping[str, Any]) -> Any:
-    """The value of an expression of the namespace's names, to attach; InvalidInput says why there is none."""
+def evaluate(source: str, namespace: Mapping[str, Any], secret_in: Callable[[str], bool] = _no_secret) -> Any:
+    """The value of an expression of the namespace's names, to attach; InvalidInput says why there is none.
+    `secret_in` says whether text holds a configured secret, which the expression may not compute with."""
     try:
-        return _value(source, namespace, attaching=True)
+        return _value(source, namespace, secret_in, attaching=True)
     except _NotAnExpression:
         raise InvalidInput(
             f"`{source}` is not a name or an expression of names defined in the kernel; "
@@ -109,8 +119,11 @@ def as_text(value: Any) -> str:
     return f"{text[:MAX_VALUE_CHARS]}\n[cut: {len(text):,} characters in all, the first {MAX_VALUE_CHARS:,} shown]"
 
 
-def interpolate(template: str, namespace: Mapping[str, Any]) -> tuple[str, list[Interpolation]]:
-    """The message with each `{expression}` replaced by its text, and what was interpolated, in order."""
+def interpolate(
+    template: str, namespace: Mapping[str, Any], secret_in: Callable[[str], bool] = _no_secret
+) -> tuple[str, list[Interpolation]]:
+    """The message with each `{expression}` replaced by its text, and what was interpolated, in order;
+    `secret_in` as for evaluate."""
     out: list[str] = []
     done: list[Interpolation] = []
     i = 0
@@ -127,7 +140,7 @@ def interpolate(template: str, namespace: Mapping[str, Any]) -> tuple[str, list[
             continue
         source = template[i + 1 : end]
         try:
-            text = as_text(_value(source, namespace))
+            text = as_text(_value(source, namespace, secret_in))
         except _NotAnExpression:
             out.append(template[i : end + 1])
         else:

@@ -1,136 +1,206 @@
-"""Which calls an interpolated `{expression}` may make: it reads values, it does not act.
+"""What an interpolated `{expression}` may call and read: a list of what reads, everything else refused.
 
 A message is text that may have been pasted from elsewhere — a model's reply among others — so braces in
-it must not run a command, open a file or import a module: `{__import__('os').system(...)}`,
-`{open(...)}`, `{os.remove(...)}` or `{get_ipython().system(...)}` would do that the moment the cell ran,
-without the approval a `python` call needs. An expression may call the builtins that only compute
-(`len`, `sum`, `sorted`, `str` …) and the methods of the person's own values (`df.head()`); a function of a
-module, a class, a function of the namespace, a lambda, a method of the shell, the kernel or mewrk itself
-(`get_ipython().system`, a session's `approve`) or a builtin that reaches further (`open`, `eval`, `exec`,
-`getattr`, `__import__` …) is refused, and so is handing one to a call that could call it back. So is a
-method of a file-system, process or network object of the standard library (`path.unlink()`), one that
-changes its value in place (`rows.sort()`, `inplace=True`), and a writer given where to write
-(`df.to_csv("x.csv")`, `fig.savefig(…)`); `df.to_csv()` with nothing to write to returns its text. A
-method of a class the person wrote is theirs and is called.
+it must not run a command, write a file or change a value: `{exec.__call__(…)}`, `{df.to_csv.__call__(p)}`
+or `{rows.__init__()}` would do that the moment the cell ran, without the approval a `python` call needs.
+A list of what is forbidden always misses a form, so this lists what is allowed: the builtins that only
+compute, and for a few known types (Python's own, pandas', NumPy's, paths, dates) the methods that return
+a new value and the attributes that hold one. A method is known by the function it resolves to on the
+value's class, never by its name: a class of the person's own with a `head` that writes is not pandas'.
 """
 
 from __future__ import annotations
 
-import ast
 import builtins
 import inspect
-import os
-import types
+import sys
+from collections.abc import Callable
 from typing import Any
 
-GUARD = "__mewrk_call__"
-_COMPUTING = (
+# The builtins an expression may call; `type` with one argument only (with three it makes a class).
+_READING_BUILTINS = (
     "abs all any ascii bin bool bytes callable chr complex dict divmod enumerate filter float format "
-    "frozenset hash hex id int isinstance issubclass len list map max min oct ord pow range repr "
+    "frozenset hash hex int isinstance issubclass len list map max min oct ord pow range repr "
     "reversed round set slice sorted str sum tuple type zip"
 ).split()
-COMPUTING_BUILTINS = tuple(getattr(builtins, name) for name in _COMPUTING)
-# Packages whose objects' methods act rather than compute: the shell, the kernel, the widgets, mewrk, and
-# the standard library's objects of files, processes and the network (`path.unlink()`, `conn.execute(…)`).
-_ACTING_PACKAGES = frozenset(
-    {"IPython", "ipykernel", "ipywidgets", "anywidget", "jupyter_client", "traitlets", "mewrk_jupyter"}
-    | {"pathlib", "io", "_io", "os", "posix", "nt", "shutil", "subprocess", "socket", "_socket", "ssl"}
-    | {"sqlite3", "_sqlite3", "tempfile", "zipfile", "tarfile", "urllib", "http", "mmap", "logging"}
-    | {"multiprocessing", "threading", "asyncio", "selectors", "ftplib", "smtplib"}
+READING_BUILTINS = tuple(getattr(builtins, name) for name in _READING_BUILTINS)
+# These never call what they are handed, so a callable among their arguments is a value to them:
+# `len(model)`, `str(pipeline)`, `isinstance(x, Note)`.
+NEVER_CALL_ARGUMENTS = tuple(
+    getattr(builtins, name)
+    for name in "abs ascii bool callable hash isinstance issubclass len repr str type".split()
+    if hasattr(builtins, name)
 )
-# Methods that change the value they belong to (a list's, a dict's, a set's, a deque's, an array's, a
-# DataFrame's): an expression reads the person's values, it never changes them.
-_IN_PLACE = frozenset(
-    "append extend insert remove pop popitem clear sort reverse update setdefault add discard "
-    "intersection_update difference_update symmetric_difference_update appendleft extendleft popleft "
-    "rotate fill resize put itemset setfield setflags".split()
+
+_STR = (
+    "capitalize casefold center count encode endswith expandtabs find index isalnum isalpha isascii "
+    "isdecimal isdigit isidentifier islower isnumeric isprintable isspace istitle isupper join ljust "
+    "lower lstrip partition removeprefix removesuffix replace rfind rindex rjust rpartition rsplit "
+    "rstrip split splitlines startswith strip swapcase title upper zfill"
 )
-# What a `to_…` writer is given to write to (pandas: `to_csv(path_or_buf)`, `to_excel(excel_writer)` …);
-# without it, `to_csv()` and its kind return the text. These write wherever they are called.
-_WRITES_TO = frozenset(
-    {"path", "path_or_buf", "path_or_buffer", "buf", "excel_writer", "fname", "con", "file"}
+_BYTES = (
+    "count decode endswith find hex index isalnum isalpha isascii isdigit islower isspace isupper "
+    "join lower lstrip replace rfind rindex rsplit rstrip split splitlines startswith strip upper"
 )
-_ALWAYS_WRITE = frozenset({"to_sql", "to_clipboard", "to_hdf"})
-_WRITER_PREFIXES = ("save", "dump", "write", "tofile", "export")
-# These look at the classes they are given and never call them.
-_TAKES_CLASSES = (isinstance, issubclass)
+_SET = "copy difference intersection isdisjoint issubset issuperset symmetric_difference union"
+_FRAME = (
+    "abs all any astype copy corr count cov cummax cummin cumsum describe diff drop drop_duplicates "
+    "dropna duplicated equals fillna filter get groupby head idxmax idxmin isin isna isnull items "
+    "iterrows itertuples keys kurt max mean median memory_usage merge min mode nlargest notna notnull "
+    "nsmallest nunique pct_change prod quantile rename reset_index round select_dtypes sem set_index "
+    "skew sort_index sort_values std sum tail to_csv to_dict to_html to_json to_markdown to_numpy "
+    "to_string transpose value_counts var"
+)
+_SERIES = f"{_FRAME} between tolist to_list to_frame unique"
+_INDEX = "copy equals isin max min nunique tolist to_list unique value_counts"
+_GROUPS = "count describe first head last max mean median min nunique size std sum tail var"
+_ARRAY = (
+    "all any argmax argmin astype clip copy cumprod cumsum flatten item max mean min nonzero prod "
+    "ravel reshape round std sum tolist transpose var"
+)
+_FRAME_ATTRS = "T at columns dtypes empty iat iloc index loc ndim shape size values"
+_SERIES_ATTRS = "T at dtype empty iat iloc index loc name ndim shape size values"
+_DATE_ATTRS = "year month day hour minute second microsecond tzinfo days seconds microseconds"
+_DATES = "date isoformat isoweekday strftime time total_seconds weekday"
+
+# module, class, reading methods, attributes that hold a value. A module not imported is skipped: the
+# person's values cannot be of its types then.
+_KNOWN = [
+    ("builtins", "str", _STR, ""),
+    ("builtins", "bytes", _BYTES, ""),
+    ("builtins", "list", "copy count index", ""),
+    ("builtins", "tuple", "count index", ""),
+    ("builtins", "dict", "copy get items keys values", ""),
+    ("builtins", "set", _SET, ""),
+    ("builtins", "frozenset", _SET, ""),
+    ("builtins", "int", "as_integer_ratio bit_count bit_length conjugate", "denominator imag numerator real"),
+    ("builtins", "float", "as_integer_ratio conjugate hex is_integer", "imag real"),
+    ("builtins", "complex", "conjugate", "imag real"),
+    ("builtins", "range", "count index", "start step stop"),
+    ("builtins", "slice", "", "start step stop"),
+    (
+        "pathlib",
+        "PurePath",
+        "as_posix is_absolute joinpath match relative_to with_name with_suffix",
+        "anchor drive name parent parents parts root stem suffix suffixes",
+    ),
+    ("datetime", "date", _DATES, _DATE_ATTRS),
+    ("datetime", "time", _DATES, _DATE_ATTRS),
+    ("datetime", "timedelta", _DATES, _DATE_ATTRS),
+    ("decimal", "Decimal", "as_integer_ratio is_nan quantize to_integral_value", "imag real"),
+    ("fractions", "Fraction", "as_integer_ratio limit_denominator", "denominator numerator"),
+    ("numpy", "ndarray", _ARRAY, "T dtype imag itemsize nbytes ndim real shape size"),
+    ("numpy", "generic", "item tolist round", "dtype imag ndim real shape size"),
+    ("pandas", "DataFrame", _FRAME, _FRAME_ATTRS),
+    ("pandas", "Series", _SERIES, _SERIES_ATTRS),
+    ("pandas", "Index", _INDEX, "dtype empty name names ndim shape size values"),
+    ("pandas", "MultiIndex", _INDEX, "dtypes empty levels names ndim nlevels shape size values"),
+    ("pandas", "RangeIndex", _INDEX, "dtype empty name ndim shape size start step stop values"),
+    ("pandas.core.groupby.generic", "DataFrameGroupBy", _GROUPS, "groups ndim"),
+    ("pandas.core.groupby.generic", "SeriesGroupBy", _GROUPS, "groups ndim"),
+]
+# Indexers of pandas (`df.loc[…]`, `df.iloc[…]`): only subscripted.
+_INDEXERS = [
+    ("pandas.core.indexing", name) for name in "_LocIndexer _iLocIndexer _AtIndexer _iAtIndexer".split()
+]
+# The parameters a pandas writer is given to write to: without one, `to_csv()` and its kind return text.
+WRITES_TO = frozenset({"path_or_buf", "path_or_buffer", "buf", "path", "excel_writer", "fname", "file"})
+
+NOT_FOUND = object()  # what a look-up found when there is nothing of that name
 
 
-class CallRefused(Exception):
-    """An interpolated expression called something it may not; the message says what, after "it "."""
+class _Known:
+    """The reading methods, attributes and subscripts of the known types imported so far."""
+
+    def __init__(self) -> None:
+        self.modules: set[tuple[str, str]] = set()
+        self.seen = 0  # how many modules were imported at the last look
+        self.types: tuple[type, ...] = ()
+        # By id, each with the object itself, so that ids stay valid and a hit is confirmed by identity.
+        self.methods: dict[int, Any] = {}
+        self.attributes: dict[int, Any] = {}
+        self.subscripts: dict[int, Any] = {}
+        self.callables: dict[int, Any] = {id(f): f for f in READING_BUILTINS}
+
+    def refresh(self) -> _Known:
+        """Add the types of the modules imported since the last look (pandas after the first cell)."""
+        if len(sys.modules) == self.seen:  # nothing imported since: the common case, once per node
+            return self
+        self.seen = len(sys.modules)
+        for module, name, methods, attributes in _KNOWN:
+            if (module, name) in self.modules or module not in sys.modules:
+                continue
+            cls = getattr(sys.modules[module], name, None)
+            if not isinstance(cls, type):
+                continue
+            self.modules.add((module, name))
+            self.types = (*self.types, cls)
+            self._add(self.methods, cls, methods.split())
+            self._add(self.attributes, cls, attributes.split())
+            self._add(self.subscripts, cls, ["__getitem__"])
+            if module == "builtins":  # `str.lower` as a key: a method of Python's own, checking its self
+                self._add(self.callables, cls, methods.split())
+        for module, name in _INDEXERS:
+            cls = getattr(sys.modules.get(module), name, None) if module in sys.modules else None
+            if isinstance(cls, type):
+                self._add(self.subscripts, cls, ["__getitem__"])
+        return self
+
+    @staticmethod
+    def _add(table: dict[int, Any], cls: type, names: list[str]) -> None:
+        for name in names:
+            raw = inspect.getattr_static(cls, name, NOT_FOUND)
+            if raw is not NOT_FOUND:
+                table[id(raw)] = raw
 
 
-def _is_computing_builtin(value: Any) -> bool:
-    return any(value is builtin for builtin in COMPUTING_BUILTINS)
+KNOWN = _Known()
+
+
+def _listed(table: dict[int, Any], raw: Any) -> bool:
+    return table.get(id(raw), NOT_FOUND) is raw
+
+
+def _on_class(value: Any, name: str) -> Any:
+    """What `value.name` resolves to on the value's class, when the instance holds nothing of that name."""
+    raw = inspect.getattr_static(value, name, NOT_FOUND)
+    on_class = inspect.getattr_static(type(value), name, NOT_FOUND)
+    return on_class if raw is on_class else NOT_FOUND
+
+
+def reading_method(value: Any, name: str) -> Any | None:
+    """The function `value.name` resolves to when it is a reading method of a known type; else None."""
+    raw = _on_class(value, name)
+    return raw if raw is not NOT_FOUND and _listed(KNOWN.refresh().methods, raw) else None
+
+
+def known_attribute(value: Any, name: str) -> Any:
+    """The descriptor of `value.name` when it is a listed attribute of a known type (`df.shape`)."""
+    raw = _on_class(value, name)
+    return raw if raw is not NOT_FOUND and _listed(KNOWN.refresh().attributes, raw) else None
+
+
+def subscript(value: Any) -> Callable[..., Any] | None:
+    """`value[key]`'s function when the value's class is known to read by it (a list, a dict, a frame)."""
+    raw = inspect.getattr_static(type(value), "__getitem__", NOT_FOUND)
+    return raw if raw is not NOT_FOUND and _listed(KNOWN.refresh().subscripts, raw) else None
+
+
+def is_known(value: Any) -> bool:
+    """Whether the value is of a known type, whose operators (`+`, `<`, `in`) compute and do nothing else."""
+    return value is None or isinstance(value, KNOWN.refresh().types)
 
 
 def may_call(func: Any) -> bool:
-    """Whether an interpolated expression may call `func`: a computing builtin, or a method bound to a
-    value (not to a module, a class, or an object of the shell, the kernel or mewrk)."""
-    if _is_computing_builtin(func):
-        return True
-    if not (inspect.ismethod(func) or inspect.isbuiltin(func) or isinstance(func, types.MethodWrapperType)):
-        return False
-    owner = getattr(func, "__self__", None)
-    if owner is None or isinstance(owner, type) or inspect.ismodule(owner):
-        return False
-    # The shell, the kernel and mewrk's own objects act (`get_ipython().system`, a session's `approve`).
-    return not any(cls.__module__.split(".")[0] in _ACTING_PACKAGES for cls in type(owner).__mro__)
+    """Whether an expression may call `func`: a reading builtin or a listed method of Python's own types
+    (a bound reading method is wrapped by the evaluator and checked there)."""
+    return _listed(KNOWN.refresh().callables, func)
 
 
-def _guarded(source: str, func: Any, /, *args: Any, **kwargs: Any) -> Any:
-    """Make the call `source` names when its function and every callable handed to it may be called."""
-    if not may_call(func):
-        raise CallRefused(f"calls `{source}`")
-    if _changes_in_place(func, kwargs):
-        raise CallRefused(f"calls `{source}`, which changes its value in place")
-    if _writes(func, args, kwargs):
-        raise CallRefused(f"calls `{source}`, which writes outside the kernel")
-    for value in (*args, *kwargs.values()):
-        if isinstance(value, type | tuple) and any(func is f for f in _TAKES_CLASSES):
-            continue
-        # A list or dict of functions is called too (`df.agg([f])`): its items are looked at as well.
-        items = list(value.values()) if isinstance(value, dict) else value if _is_collection(value) else []
-        if any(callable(v) and not may_call(v) for v in (value, *items)):
-            raise CallRefused(f"hands `{source}` something it would call")
-    return func(*args, **kwargs)
-
-
-def _method_name(func: Any) -> str:
-    return "" if _is_computing_builtin(func) else str(getattr(func, "__name__", ""))
-
-
-def _changes_in_place(func: Any, kwargs: dict[str, Any]) -> bool:
-    return _method_name(func) in _IN_PLACE or kwargs.get("inplace") is True
-
-
-def _writes(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
-    name = _method_name(func)
-    if name.startswith(_WRITER_PREFIXES) or name in _ALWAYS_WRITE:
-        return True
-    if not name.startswith("to_"):
-        return False
-    first = args[0] if args else None
-    target = isinstance(first, str | os.PathLike) or callable(getattr(first, "write", None))
-    return target or bool(_WRITES_TO & kwargs.keys())
-
-
-def _is_collection(value: Any) -> bool:
-    return isinstance(value, list | tuple | set | frozenset)
-
-
-class _Guard(ast.NodeTransformer):
-    """Rewrites every call `f(a, k=b)` as `GUARD('f', f, a, k=b)`."""
-
-    def visit_Call(self, node: ast.Call) -> ast.AST:
-        name = ast.Constant(ast.unparse(node.func))  # as typed, before its own calls are rewritten
-        self.generic_visit(node)
-        call = ast.Call(ast.Name(GUARD, ast.Load()), [name, node.func, *node.args], node.keywords)
-        return ast.copy_location(call, node)
-
-
-def guarded_eval(tree: ast.Expression, namespace: dict[str, Any]) -> Any:
-    """Evaluate the expression with each of its calls checked first; CallRefused names one refused."""
-    checked = ast.fix_missing_locations(_Guard().visit(tree))
-    globals_ = {**namespace, GUARD: _guarded}
-    return eval(compile(checked, "<interpolation>", "eval"), globals_)  # noqa: S307 — every call checked
+def column(value: Any, name: str) -> Any:
+    """`df.sales` for a DataFrame's column `sales`, read as `df["sales"]` is; NOT_FOUND otherwise."""
+    pandas = sys.modules.get("pandas")
+    if pandas is None or not isinstance(value, pandas.DataFrame) or name not in value.columns:
+        return NOT_FOUND
+    get = subscript(value)
+    return NOT_FOUND if get is None else get(value, name)

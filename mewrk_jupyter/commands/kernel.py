@@ -16,7 +16,7 @@ def attach(call: Call) -> Result:
     if call.namespace is None:
         raise InvalidInput(NO_KERNEL)
     source = call.args[0]
-    card = call.current.attach(evaluate(source, call.namespace), source)
+    card = call.current.attach(evaluate(source, call.namespace, call.current.secret_check()), source)
     images = len(card.attachments)
     also = f" with {images} image{'s' * (images != 1)}" if images else ""
     said = f"Attached `{source}`{also} at the end of the timeline; the model reads it with your next message."

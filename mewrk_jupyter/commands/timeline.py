@@ -44,7 +44,7 @@ def send(call: Call) -> Result:
     interpolated from the kernel's namespace, and the card keeps what each became."""
     if call.namespace is None or not call.text.strip():
         return Result(run=call.current.send(call.text or None, wait=False))
-    text, done = interpolate(call.text, call.namespace)
+    text, done = interpolate(call.text, call.namespace, call.current.secret_check())
     template = call.text if done or text != call.text else None
     return Result(run=call.current.send(text, wait=False, template=template, interpolated=done))
 

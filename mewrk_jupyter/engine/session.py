@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import warnings
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -285,6 +285,11 @@ class Session(StoredSession):
         inserted = self.insert(card, before=before, after=after)
         assert isinstance(inserted, UserInput)  # insert returns the card it placed
         return inserted
+
+    def secret_check(self) -> Callable[[str], bool]:
+        """A test of text for the secrets the session knows now (those its redaction hides), made once
+        for code that tests many texts: the notebook's `{expressions}` never compute with one."""
+        return self._parts.secrets.redactor().found_in
 
     def export(self, path: str | Path) -> Path:
         """Write the timeline to `path` (relative to the workspace): a notebook for `.ipynb` — messages and

@@ -50,22 +50,30 @@ def test_a_long_value_is_cut_with_a_note():
     assert done[0].text == text
 
 
-def test_an_expression_calls_computing_builtins_and_methods_of_values_only():
+def test_an_expression_calls_reading_builtins_and_listed_methods_only():
     import os
 
-    namespace = {"os": os, "rows": [2, 1], "word": "ab"}
+    class Note:
+        def loud(self):
+            return "HI"
+
+    namespace = {"os": os, "rows": [2, 1], "word": "ab", "note": Note(), "getcwd": os.getcwd}
     text, _ = interpolate(
-        "{word.upper()} {max(rows)} {isinstance(rows, list)} {list(map(str, rows))}", namespace
+        "{word.upper()} {max(rows)} {isinstance(rows, list)} {list(map(str, rows))} {sorted(['b', 'A'], key=str.lower)}",
+        namespace,
     )
-    assert text == "AB 2 True ['2', '1']"
+    assert text == "AB 2 True ['2', '1'] ['A', 'b']"
     refusals = {
-        "{os.getcwd()}": "it calls `os.getcwd`",
+        "{os.getcwd()}": "it reads `os`, a module",
         "{eval('1')}": "it calls `eval`",
-        "{str.upper('a')}": "it calls `str.upper`",
+        "{getcwd()}": "it calls `getcwd`",
+        "{str.maketrans('a', 'b')}": "it calls `str.maketrans`, an attribute of a class",
         "{(lambda: 1)()}": "it calls `lambda: 1`",
-        "{max(rows, key=os.getpid)}": "it hands `max` something it would call",
-        "{word.join([os.getcwd])}": "it hands `word.join` something it would call",
-        "{word.format(**{'f': os.getcwd})}": "it hands `word.format` something it would call",
+        "{note.loud()}": "it calls `note.loud`, which is not among the reading methods",
+        "{max(rows, key=getcwd)}": "it hands `max` something it would call",
+        "{word.join([getcwd])}": "it hands `word.join` something it would call",
+        "{list(map(getcwd, rows))}": "it hands `map` something it would call",
+        "{type('X', (), {})}": "it calls `type` to make a class",
     }
     assert_refused(refusals, namespace)
 
@@ -78,16 +86,17 @@ def test_an_expression_never_changes_a_value_nor_writes_a_file(tmp_path):
     rows, table = [3, 1, 2], pd.DataFrame({"a": [2, 1]})
     namespace = {"p": victim, "rows": rows, "table": table, "seen": {"a": 1}, "out": str(tmp_path / "o.csv")}
     refusals = {
-        "{p.unlink()}": "it calls `p.unlink`",  # an object of the file system acts, like a module
-        "{p.read_text()}": "it calls `p.read_text`",
-        "{rows.sort()}": "it calls `rows.sort`, which changes its value in place",
-        "{rows.clear()}": "it calls `rows.clear`, which changes its value in place",
-        "{seen.update(b=2)}": "it calls `seen.update`, which changes its value in place",
-        "{table.pop('a')}": "it calls `table.pop`, which changes its value in place",
+        "{p.unlink()}": "it calls `p.unlink`, which is not among the reading methods",  # a method of the file system is not a reading one
+        "{p.read_text()}": "it calls `p.read_text`, which is not among the reading methods",
+        "{rows.sort()}": "it calls `rows.sort`, which is not among the reading methods",
+        "{rows.clear()}": "it calls `rows.clear`, which is not among the reading methods",
+        "{seen.update(b=2)}": "it calls `seen.update`, which is not among the reading methods",
+        "{table.pop('a')}": "it calls `table.pop`, which is not among the reading methods",
         "{table.sort_values('a', inplace=True)}": "it calls `table.sort_values`, which changes its value in place",
         "{table.to_csv(out)}": "it calls `table.to_csv`, which writes outside the kernel",
-        "{table.to_pickle(path=out)}": "it calls `table.to_pickle`, which writes outside the kernel",
-        "{table.to_clipboard()}": "it calls `table.to_clipboard`, which writes outside the kernel",
+        "{table.to_string(buf=out)}": "it calls `table.to_string`, which writes outside the kernel",
+        "{table.to_pickle(path=out)}": "it calls `table.to_pickle`, which is not among the reading methods",
+        "{table.to_clipboard()}": "it calls `table.to_clipboard`, which is not among the reading methods",
     }
     assert_refused(refusals, namespace)
     assert victim.read_text() == "keep me" and rows == [3, 1, 2] and namespace["seen"] == {"a": 1}
@@ -96,6 +105,7 @@ def test_an_expression_never_changes_a_value_nor_writes_a_file(tmp_path):
     )
     # Reading stays: a method that returns a new value, and a writer asked for its text.
     text, _ = interpolate(
-        "{p.name} {sorted(rows)} {table.sort_values('a')['a'].tolist()} {len(table.to_csv())}", namespace
+        "{p.name} {sorted(rows)} {table.sort_values('a')['a'].tolist()} {len(table.to_csv())} {table.a.max()}",
+        namespace,
     )
-    assert text == "victim.txt [1, 2, 3] [1, 2] 11"
+    assert text == "victim.txt [1, 2, 3] [1, 2] 11 2"

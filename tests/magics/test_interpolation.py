@@ -73,9 +73,12 @@ def test_braces_pasted_from_a_reply_never_run_a_command_open_a_file_or_import(ip
         assert "was not interpolated: it " in shown and "nothing was sent" in shown, shown
         assert not marker.exists()
     assert magics.current_session().cards == []
-    # What a person types to read values still works: builtins that compute, methods of their values.
-    mewrk("", "{len(rows)} rows, {sorted(rows, key=abs)}, {note.loud()}, {', '.join(map(str, rows))}")
-    assert user_inputs(magics.current_session())[0].text == "3 rows, [1, 2, 3], HI, 3, 1, 2"
+    # A method of the person's own class is their code, not a reading one: it is not called either.
+    assert "it calls `note.loud`, which is not among the reading methods" in mewrk("", "{note.loud()}")
+    assert magics.current_session().cards == []
+    # What a person types to read values still works: builtins that compute, reading methods.
+    mewrk("", "{len(rows)} rows, {sorted(rows, key=abs)}, {rows.index(1)}, {', '.join(map(str, rows))}")
+    assert user_inputs(magics.current_session())[0].text == "3 rows, [1, 2, 3], 1, 3, 1, 2"
 
 
 def test_a_known_secret_a_message_or_an_attachment_reads_from_the_kernel_is_hidden_on_its_card(
@@ -85,12 +88,14 @@ def test_a_known_secret_a_message_or_an_attachment_reads_from_the_kernel_is_hidd
     monkeypatch.setenv("ANTHROPIC_API_KEY", secret)
     ip.run_cell("import os\nsettings = {'region': 'eu', 'key': os.environ['ANTHROPIC_API_KEY']}")
     mewrk("new")
-    mewrk("", "Is this key right? {os.environ['ANTHROPIC_API_KEY']}")
+    refused = mewrk("", "Is this key right? {os.environ['ANTHROPIC_API_KEY']}")
+    assert "it reads `os`, a module" in refused and "nothing was sent" in refused
+    mewrk("", "Is this key right? {settings['key']}")
     mewrk("attach settings")
     s = magics.current_session()
     asked, attached = user_inputs(s)[:2]
     assert asked.text == "Is this key right? [redacted]" and asked.interpolated[0].text == "[redacted]"
-    assert asked.template == "Is this key right? {os.environ['ANTHROPIC_API_KEY']}"
+    assert asked.template == "Is this key right? {settings['key']}"
     assert "'region': 'eu'" in attached.text and "[redacted]" in attached.text
     exported = s.export("asked.ipynb").read_text()
     assert secret not in exported and secret not in str([c.model_dump() for c in s.cards])
