@@ -39,6 +39,7 @@ ATTACKS = [
     ("mcp/s.yaml", f"command: uvx\nargs: [mcp-server-x, --token, {SHORT}]\n", "args.2", SHORT),
     ("mcp/s.yaml", f"command: uvx\nenv: {{GH: {GITHUB}}}\n", "env.GH", GITHUB),
     ("mcp/s.yaml", f"command: uvx\nenv: {{UPSTREAM: {RANDOM}}}\n", "env.UPSTREAM", RANDOM),
+    ("mcp/s.yaml", f"command: uvx\nenv: {{GH_AUTH: {SHORT}}}\n", "env.GH_AUTH", SHORT),
     ("mcp/s.yaml", URL_SERVER + f"headers: {{X-Access: {SHORT}}}\n", "headers.X-Access", SHORT),
     (
         "tools/fetch.yaml",
@@ -141,7 +142,7 @@ ORDINARY_MCP = [
     "command: /home/User/Projects/MyServer2/bin/python3\n"
     "args: [-m, server, --max-tokens, '4096', --token-file, /run/token, --token, '${GH_TOKEN}', "
     "--commit, da3570b9a36333568259e9884478382bb75116b4, HandleIncomingRequest2Async]\n"
-    "env: {MODE: fast, MEWRK_ID: 123e4567-e89b-12d3-a456-426614174000}\n",
+    "env: {MODE: fast, AUTHOR: me, MEWRK_ID: 123e4567-e89b-12d3-a456-426614174000}\n",
     "url: https://mcp.example.com/mcp?team=research&page=2\nheaders: {X-Access: '@file:~/mcp.key'}\n",
 ]
 
