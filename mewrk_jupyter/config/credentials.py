@@ -31,8 +31,13 @@ _SCHEME = re.compile(r"^\s*(?:bearer|basic|token|digest|apikey)\s+\S", re.IGNORE
 _RUN = re.compile(r"[A-Za-z0-9_+\-]{24,}")
 _PIECE = re.compile(r"[-_]")
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
-MIN_ENTROPY = 3.5  # bits per character: random base62 has about 5.9, English words in CamelCase about 3.3
+# Bits per character: a random 24-character token has about 4.3 (40 characters: 4.8), a run of one letter
+# repeated or a short alphabet less. CamelCase names reach 4.2 too, so the two measures below tell them
+# apart: random characters change kind at about 3 neighbours in 5, a CamelCase name about twice a word.
+MIN_ENTROPY = 3.5
 MIN_CHANGES = 0.4  # the share of neighbouring characters of different kinds (upper, lower, digit, sign)
+# Random letters and digits are about 42 % lower case; words in CamelCase are 70 % and more.
+MAX_LOWER = 0.65
 # A flag or a URL's query parameter whose name ends saying its value is a credential (`--token`,
 # `--api-key`, `?key=`); `--max-tokens` or `--token-file` name something else, and `--auth` often a mode.
 SECRET_PARAMETER = re.compile(
@@ -47,8 +52,9 @@ def looks_like_a_key(text: str) -> bool:
     """Whether `text` holds a vendor's key format or a long random token.
 
     A token is random when it has 24 or more of [A-Za-z0-9_+-], letters of both cases and two digits or
-    more, at least 3.5 bits of entropy per character, a piece between dashes of 12 or more, and kinds of
-    character changing often (CamelCase words change about twice a word). Hex alone (digests, commits,
+    more, at least 3.5 bits of entropy per character, a piece between dashes of 12 or more, kinds of
+    character changing often and no more lower case than random characters have (CamelCase words change
+    kind about twice a word and are mostly lower case). Hex alone (digests, commits,
     UUIDs) is an id as often as a key, so it is left to the prefixes and the field names.
     """
     if _PREFIXED.search(text):
@@ -65,7 +71,8 @@ def _random(run: str) -> bool:
     counts = Counter(run)
     entropy = -sum(n / len(run) * math.log2(n / len(run)) for n in counts.values())
     changes = sum(_kind(a) != _kind(b) for a, b in zip(run, run[1:], strict=False)) / (len(run) - 1)
-    return entropy >= MIN_ENTROPY and changes >= MIN_CHANGES
+    lower = sum(char.islower() for char in run) / len(run)
+    return entropy >= MIN_ENTROPY and changes >= MIN_CHANGES and lower <= MAX_LOWER
 
 
 def _kind(char: str) -> int:
@@ -78,7 +85,9 @@ def holds_credential(text: str, header: str | None = None) -> bool:
         return False
     if looks_like_a_key(text) or _url_carries_one(text):
         return True
-    return header is not None and (bool(_SCHEME.match(text)) or bool(SECRET_HEADER.search(header)))
+    if header is None or not text.strip():
+        return False
+    return bool(_SCHEME.match(text)) or bool(SECRET_HEADER.search(header))
 
 
 def _url_carries_one(text: str) -> bool:

@@ -183,6 +183,8 @@ def test_a_server_with_references_digests_and_paths_loads(home, write, text):
         ("sk-learn-extensions", False),
         ("hf_transfer", False),
         ("MyVeryLongClassNameForTesting2", False),
+        ("MyVeryLongClassName2ForTesting3", False),
+        ("Win32ApiWrapperForPython3X", False),
         ("meta-llama/Llama-3.1-70B-Instruct-Turbo", False),
         ("deepseek-ai/DeepSeek-R1-Distill-Llama-70B", False),
     ],
