@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..errors import InvalidInput, NotEditable
@@ -30,6 +31,21 @@ READ_ONLY_REASON: dict[str, str] = {
     "summary_divider": "A compaction divider cannot be edited; delete it to read the messages again.",
     "native_compaction": "A native-compaction card carries the provider's encrypted item and cannot be edited.",
 }
+
+
+# Half of a UTF-16 pair alone (U+D800 to U+DFFF), as a JSON `"\ud800"` escape or a Python string makes it:
+# not a character, so it can be neither stored nor sent.
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+SURROGATE_SENTENCE = (
+    "holds a lone surrogate (half of a UTF-16 pair, \\ud800 to \\udfff, without its other half), which is "
+    "not a character and cannot be stored or sent; write the character whole"
+)
+
+
+def check_text(text: str, what: str) -> None:
+    """Refuse `text` (`what` names it: "The message") when it holds a lone surrogate."""
+    if LONE_SURROGATE.search(text):
+        raise InvalidInput(f"{what} {SURROGATE_SENTENCE}.")
 
 
 def check_insertable(card: Card) -> None:

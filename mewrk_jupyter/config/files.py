@@ -11,6 +11,7 @@ from pydantic import BaseModel, ValidationError
 from ..errors import ConfigError
 from .agents import AgentConfig
 from .base import FILE_NAME
+from .credentials import credential_problems
 from .hooks import HookConfig
 from .llm import VendorConfig
 from .mcp import McpServerConfig
@@ -100,10 +101,17 @@ def validate_text(spec: FileKind, text: str, name: str, rel: str, notes: list[Pr
     if notes is not None:
         data, read_as_percent = read_fractions(data, rel, doc.line_of)
         notes.extend(read_as_percent)
+    literals = credential_problems(data, rel, doc.line_of)
     try:
-        return spec.model.model_validate(data, context={"name": name})
+        model = spec.model.model_validate(data, context={"name": name})
     except ValidationError as exc:
-        raise_problems(describe(exc, rel, spec.subject(name), spec.model, doc.line_of))
+        problems = describe(exc, rel, spec.subject(name), spec.model, doc.line_of)
+        said = {p.field for p in problems}
+        problems += [p for p in literals if p.field not in said]
+        raise_problems(sorted(problems, key=lambda p: (p.line is None, p.line or 0)))
+    if literals:
+        raise_problems(literals)
+    return model
 
 
 def read_text(path: Path, rel: str) -> str:

@@ -14,7 +14,7 @@ from .secrets import check_headers, check_reference, is_reference, resolve_secre
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # Names whose values are credentials (as the environment filter sees them): a literal there is refused.
-_SECRET_ENV = re.compile(r"KEY|SECRET|TOKEN|PASSWORD", re.IGNORECASE)
+_SECRET_ENV = re.compile(r"KEY|SECRET|TOKEN|PASSW|CREDENTIAL|(?:^|_)AUTH(?:_|$)", re.IGNORECASE)
 MAX_TIMEOUT = 600.0
 
 

@@ -10,8 +10,11 @@ from typing import Any
 from ..errors import ConfigError
 from .problems import invalid
 
-# A header whose name says it carries a credential takes a reference, never the credential itself.
-SECRET_HEADER = re.compile(r"authorization|api[-_]?key|token|secret|cookie", re.IGNORECASE)
+# A header whose name says it carries a credential (`Authorization`, `X-Auth-Key`, `X-Access`, a cookie)
+# takes a reference, never the credential itself.
+SECRET_HEADER = re.compile(
+    r"auth|key|token|secret|passw|cookie|session|credential|signature|access", re.IGNORECASE
+)
 _ENV_REF = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 _FILE_PREFIX = "@file:"
 

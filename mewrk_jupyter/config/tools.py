@@ -10,6 +10,13 @@ from pydantic import Field, StrictBool, ValidationInfo, field_validator, model_v
 from .base import TOOL_NAME, ConfigModel, file_stem
 from .problems import invalid
 
+# The tools the engine declares itself (the built-ins, the kernel's, the engine's own): a file of the same
+# name would take the place of one of them, so it is left out; a test keeps this list in step with theirs.
+ENGINE_DECLARED = (
+    *("ls", "read", "grep", "find", "write", "edit", "bash", "lsp"),
+    *("python", "inspect"),
+    *("box", "handoff", "agent_spawn", "task_wait"),
+)
 # `{name}` in the command stands for a parameter; `${NAME}` stays the shell's own variable.
 _PLACEHOLDER = re.compile(r"(?<!\$)\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -39,6 +46,11 @@ class ToolConfig(ConfigModel):
     def _name(cls, value: str, info: ValidationInfo) -> str:
         if not TOOL_NAME.match(value):
             raise invalid("name must be 1–64 letters, digits, '_' or '-'", "name")
+        if value in ENGINE_DECLARED:
+            raise invalid(
+                f"name '{value}' is a built-in tool's; name the tool and its file otherwise (e.g. {value}2)",
+                "name",
+            )
         stem = file_stem(info)
         if stem is not None and value != stem:
             raise invalid(f"name '{value}' must match the file name (tools/{stem}.yaml)", "name")

@@ -7,6 +7,8 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..cards.rules import LONE_SURROGATE, SURROGATE_SENTENCE
+
 
 class ApiError(Exception):
     """A request the API refuses: an HTTP status and the one sentence the body carries."""
@@ -62,12 +64,33 @@ def parse(raw: bytes, model: type[B]) -> B:
             data = json.loads(raw)
         except (ValueError, UnicodeDecodeError) as exc:
             raise ApiError(400, f"The body is not valid JSON ({exc}); send a JSON object.") from None
+        except RecursionError:  # `[[[[…]]]]` deeper than Python's stack: no body of the API nests at all
+            raise ApiError(
+                400, "The body nests values too deeply to read; send a flat JSON object."
+            ) from None
     if not isinstance(data, dict):
         raise ApiError(400, f"The body must be a JSON object; got {type(data).__name__}.")
+    _check_characters(data)
     try:
         return model.model_validate(data)
     except ValidationError as exc:
         raise ApiError(400, _sentence(exc, model)) from None
+
+
+def _check_characters(data: dict[str, object]) -> None:
+    """Refuse a body holding a lone surrogate (a `"\\ud800"` escape) anywhere, naming its field: it is
+    not a character, so it could be neither stored nor written back in an answer."""
+    for name, value in data.items():
+        pending: list[object] = [name, value]
+        while pending:  # iterative: a value as deep as JSON allows does not reach the stack's limit
+            item = pending.pop()
+            if isinstance(item, str) and LONE_SURROGATE.search(item):
+                field = "body" if LONE_SURROGATE.search(name) else f"field `{name}`"
+                raise ApiError(400, f"The {field} {SURROGATE_SENTENCE}.")
+            if isinstance(item, dict):
+                pending.extend(part for pair in item.items() for part in pair)
+            elif isinstance(item, list):
+                pending.extend(item)
 
 
 def _sentence(exc: ValidationError, model: type[Body]) -> str:

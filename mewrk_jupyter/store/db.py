@@ -175,9 +175,15 @@ class Database:
         return conn
 
     def _open(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._check_place()
         exists = self.path.exists() and self.path.stat().st_size > 0
-        conn = self._connect()
+        try:
+            conn = self._connect()
+        except sqlite3.OperationalError as exc:  # SQLite says only "unable to open database file"
+            raise StoreError(
+                f"The store {self.path} cannot be opened ({exc}); check that its folder can be written, or "
+                "set MEWRK_HOME to another folder."
+            ) from None
         try:
             app_id = conn.execute("PRAGMA application_id").fetchone()[0]
             version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -203,6 +209,27 @@ class Database:
             self._upgrade(conn)
         self._local.lease = _Lease(conn, partial(self._give_back, conn, self._generation))
         self._connections.append(conn)
+
+    def _check_place(self) -> None:
+        """The store's folder made, and its path free for a file or a file already: what is there
+        otherwise (a folder made by a copy gone wrong) is refused with a sentence and left untouched."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"The store {self.path} cannot be made: its folder {self.path.parent} cannot be made "
+                f"({exc.strerror or type(exc).__name__}); set MEWRK_HOME to another folder."
+            ) from None
+        if self.path.is_dir():
+            raise StoreError(
+                f"The store {self.path} is a folder, not a file, so no session can be kept there. It was left "
+                "untouched: move it aside, or set MEWRK_HOME to another folder."
+            )
+        if self.path.exists() and not self.path.is_file():
+            raise StoreError(
+                f"The store {self.path} is not a regular file. It was left untouched: move it aside, or set "
+                "MEWRK_HOME to another folder."
+            )
 
     def _check_pages(self, conn: sqlite3.Connection) -> None:
         """Read every page once before anything is written: a store whose pages are damaged (its header

@@ -78,9 +78,8 @@ class ToolRegistry:
         }
         # `python` and `inspect` exist only inside a kernel; an agent that lists them elsewhere goes without.
         available.update((tool.name, tool) for tool in kernel_tools(redact=redact))
+        # A file named as a built-in was left out as it was read (config.tools.ENGINE_DECLARED).
         for name, tool_config in (config.tools if config else {}).items():
-            if name in available:
-                raise ConfigError(f"`.mewrk/tools/{name}.yaml` declares `{name}`, which is a built-in tool")
             available[name] = command_tool(tool_config, ws.root, environment, redact)
         ordered = [*BUILTIN_TOOLS, *(name for name in available if name not in BUILTIN_TOOLS)]
         if enabled is not None:

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
+import mewrk_jupyter as mw
 from mewrk_jupyter.config import InvalidConfig, load_config, validate_file
+from mewrk_jupyter.config.tools import ENGINE_DECLARED
+from mewrk_jupyter.engine.turns.toolbox import ENGINE_TOOLS
 from mewrk_jupyter.errors import ConfigError
+from mewrk_jupyter.tools.kernel import KERNEL_TOOLS
+from mewrk_jupyter.tools.registry import BUILTIN_TOOLS
 
 GREP2 = """
 name: grep2
@@ -123,3 +130,38 @@ def test_read_only_is_true_or_false_and_a_wrong_value_is_refused_at_its_line():
         assert str(err.value) == "tools/grep2.yaml: read_only must be true or false"
         [problem] = err.value.problems
         assert (problem.field, problem.line) == ("read_only", len(text.splitlines()))
+
+
+def _named(name: str) -> str:
+    return GREP2.replace("name: grep2", f"name: {name}")
+
+
+def test_a_tool_file_named_as_a_built_in_is_left_out_alone_and_sends_go_on(workspace):
+    tools = workspace / ".mewrk" / "tools"
+    tools.mkdir(parents=True)
+    (tools / "grep.yaml").write_text(_named("grep"))
+    (tools / "grep2.yaml").write_text(GREP2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        mw.trust()
+        s = mw.Session.new()
+        run = s.send("hi")
+    notices = [str(w.message) for w in caught if issubclass(w.category, mw.ConfigNotice)]
+    assert run.state == "done" and s.cards[-1].kind == "model_reply"
+    names = [spec.name for spec in s.tool_specs()]
+    assert names.count("grep") == 1 and "grep2" in names  # the built-in stays, the other file works
+    sentence = "name 'grep' is a built-in tool's; name the tool and its file otherwise (e.g. grep2)"
+    assert any(n.startswith("tools/grep.yaml: ") and sentence in n for n in notices), notices
+
+
+@pytest.mark.parametrize("name", ["grep", "bash", "python", "inspect", "box", "task_wait"])
+def test_the_settings_editor_refuses_a_tool_named_as_one_the_engine_declares(workspace, name):
+    with pytest.raises(InvalidConfig) as err:
+        mw.SettingsEditor().create(f"tools/{name}.yaml", _named(name))
+    assert [p.field for p in err.value.problems] == ["name"]
+    assert f"name '{name}' is a built-in tool's" in str(err.value)
+    assert not (workspace / ".mewrk" / "tools" / f"{name}.yaml").exists()
+
+
+def test_the_reserved_names_are_every_tool_the_engine_declares():
+    assert set(ENGINE_DECLARED) == {*BUILTIN_TOOLS, *KERNEL_TOOLS, *ENGINE_TOOLS}

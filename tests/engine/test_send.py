@@ -257,3 +257,15 @@ def test_one_history_entry_is_read_by_its_id(workspace):
     assert s.history_entry(10_000) is None
     other = mw.Session.new()
     assert other.history_entry(second.id) is None  # an entry of another session is not this one's
+
+
+def test_a_lone_surrogate_in_a_message_is_refused_with_a_sentence_and_nothing_is_stored(workspace):
+    s = mw.Session.new()
+    s.send("hi")
+    before = [(c.id, c.text) for c in s.cards]
+    for text in ("\ud800", "half a pair: \udfff, then more"):
+        with pytest.raises(mw.InvalidInput) as err:
+            s.send(text)
+        assert str(err.value).startswith("The message holds a lone surrogate")
+    assert [(c.id, c.text) for c in mw.Session.open(s.id).cards] == before
+    assert s.send("whole again").state == "done"

@@ -106,6 +106,9 @@ def test_sessions_are_listed_created_and_read_with_their_cards(server: Server):
         assert default["title"] == "untitled" and default["model"]
 
 
+DEEP = b"[" * 100_000 + b"]" * 100_000  # deeper than Python's stack allows json to read
+
+
 @pytest.mark.parametrize(
     ("method", "path", "body", "status", "sentence"),
     [
@@ -114,6 +117,11 @@ def test_sessions_are_listed_created_and_read_with_their_cards(server: Server):
         ("POST", "/sessions/no-such-session/stop", {}, 404, "No session `no-such-session`"),
         ("POST", "/sessions", b"{not json", 400, "The body is not valid JSON"),
         ("POST", "/sessions", b"[1, 2]", 400, "The body must be a JSON object"),
+        pytest.param(
+            "POST", "/sessions", DEEP, 400, "The body nests values too deeply", id="POST-/sessions-100k-deep"
+        ),
+        ("POST", "/sessions", b'{"title": "\\ud800"}', 400, "The field `title` holds a lone surrogate"),
+        ("POST", "/sessions", b'{"\\udc00": 1}', 400, "The body holds a lone surrogate"),
         ("POST", "/sessions", {"title": 5}, 400, "The field `title` is invalid"),
         (
             "POST",
@@ -143,6 +151,19 @@ def test_bad_requests_get_one_sentence(server: Server, method, path, body, statu
     assert answer.status_code == status, answer.text
     error = answer.json()["error"]
     assert sentence in error and "\n" not in error
+
+
+def test_a_question_holding_a_lone_surrogate_gets_400_with_a_sentence_and_nothing_is_stored(server: Server):
+    with server.client() as client:
+        sid = new_session(client, model="offline/echo")["id"]
+        stream(client, {"sessionId": sid, "question": "hi"})
+        before = cards_of(client, sid)
+        body = b'{"sessionId": "%s", "question": "half a pair: \\ud800"}' % sid.encode()
+        refused = client.post("/run", content=body)
+        assert refused.status_code == 400, refused.text
+        error = refused.json()["error"]
+        assert error.startswith("The field `question` holds a lone surrogate") and "\n" not in error
+        assert cards_of(client, sid) == before
 
 
 def test_a_turn_streams_its_run_id_first_then_every_event_in_order(server: Server):

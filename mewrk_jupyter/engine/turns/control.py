@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ...cards.models import Card, Interpolation, UserInput
+from ...cards.rules import check_text
 from ...errors import InvalidInput, SessionBusy
 from ...providers.base import ModelInfo
 from ...providers.registry import check_trusted, one_reading, resolve
@@ -79,6 +80,8 @@ class TurnControl:
         """Start a turn: with text, a new user input; with none (or only spaces), continue (T12)."""
         if text is not None and not isinstance(text, str):
             raise InvalidInput(f"send() takes text (a string) or nothing; got {type(text).__name__}.")
+        if text is not None:
+            check_text(text, "The message")
         files_given = list(attachments)
         if text is not None and not text.strip() and not files_given:
             text = None
