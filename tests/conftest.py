@@ -72,13 +72,45 @@ def wait_for(predicate, timeout: float = 30.0, every: float = 0.01):
     raise AssertionError(f"condition not met within {timeout} s: {predicate}")
 
 
+def processes_with(name: str, value: str) -> list[int]:
+    """The ids of the running processes (not zombies) whose environment holds `name=value`, leaving out
+    the sandbox around one. A server in a sandbox knows only the id its PID namespace gave it, so a test
+    finds it by a variable of its own."""
+    mark = f"{name}={value}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if mark not in (entry / "environ").read_bytes().split(b"\0"):
+                continue
+            if (entry / "cmdline").read_bytes().startswith((b"bwrap", b"unshare")):
+                continue  # the sandbox around it, not the server
+            if "State:\tZ" not in (entry / "status").read_text():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def sleeping(seconds: str) -> bool:
+    """Whether a `sleep <seconds>` runs (not a zombie) anywhere on the machine. A command's own process
+    ids are those of its sandbox's PID namespace, so a test names its sleep by a length of its own."""
+    for entry in Path("/proc").iterdir():
+        try:
+            if (entry / "cmdline").read_bytes().split(b"\0")[:2] != [b"sleep", seconds.encode()]:
+                continue
+            if "State:\tZ" not in (entry / "status").read_text():
+                return True
+        except OSError:
+            continue
+    return False
+
+
 def alive(pid_file: Path) -> bool:
-    """Whether the process whose id a server wrote to `pid_file` still runs."""
-    try:
-        os.kill(int(pid_file.read_text()), 0)
-    except ProcessLookupError:
-        return False
-    return True
+    """Whether the server that wrote its process id to `pid_file` (it started) still runs."""
+    pid_file.read_text()
+    return bool(processes_with("PID_FILE", str(pid_file)))
 
 
 def pytest_configure(config) -> None:

@@ -6,9 +6,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Debian's packages, only what is missing: Chromium for the widget's browser tests (driven by Playwright,
-# which downloads no browser) and Node.js with npm for the front end's packages.
+# which downloads no browser), bubblewrap for the commands' sandbox, and Node.js with npm for the front
+# end's packages.
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
+# bubblewrap, the sandbox the engine runs commands in; the sandbox tests need it.
+command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
 if [ "${#missing[@]}" -gt 0 ]; then
   if ! command -v apt-get >/dev/null 2>&1; then

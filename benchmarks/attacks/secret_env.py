@@ -60,9 +60,10 @@ def trial(folder: Path) -> bool:
     return exposed is not None and not any(key.encode() in exposed for key in keys)
 
 
-def run_approved(folder: Path, command: str) -> tuple[list[str], bytes | None]:
+def run_approved(folder: Path, command: str, vendor_extra: str = "") -> tuple[list[str], bytes | None]:
     """Run `command` as an approved `bash` call of a new kernel's session holding fresh keys; returns the
-    keys, and every byte the server received and the store holds (None when the kernel failed)."""
+    keys, and every byte the server received and the store holds (None when the kernel failed).
+    `vendor_extra` is more of the vendor file (a header with an `@file:` secret)."""
     keys = {
         "ANTHROPIC_API_KEY": "sk-ant-" + secrets.token_hex(16),
         "VENDOR_CRED": "cred-" + secrets.token_hex(16),
@@ -73,7 +74,7 @@ def run_approved(folder: Path, command: str) -> tuple[list[str], bytes | None]:
     llm.mkdir(parents=True)
     (llm / "v.yaml").write_text(
         f"protocol: anthropic-messages\nbase_url: {wire.url}\napi_key: ${{VENDOR_CRED}}\n"
-        "models:\n  m: {context_window: 100000}\n"
+        "models:\n  m: {context_window: 100000}\n" + vendor_extra
     )
     seen = len(wire.requests)
     wire.enqueue(anthropic_reply(anthropic_tool_use("bash", {"command": command})))

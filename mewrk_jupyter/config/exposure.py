@@ -37,11 +37,16 @@ class Exposure:
     # Variables a safety level keeps in the environment of the commands the engine starts (its `keep`
     # overrides the filter that hides credentials from them).
     passed: tuple[str, ...] = ()
+    # What a safety level's `sandbox:` opens to the commands: no sandbox, or folders outside the workspace.
+    unconfined: tuple[str, ...] = ()
 
     @property
     def needs_trust(self) -> bool:
-        """Whether anything here reaches beyond the folder: a server, a secret, a header or a command."""
-        return bool(self.servers or self.secrets or self.headers or self.commands or self.passed)
+        """Whether anything here reaches beyond the folder: a server, a secret, a header, a command, or a
+        command let out of its sandbox."""
+        return bool(
+            self.servers or self.secrets or self.headers or self.commands or self.passed or self.unconfined
+        )
 
     def summary(self) -> str:
         """What the folder would do, in one clause: "send requests to …, with the secrets …, and run …"."""
@@ -59,6 +64,8 @@ class Exposure:
             parts.append(f"run the {noun} {_listed(self.commands)}")
         if self.passed:
             parts.append(f"pass the environment variables {_listed(self.passed)} to the commands it runs")
+        if self.unconfined:
+            parts.append(f"let the commands it runs {_listed(self.unconfined)}")
         if self.unasked:
             parts.append(f"let the model run {_listed(self.unasked)} without asking")
         return _listed(tuple(parts))
@@ -95,7 +102,16 @@ def exposure_of(config: Config) -> Exposure:
         headers += [f"{header} ({where})" for header in server.headers]
     unasked = []
     passed = []
+    unconfined = []
     for level, policy in config.policies.items():
+        where = f"policy/{level}.yaml"
+        sandbox = policy.sandbox
+        if sandbox.mode == "off":
+            unconfined.append(f"run outside the sandbox ({where}, sandbox: off)")
+        if sandbox.read:
+            unconfined.append(f"read {_listed(tuple(sandbox.read))} ({where}, sandbox.read)")
+        if sandbox.write:
+            unconfined.append(f"change {_listed(tuple(sandbox.write))} ({where}, sandbox.write)")
         if policy.environment.keep:
             passed.append(
                 f"{_listed(tuple(policy.environment.keep))} (policy/{level}.yaml, environment.keep)"
@@ -108,7 +124,13 @@ def exposure_of(config: Config) -> Exposure:
         if acting:
             unasked.append(f"{_listed(tuple(acting))} (policy/{level}.yaml)")
     return Exposure(
-        tuple(servers), tuple(secrets), tuple(headers), tuple(commands), tuple(unasked), tuple(passed)
+        tuple(servers),
+        tuple(secrets),
+        tuple(headers),
+        tuple(commands),
+        tuple(unasked),
+        tuple(passed),
+        tuple(unconfined),
     )
 
 

@@ -10,6 +10,7 @@ from .agents import check_tool_list
 from .base import ConfigModel, file_stem
 from .environment import EnvironmentPolicy
 from .problems import invalid
+from .sandbox import SandboxPolicy
 
 Tier = Literal["allow", "ask", "deny"]
 TIERS: tuple[Tier, ...] = ("allow", "ask", "deny")
@@ -26,6 +27,8 @@ class PolicyConfig(ConfigModel):
     deny: list[str] = []
     # What the commands started at this level see of the kernel's environment variables.
     environment: EnvironmentPolicy = EnvironmentPolicy()
+    # Where those commands run: confined out of sight of the kernel's processes, and what they may touch.
+    sandbox: SandboxPolicy = SandboxPolicy()
 
     @field_validator("allow", "ask", "deny")
     @classmethod

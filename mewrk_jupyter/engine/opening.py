@@ -13,6 +13,7 @@ from typing import Any
 
 from ..cards.models import Card
 from ..cards.order import key_between
+from ..config import Config
 from ..config.skills import read_skill
 from ..errors import SessionNotFound
 from ..providers.registry import config_for, resolve
@@ -25,6 +26,7 @@ from .configure import check_async_tools, check_compaction, check_reasoning
 from .notebook import read_notebook
 from .settings import SessionSettings, parse_settings, stored_names
 from .turns.policy import plan_message, policy_for
+from .turns.secrets import sandbox_at
 from .unbuilt import unbuilt_notices
 from .workspace import Workspace
 
@@ -91,12 +93,30 @@ def new_start(
     for name in parsed.skills:
         read_skill(ws.home, name)  # and a skill that does not exist or cannot be read
     notices += unbuilt_notices(config, parsed.agent, agent_of(config, parsed.agent), parsed.model)
+    sandbox = sandbox_notice(ws, config, parsed)
+    if sandbox is not None:
+        notices.append(sandbox)
     cards: list[Card] = []
     if start.system_prompt is not None:
         cards.append(start.system_prompt)
     if parsed.plan_mode:  # its guidance is a card, so a branch or fork carries it
         cards.append(plan_message(True))
     return parsed, keyed(cards), notices
+
+
+def sandbox_notice(ws: Workspace, config: Config, parsed: SessionSettings) -> str | None:
+    """The sentence a new session says when the commands it may start (bash, the language server, a
+    command tool, a hook, a stdio MCP server) are less confined here than they could be."""
+    agent = agent_of(config, parsed.agent)
+    tools = set(agent.tools) if agent is not None and agent.tools is not None else {"bash", "lsp"}
+    runs = (
+        bool(tools & {"bash", "lsp", *config.tools})
+        or bool(config.hooks)
+        or any(server.command is not None for server in config.mcp.values())
+    )
+    if not runs:
+        return None
+    return sandbox_at(ws, parsed.safety_level).notice(parsed.safety_level)
 
 
 def imported_start(

@@ -20,7 +20,8 @@ from .base import Tool, ToolFailure, object_schema
 from .files import read_text
 from .lsp_client import REQUEST_TIMEOUT, LspClient
 from .paths import Workspace
-from .shell import Environment
+from .sandbox import Sandbox
+from .shell import Confinement, Environment
 
 # The command that starts the server; pass another to ToolRegistry.build(lsp_command=...).
 LSP_COMMAND: tuple[str, ...] = ("jedi-language-server",)
@@ -54,9 +55,16 @@ def _hover_text(contents: Any) -> str:
 class LspTool:
     """The `lsp` tool of one registry, owning that registry's language server process."""
 
-    def __init__(self, ws: Workspace, environment: Environment, command: Sequence[str] = LSP_COMMAND) -> None:
+    def __init__(
+        self,
+        ws: Workspace,
+        environment: Environment,
+        command: Sequence[str] = LSP_COMMAND,
+        sandbox: Confinement | None = None,
+    ) -> None:
         self.ws = ws
         self.environment = environment
+        self.sandbox = sandbox or (lambda: Sandbox(ws.root, protected=tuple(ws.protected)))
         self.command = tuple(command)
         self._client: LspClient | None = None
         # One call at a time: the server is shared and documents are synced per call.
@@ -116,7 +124,10 @@ class LspTool:
         argv = find_server(self.command)
         if argv is None:
             raise ToolFailure(NOT_INSTALLED)
-        self._client = LspClient(argv, self.ws.root, self.environment())
+        env = self.environment()
+        # Confined as a command is (SandboxRefused where a sandbox is required and missing).
+        confined = self.sandbox().command(argv, self.ws.root, env, files=argv[:1])
+        self._client = LspClient(confined, self.ws.root, env)
         return self._client
 
     def _position(self, params: dict[str, Any], text: str, shown: str) -> dict[str, int]:

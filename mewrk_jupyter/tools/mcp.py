@@ -27,6 +27,7 @@ from .base import Tool, ToolResult
 from .kernel_capture import MAX_IMAGE_BYTES, MAX_IMAGES
 from .mcp_client import McpConnection, ServerState
 from .mcp_shared import SHARED, STOP_WAIT, SharedServers
+from .sandbox import Sandbox
 
 if TYPE_CHECKING:
     import mcp_types
@@ -78,21 +79,30 @@ class McpServers:
         self._closed = False
 
     def sync(
-        self, configs: Mapping[str, McpServerConfig], wait: bool = True, cancel: threading.Event | None = None
+        self,
+        configs: Mapping[str, McpServerConfig],
+        wait: bool = True,
+        cancel: threading.Event | None = None,
+        sandbox: Sandbox | None = None,
     ) -> None:
-        """Use exactly the servers of `configs`: hold new or changed ones (started if no other session of
-        the workspace runs them; waited for, up to each one's startup_timeout, when `wait`), let the others
-        go. A failed server is started again only once its file changes; `cancel` (the turn's Stop) ends
-        the wait, not the start."""
+        """Use exactly the servers of `configs`, each stdio one in `sandbox`: hold new or changed ones
+        (started if no other session of the workspace runs them; waited for, up to each one's
+        startup_timeout, when `wait`), let the others go. A failed server is started again only once its
+        file or sandbox changes; `cancel` (the turn's Stop) ends the wait, not the start."""
+        sandbox = sandbox if sandbox is not None else Sandbox(self.root)
         with self._lock:
             if self._closed:
                 return
-            gone = [n for n, c in self._servers.items() if configs.get(n) != c.config or c.state == "stopped"]
+            gone = [
+                n
+                for n, c in self._servers.items()
+                if configs.get(n) != c.config or c.sandbox != sandbox or c.state == "stopped"
+            ]
             for name in gone:
                 self._let_go(name)
             for name, config in sorted(configs.items()):
                 if name not in self._servers:
-                    connection = self._shared.hold(self.root, name, config, id(self), self._failed)
+                    connection = self._shared.hold(self.root, name, config, id(self), self._failed, sandbox)
                     if connection is None:  # the process is exiting
                         continue
                     self._servers[name] = connection

@@ -7,6 +7,7 @@ the kernel's; what it writes to stderr is kept in a file of its own, and its las
 
 from __future__ import annotations
 
+import errno
 import functools
 import importlib
 import math
@@ -22,6 +23,7 @@ import anyio
 
 from ..config.mcp import McpServerConfig
 from ..errors import ConfigError
+from .sandbox import Sandbox, SandboxRefused, findable
 
 if TYPE_CHECKING:  # the SDK is imported when a server starts: a session without one never pays for it
     import mcp_types
@@ -37,11 +39,18 @@ class McpConnection:
     """One configured server: its state, the reason it failed, its tools, and calls of them."""
 
     def __init__(
-        self, name: str, config: McpServerConfig, root: Path, on_failure: Callable[[McpConnection], None]
+        self,
+        name: str,
+        config: McpServerConfig,
+        root: Path,
+        on_failure: Callable[[McpConnection], None],
+        sandbox: Sandbox | None = None,
     ):
         self.name = name
         self.config = config
         self.root = root
+        # Where a stdio server's process runs, as the commands of the session's safety level do.
+        self.sandbox = sandbox if sandbox is not None else Sandbox(root)
         self.state: ServerState = "starting"
         self.reason: str | None = None
         self.tools: list[mcp_types.Tool] = []
@@ -82,7 +91,7 @@ class McpConnection:
                         "its process exited" if self.config.command is not None else "the connection closed"
                     )
                     self._fail(gone + self._stderr_tail())
-            except ConfigError as exc:
+            except (ConfigError, SandboxRefused) as exc:
                 self._fail(str(exc))
             except Exception as exc:  # whatever the transport or the server raised: said, never raised
                 self._fail(self._describe(exc))
@@ -136,9 +145,14 @@ class McpConnection:
 
         config = self.config
         if config.command is not None:
-            params = StdioServerParameters(
-                command=config.command, args=config.resolve_args(), env=config.resolve_env(), cwd=self.root
-            )
+            env = config.resolve_env()
+            path = {"PATH": os.environ.get("PATH", ""), **env}
+            if not findable(config.command, path):
+                raise FileNotFoundError(errno.ENOENT, "not found", config.command)
+            argv = [config.command, *config.resolve_args()]
+            # The server's own script (an absolute path among its words) is shown to it read-only.
+            argv = self.sandbox.command(argv, self.root, path, argv)
+            params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=self.root)
             return self._watched(stdio_client(params, errlog=self._stderr))
         http = create_mcp_http_client(headers=config.resolve_headers() or None)
         return self._watched(streamable_http_client(str(config.url), http_client=http), http)

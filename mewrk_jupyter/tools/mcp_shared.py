@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ..config.mcp import McpServerConfig
 from .mcp_client import McpConnection
+from .sandbox import Sandbox
 
 STOP_WAIT = 8.0  # seconds a stop waits for the SDK's own shutdown of a server (stdin, TERM, KILL)
 
@@ -44,21 +45,33 @@ class SharedServers:
         self._closed = False
 
     def hold(
-        self, root: Path, name: str, config: McpServerConfig, holder: int, told: Holder
+        self,
+        root: Path,
+        name: str,
+        config: McpServerConfig,
+        holder: int,
+        told: Holder,
+        sandbox: Sandbox | None = None,
     ) -> McpConnection | None:
-        """The server `name` of the workspace `root` as `config` describes it, for the session `holder`:
-        the running one (perhaps failed), or one started now (an older one of another configuration is
-        ended first); `told` hears when it fails. None once the process is exiting."""
+        """The server `name` of the workspace `root` as `config` describes it, in `sandbox`, for the
+        session `holder`: the running one (perhaps failed), or one started now (an older one of another
+        configuration or sandbox is ended first); `told` hears when it fails. None once the process is
+        exiting."""
+        sandbox = sandbox if sandbox is not None else Sandbox(root)
         with self._lock:
             if self._closed:
                 return None
             key = (root, name)
             held = self._held.get(key)
-            if held is not None and (held.connection.config != config or held.connection.state == "stopped"):
+            if held is not None and (
+                held.connection.config != config
+                or held.connection.sandbox != sandbox
+                or held.connection.state == "stopped"
+            ):
                 self._end(key)
                 held = None
             if held is None:
-                connection = McpConnection(name, config, root, self._failed)
+                connection = McpConnection(name, config, root, self._failed, sandbox)
                 run = asyncio.run_coroutine_threadsafe(connection.serve(), self.loop())
                 held = self._held[key] = _Held(connection, run)
             held.holders[holder] = told

@@ -16,9 +16,10 @@ from .files import file_tools
 from .kernel import KERNEL_TOOLS, kernel_tools
 from .lsp import LSP_COMMAND, LspTool
 from .paths import Workspace
+from .sandbox import Sandbox
 from .schema import check_params
 from .search import search_tools
-from .shell import Environment, bash_tool, command_tool
+from .shell import Confinement, Environment, bash_tool, command_tool
 
 BUILTIN_TOOLS = ("ls", "read", "grep", "find", "write", "edit", "bash", "lsp")
 # Tools that only look: running one again gives the same answer for the same files (T6).
@@ -52,6 +53,7 @@ class ToolRegistry:
         lsp_command: Sequence[str] = LSP_COMMAND,
         protected: Sequence[Path] = (),
         environment: Environment | None = None,
+        sandbox: Confinement | None = None,
         extra: Sequence[Tool] = (),
         redact: Redact = no_redaction,
     ) -> ToolRegistry:
@@ -61,18 +63,22 @@ class ToolRegistry:
 
         `write` and `edit` refuse paths inside the `protected` folders (the configuration folder).
         Commands (bash, command tools, the language server) run in `environment()`; without one, in the
-        environment the `default` safety level of `config` allows. `redact` hides known secrets in a result
+        environment the `default` safety level of `config` allows; and in `sandbox()`, without one in the
+        default sandbox with the `protected` folders read-only. `redact` hides known secrets in a result
         before it is cut to the output limit.
         """
         ws = Workspace(root, protected)
         environment = environment or _default_environment(config)
-        lsp = LspTool(ws, environment, lsp_command)
+        if sandbox is None:
+            default = Sandbox(ws.root, protected=tuple(ws.protected))
+            sandbox = lambda: default  # noqa: E731
+        lsp = LspTool(ws, environment, lsp_command, sandbox)
         available = {
             tool.name: tool
             for tool in (
                 *file_tools(ws),
                 *search_tools(ws),
-                bash_tool(ws.root, environment, redact),
+                bash_tool(ws.root, environment, redact, sandbox),
                 lsp.tool(),
             )
         }
@@ -80,7 +86,7 @@ class ToolRegistry:
         available.update((tool.name, tool) for tool in kernel_tools(redact=redact))
         # A file named as a built-in was left out as it was read (config.tools.ENGINE_DECLARED).
         for name, tool_config in (config.tools if config else {}).items():
-            available[name] = command_tool(tool_config, ws.root, environment, redact)
+            available[name] = command_tool(tool_config, ws.root, environment, redact, sandbox)
         ordered = [*BUILTIN_TOOLS, *(name for name in available if name not in BUILTIN_TOOLS)]
         if enabled is not None:
             unknown = [name for name in enabled if name not in available and name not in KERNEL_TOOLS]

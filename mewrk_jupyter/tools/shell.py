@@ -1,9 +1,11 @@
 """`bash` and the command tools of `.mewrk/tools/*.yaml`: a subprocess in the workspace, stoppable.
 
-Each command runs in a process group of its own, so a timeout or a stop kills everything it started,
-and nothing it left running in the background outlives the call (it would hold the output pipe open).
-Its environment is the one the safety level allows (`Environment`), asked for at each start so that a
-variable set in the kernel meanwhile is filtered too.
+Each command runs in the sandbox of its safety level (`tools/sandbox.py`), whose PID namespace ends
+everything it started when it ends or is stopped, so nothing it left running in the background outlives
+the call (it would hold the output pipe open); without one, in a process group of its own, and the
+processes that left the group (`setsid`) are found by a mark in their environment. Its environment is
+the one the safety level allows (`Environment`), asked for at each start so that a variable set in the
+kernel meanwhile is filtered too.
 """
 
 from __future__ import annotations
@@ -17,12 +19,14 @@ import signal
 import subprocess
 import threading
 import time
+import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
 from ..config.tools import ToolConfig
 from .base import MAX_CHARS, Redact, Tool, ToolResult, no_redaction, object_schema, truncate
+from .sandbox import Sandbox, SandboxRefused, findable
 
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 600.0
@@ -34,6 +38,10 @@ _DRAIN_SECONDS = 2.0
 
 # Gives the environment variables a command may see, now (config.command_environment under a policy).
 Environment = Callable[[], Mapping[str, str]]
+# Gives the sandbox a command starts in, now (its safety level's `sandbox:`, the folder's trust).
+Confinement = Callable[[], Sandbox]
+# The variable that marks every process of one unconfined command, so that Stop finds them all.
+MARK = "MEWRK_COMMAND"
 
 
 def kill_group(process: subprocess.Popen[bytes]) -> None:
@@ -42,6 +50,24 @@ def kill_group(process: subprocess.Popen[bytes]) -> None:
         os.killpg(process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def kill_marked(mark: str) -> None:
+    """Kill every process whose environment carries `MARK=mark`: what an unconfined command started and
+    moved out of its process group (`setsid`, a daemon), found in /proc where there is one."""
+    needle = f"{MARK}={mark}".encode()
+    try:
+        pids = [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as environ:
+                if needle not in environ.read().split(b"\0"):
+                    continue
+            os.kill(pid, signal.SIGKILL)
+        except OSError:  # gone, or not ours to read
+            continue
 
 
 class _Output:
@@ -89,13 +115,28 @@ def run_process(
     cancel: threading.Event | None = None,
     env: Mapping[str, str] | None = None,
     redact: Redact = no_redaction,
+    sandbox: Sandbox | None = None,
 ) -> ToolResult:
     """Run `argv` in `cwd` with stdout and stderr combined; stop it on timeout or when `cancel` is set;
     `redact` hides known secrets in its output before the output is cut to the limit.
 
     `env` is the whole environment of the process; None inherits the kernel's (only for callers that
-    run no command of the model's or the configuration's).
+    run no command of the model's or the configuration's). `sandbox` confines it (None: not confined,
+    for the same callers).
     """
+    mark = None
+    if sandbox is not None:
+        # Said here as an unconfined start says it, rather than by the sandbox's own program.
+        environ = os.environ if env is None else env
+        if not findable(argv[0], environ):
+            return ToolResult(text=f"Could not start `{argv[0]}`: No such file or directory.", is_error=True)
+        try:
+            argv = sandbox.command(argv, cwd, os.environ if env is None else env)
+        except SandboxRefused as exc:
+            return ToolResult(text=str(exc), is_error=True)
+        if sandbox.kind == "none":
+            mark = uuid.uuid4().hex
+            env = {**(os.environ if env is None else env), MARK: mark}
     try:
         process = subprocess.Popen(
             argv,
@@ -137,11 +178,15 @@ def run_process(
                 if eof:
                     break
                 kill_group(process)
+                if mark is not None:
+                    kill_marked(mark)
                 drain_until = now + _DRAIN_SECONDS
     finally:
         selector.close()
         process.stdout.close()
         kill_group(process)
+        if mark is not None:
+            kill_marked(mark)
         code = process.wait()
     result = output.result(redact)
     if stopped:
@@ -157,12 +202,17 @@ def run_process(
     return ToolResult(text=text, is_error=True, truncated=result.truncated)
 
 
-def bash_tool(root: Path, environment: Environment, redact: Redact = no_redaction) -> Tool:
-    """The `bash` tool: `bash -c command` in the workspace root, in the environment the policy allows."""
+def bash_tool(
+    root: Path, environment: Environment, redact: Redact = no_redaction, sandbox: Confinement | None = None
+) -> Tool:
+    """The `bash` tool: `bash -c command` in the workspace root, in the environment and the sandbox the
+    policy gives."""
+    confinement = sandbox or (lambda: Sandbox(root))
 
     def handler(params: dict[str, Any], cancel: threading.Event | None) -> ToolResult:
         argv = ["bash", "-c", params["command"]]
-        return run_process(argv, root, tool.time_limit(params), cancel, environment(), redact)
+        limit = tool.time_limit(params)
+        return run_process(argv, root, limit, cancel, environment(), redact, confinement())
 
     schema = object_schema(
         {
@@ -219,13 +269,20 @@ def command_argv(config: ToolConfig, params: dict[str, Any]) -> list[str]:
 
 
 def command_tool(
-    config: ToolConfig, root: Path, environment: Environment, redact: Redact = no_redaction
+    config: ToolConfig,
+    root: Path,
+    environment: Environment,
+    redact: Redact = no_redaction,
+    sandbox: Confinement | None = None,
 ) -> Tool:
-    """A tool declared in `.mewrk/tools/<name>.yaml`, run in the workspace root, in the allowed environment."""
+    """A tool declared in `.mewrk/tools/<name>.yaml`, run in the workspace root, in the allowed environment
+    and sandbox."""
     timeout = config.timeout or DEFAULT_TIMEOUT
+    confinement = sandbox or (lambda: Sandbox(root))
 
     def handler(params: dict[str, Any], cancel: threading.Event | None) -> ToolResult:
-        return run_process(command_argv(config, params), root, timeout, cancel, environment(), redact)
+        argv = command_argv(config, params)
+        return run_process(argv, root, timeout, cancel, environment(), redact, confinement())
 
     return Tool(
         config.name,

@@ -13,6 +13,7 @@ from mewrk_jupyter.config import (
     secret_values,
     validate_file,
 )
+from mewrk_jupyter.config.sandbox import SandboxPolicy
 from mewrk_jupyter.errors import ConfigError
 
 ENVIRON = {
@@ -129,3 +130,44 @@ def test_the_redactor_replaces_known_values_and_leaves_short_ones():
     untouched = {"a": "nothing here"}
     assert redactor.data(untouched) is untouched
     assert not Redactor(["short"]) and Redactor().text("x") == "x"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", SandboxPolicy()),
+        ("sandbox: required", SandboxPolicy(mode="required")),
+        ("sandbox: off", SandboxPolicy(mode="off")),  # YAML's boolean, read as the word
+        ("sandbox: {mode: off}", SandboxPolicy(mode="off")),
+        (
+            "sandbox: {read: [~/data, /srv/x], write: [/tmp/out]}",
+            SandboxPolicy(read=["~/data", "/srv/x"], write=["/tmp/out"]),
+        ),
+    ],
+)
+def test_the_sandbox_field_of_a_policy_file(text, expected):
+    assert validate_file("policy", f"safety_level: default\n{text}\n", name="default").sandbox == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "sentence"),
+    [
+        (
+            "sandbox: strict",
+            "policy/default.yaml: sandbox.mode: input should be 'auto', 'required' or 'off'",
+        ),
+        (
+            "sandbox: {read: [data]}",
+            "policy/default.yaml: sandbox.read: 'data' is not an absolute path (write it from / or from ~); "
+            "the workspace itself is always writable",
+        ),
+        (
+            "sandbox: {mdoe: off}",
+            "policy/default.yaml: unknown field 'sandbox.mdoe' (allowed: mode, read, write)",
+        ),
+    ],
+)
+def test_a_bad_sandbox_field_is_refused_with_a_sentence(text, sentence):
+    with pytest.raises(ConfigError) as caught:
+        validate_file("policy", f"safety_level: default\n{text}\n", name="default")
+    assert str(caught.value) == sentence

@@ -23,7 +23,7 @@ EMPTY = "the file holds no YAML content (empty or only comments)"
         (
             "policy",
             "strict",
-            "policy 'strict' lacks 'safety_level' (optional: allow, ask, deny, environment)",
+            "policy 'strict' lacks 'safety_level' (optional: allow, ask, deny, environment, sandbox)",
         ),
         (
             "tools",

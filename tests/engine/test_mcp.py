@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import mewrk_jupyter as mw
-from tests.conftest import alive, forget_process_state, run_python, wait_for
+from tests.conftest import alive, forget_process_state, processes_with, run_python, wait_for
 from tests.magics.conftest import ip, mewrk  # noqa: F401  (the fixtures)
 from tests.ports import free_port
 from tests.providers.conftest import wire_server  # noqa: F401  (the fixture)
@@ -315,7 +315,8 @@ def test_a_server_that_dies_between_turns_is_told_before_the_next_request(worksp
     pid_file = stdio_server(workspace)
     s = mw.Session.new(model="a/m")
     assert [x.state for x in s.mcp_servers()] == ["running"]
-    os.kill(int(pid_file.read_text()), 9)  # the test's own server process
+    [pid] = processes_with("PID_FILE", str(pid_file))  # the test's own server process
+    os.kill(pid, 9)
     wait_for(lambda: s.mcp_servers()[0].state == "failed")
     vendor.enqueue(anthropic_reply("Noted."))
     assert s.send("still there?").state == "done"

@@ -12,7 +12,7 @@ import nbformat
 from nbclient import NotebookClient
 
 import mewrk_jupyter as mw
-from tests.conftest import forget_process_state, wait_for
+from tests.conftest import forget_process_state, processes_with, wait_for
 
 from .test_mcp import SERVER, mcp_file
 
@@ -32,6 +32,11 @@ def counted_server(workspace: Path, extra: str = "") -> Path:
 
 def starts(log: Path) -> list[int]:
     return [int(line) for line in log.read_text().split()] if log.exists() else []
+
+
+def running(log: Path) -> list[int]:
+    """The server processes of `log` running now (their ids outside their sandbox)."""
+    return processes_with("START_LOG", str(log))
 
 
 def alive(pid: int) -> bool:
@@ -67,14 +72,15 @@ def test_the_sessions_of_a_notebook_kernel_share_one_server_process(workspace: P
         shown = "".join(out.get("data", {}).get("text/markdown", "") for out in cell.outputs)
         assert "running, 4 tools" in shown
     assert len(starts(log)) == 1
-    wait_for(lambda: not alive(starts(log)[0]))  # the kernel is gone, and so is its server
+    wait_for(lambda: not running(log))  # the kernel is gone, and so is its server
 
 
 def test_two_sessions_call_one_process_which_ends_with_the_last_of_them(workspace: Path):
     log = counted_server(workspace)
     first, second = mw.Session.new(title="first"), mw.Session.new(title="second")
     assert [x.state for x in first.mcp_servers()] == [x.state for x in second.mcp_servers()] == ["running"]
-    [pid] = starts(log)
+    assert len(starts(log)) == 1
+    [pid] = running(log)
     assert added(first, 1, 2) == "3" and added(second, 20, 22) == "42"
 
     del first
@@ -82,7 +88,7 @@ def test_two_sessions_call_one_process_which_ends_with_the_last_of_them(workspac
     gc.collect()
     assert alive(pid)  # the second session still uses it
     assert added(second, 2, 2) == "4"
-    assert starts(log) == [pid]
+    assert len(starts(log)) == 1 and running(log) == [pid]
 
     del second
     forget_process_state()
@@ -96,14 +102,16 @@ def test_a_changed_file_ends_the_old_server_for_every_session_and_a_lost_trust_e
     log = counted_server(workspace)
     first, second = mw.Session.new(title="first"), mw.Session.new(title="second")
     first.mcp_servers(), second.mcp_servers()
-    [old] = starts(log)
+    assert len(starts(log)) == 1
+    [old] = running(log)
 
     counted_server(workspace, ", GREETING: changed")  # the person edits the file, and trusts it again
     assert [x.state for x in first.mcp_servers()] == ["running"]
     wait_for(lambda: not alive(old))
-    [_, new] = starts(log)
+    assert len(starts(log)) == 2
+    [new] = running(log)
     assert [x.state for x in second.mcp_servers()] == ["running"]  # the same new process, not a third
-    assert added(second, 1, 1) == "2" and starts(log) == [old, new]
+    assert added(second, 1, 1) == "2" and len(starts(log)) == 2 and running(log) == [new]
 
     # An edit without trusting again: the folder is not trusted, and its server ends for both sessions.
     (workspace / ".mewrk" / "mcp" / "calc.yaml").write_text(

@@ -42,6 +42,16 @@ def vendor(workspace: Path, server: WireServer, extra: str = "") -> None:
     mw.trust(workspace)  # the person wrote these files: the folder may use them
 
 
+def unconfined(workspace: Path) -> None:
+    """The person turns the commands' sandbox off, which hides a secret file from them: the redactor is
+    then the line that holds, as these tests show."""
+    policies = workspace / ".mewrk" / "policy"
+    policies.mkdir(parents=True, exist_ok=True)
+    (policies / "default.yaml").write_text(
+        "safety_level: default\nallow: [ls, read, grep, find]\nask: [bash]\nsandbox: off\n"
+    )
+
+
 def store_bytes(workspace: Path) -> bytes:
     """Every byte of the store on disk: the database and its write-ahead log."""
     return b"".join(p.read_bytes() for p in (workspace / ".mewrk").glob("mewrk.db*"))
@@ -90,6 +100,7 @@ def test_a_known_secret_that_still_shows_up_in_a_tool_result_is_redacted(
     # file in the workspace happens to hold: both values are known, so neither goes out.
     key_file = tmp_path / "token.txt"
     key_file.write_text("file-secret-0f1e2d3c4b5a\n")
+    unconfined(workspace)
     vendor(workspace, wire_server, extra=f"headers:\n  X-Token: '@file:{key_file}'\n")
     (workspace / "notes.txt").write_text(f"the key is {ANTHROPIC_KEY}\n")
     wire_server.enqueue(anthropic_reply(anthropic_tool_use("read", {"path": "notes.txt"})))
@@ -191,9 +202,9 @@ def test_a_reply_that_quotes_a_key_is_redacted_in_the_run_log_and_the_history(
     assert leaks(wire_server.requests[-1].raw_body) == []
 
 
-def test_the_kernel_s_own_environment_read_from_proc_is_redacted(workspace, monkeypatch):
-    # The filter cannot keep a command from reading its parent's environment as the kernel started;
-    # the values are known, so they are hidden before anything is stored or sent.
+def test_the_kernel_s_own_environment_is_out_of_reach_of_a_command_in_its_sandbox(workspace, monkeypatch):
+    # The filter cannot keep an unconfined command from reading its parent's environment as the kernel
+    # started; in its sandbox's PID namespace the parent is the sandbox's own first process.
     monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
     policies = workspace / ".mewrk" / "policy"
     policies.mkdir(parents=True)
@@ -208,8 +219,9 @@ def test_the_kernel_s_own_environment_read_from_proc_is_redacted(workspace, monk
         workspace,
     )
     assert kernel.returncode == 0, kernel.stderr
-    assert "ANTHROPIC_API_KEY=[redacted]" in store_bytes(workspace).decode("utf-8", "replace")
-    assert leaks(store_bytes(workspace)) == []
+    stored = store_bytes(workspace)
+    assert b"ANTHROPIC_API_KEY" not in stored and b"[redacted]" not in stored
+    assert leaks(stored) == []
 
 
 def test_a_secret_on_a_line_longer_than_the_output_limit_shows_none_of_itself_where_bash_cuts_it(
@@ -220,6 +232,7 @@ def test_a_secret_on_a_line_longer_than_the_output_limit_shows_none_of_itself_wh
 ):
     key_file = tmp_path / "token.txt"
     key_file.write_text("file-secret-0f1e2d3c4b5a\n")
+    unconfined(workspace)
     vendor(workspace, wire_server, extra=f"headers:\n  X-Token: '@file:{key_file}'\n")
     # One line of 29,990 characters and the key: the output limit (30,000) falls inside the key.
     command = f"printf '%029990d' 0; cat {key_file}"

@@ -71,25 +71,43 @@ def test_the_language_server_gets_the_filtered_environment(ws, keys):
     with ToolRegistry.build(ws, load_config(home)) as tools:
         assert not tools.run("lsp", {"action": "diagnostics", "path": "a.py"}).is_error
         environ = server_environment()
-    assert environ == command_environment(policy, home)
+    # The sandbox puts the kernel's Python first on PATH and sets PWD to the folder it starts in; every
+    # other variable is the filtered set.
+    expected = command_environment(policy, home)
+    for name in ("PATH", "PWD"):
+        environ.pop(name, None)
+        expected.pop(name, None)
+    assert environ == expected
     assert "ANTHROPIC_API_KEY" not in environ and "VENDOR_CRED" not in environ
 
 
 def server_environment() -> dict[str, str]:
-    """The environment of the language server this process started last, read from /proc (an earlier
-    test's session may keep its own server running)."""
-    found: list[tuple[int, bytes]] = []
+    """The environment of the language server this process started last (in its sandbox, a grandchild),
+    read from /proc (an earlier test's session may keep its own server running)."""
+    parents: dict[int, int] = {}
+    servers: list[tuple[int, int, bytes]] = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            parents[int(entry.name)] = int(fields[1])
             command = (entry / "cmdline").read_bytes()
-            if int(fields[1]) != os.getpid() or b"jedi-language-server" not in command:
+            if command.startswith(b"bwrap") or b"jedi-language-server" not in command:
                 continue
-            found.append((int(fields[19]), (entry / "environ").read_bytes()))  # its start time, in ticks
+            # Its start time, in ticks.
+            servers.append((int(fields[19]), int(entry.name), (entry / "environ").read_bytes()))
         except (OSError, ValueError, IndexError):
             continue
+
+    def ours(pid: int) -> bool:
+        while pid > 1:
+            pid = parents.get(pid, 0)
+            if pid == os.getpid():
+                return True
+        return False
+
+    found = [(started, raw) for started, pid, raw in servers if ours(pid)]
     if not found:
         raise AssertionError("no language server process was found")
     raw = max(found)[1]

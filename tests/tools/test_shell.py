@@ -6,16 +6,12 @@ import threading
 from pathlib import Path
 
 from mewrk_jupyter.tools import ToolRegistry, ToolResult
-from tests.conftest import wait_for
+from tests.conftest import sleeping, wait_for
 
 
-def _gone(pid: int) -> bool:
-    """True once the process no longer runs (reaped, or a zombie waiting to be)."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except FileNotFoundError:
-        return True
-    return "State:\tZ" in status
+def _gone(seconds: str) -> bool:
+    """True once no `sleep <seconds>` runs (reaped, or a zombie waiting to be)."""
+    return not sleeping(seconds)
 
 
 def test_bash_runs_in_the_workspace_root(registry: ToolRegistry, ws: Path):
@@ -34,20 +30,17 @@ def test_bash_with_no_output(registry: ToolRegistry):
 
 
 def test_bash_timeout_kills_the_whole_process_group(registry: ToolRegistry, ws: Path):
-    result = registry.run(
-        "bash", {"command": "sleep 300 & echo $! > child.pid; echo started; wait", "timeout": 1}
-    )
+    result = registry.run("bash", {"command": "sleep 300.01 & echo started; wait", "timeout": 1})
     assert result == ToolResult(
         text="started\n[timed out: the command was stopped after 1 seconds]", is_error=True
     )
-    child = int((ws / "child.pid").read_text())
-    wait_for(lambda: _gone(child))
+    wait_for(lambda: _gone("300.01"))
 
 
 def test_bash_stops_promptly_when_cancelled(registry: ToolRegistry, ws: Path):
     cancel = threading.Event()
     results: list[ToolResult] = []
-    command = "sleep 300 & echo $! > child.pid; touch started; wait"
+    command = "sleep 300.02 & touch started; wait"
     worker = threading.Thread(
         target=lambda: results.append(registry.run("bash", {"command": command}, cancel))
     )
@@ -58,14 +51,14 @@ def test_bash_stops_promptly_when_cancelled(registry: ToolRegistry, ws: Path):
     assert results == [
         ToolResult(text="[stopped: the command was stopped before it finished]", is_error=True)
     ]
-    wait_for(lambda: _gone(int((ws / "child.pid").read_text())))
+    wait_for(lambda: _gone("300.02"))
 
 
 def test_bash_does_not_wait_for_background_children(registry: ToolRegistry, ws: Path):
     # The background sleep holds the output pipe open; the call must still end when bash does.
-    result = registry.run("bash", {"command": "(sleep 300; echo late) & echo $! > child.pid; echo done"})
+    result = registry.run("bash", {"command": "(sleep 300.03; echo late) & echo done"})
     assert result == ToolResult(text="done\n")
-    wait_for(lambda: _gone(int((ws / "child.pid").read_text())))
+    wait_for(lambda: _gone("300.03"))
 
 
 def test_long_output_is_cut_by_lines_with_a_note(registry: ToolRegistry):

@@ -47,7 +47,8 @@ class Hooks:
             if cancel is not None and cancel.is_set():
                 break
             env = {**self.secrets.environment(), **self._context(event, call)}
-            result = run_process(hook.argv(), self.workspace.root, hook.timeout, cancel, env)
+            sandbox = self.secrets.sandbox()
+            result = run_process(hook.argv(), self.workspace.root, hook.timeout, cancel, env, sandbox=sandbox)
             if not result.is_error and result.text == NO_OUTPUT:
                 continue  # a hook with nothing to say adds nothing
             # A secret the command printed anyway is hidden before the model or the timeline sees it.

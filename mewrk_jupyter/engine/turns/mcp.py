@@ -38,7 +38,8 @@ class SessionMcp:
         if config is not None and config.mcp and not trust_state(config).trusted:
             self.servers.end_all()
             return
-        self.servers.sync(config.mcp if config is not None else {}, wait, cancel)
+        configs = config.mcp if config is not None else {}
+        self.servers.sync(configs, wait, cancel, self.secrets.sandbox() if configs else None)
 
     def before_request(self, cancel: threading.Event | None = None) -> list[HostMessage]:
         """Start what the configuration names, then tell the model which servers failed since it last

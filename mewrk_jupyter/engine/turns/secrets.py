@@ -13,8 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from ...config import EnvironmentPolicy, Redactor, command_environment, secret_values, trust_state
+from ...config.environment import find_references
+from ...config.sandbox import SandboxPolicy
+from ...config.trust import user_config_dir
 from ...providers.base import ModelRequest
 from ...providers.registry import config_for
+from ...tools.sandbox import Sandbox
 from ..settings import StoredSettings
 from ..workspace import Workspace
 from .policy import policy_for
@@ -59,6 +63,10 @@ class SessionSecrets:
             # Redaction runs on error paths too: it must not fail, and a broken configuration still
             # hides what the default hides.
             return EnvironmentPolicy()
+
+    def sandbox(self) -> Sandbox:
+        """Where a command the session starts runs (see `sandbox_at`)."""
+        return sandbox_at(self.workspace, self.settings.value.safety_level)
 
     def environment(self) -> dict[str, str]:
         """The environment of a command the session starts (bash, a command tool, the language server,
@@ -108,3 +116,39 @@ class SessionSecrets:
         if not redactor.found_in(dumped, OPAQUE_FIELDS):
             return request
         return ModelRequest.model_validate(redactor.data(dumped, OPAQUE_FIELDS))
+
+
+def sandbox_policy(workspace: Workspace, level: str) -> SandboxPolicy:
+    """The `sandbox:` of the safety level `level`; a folder not trusted yet may only tighten it."""
+    try:
+        config = config_for(workspace.home)
+        policy = policy_for(config, level).sandbox
+        if config is not None and not trust_state(config).trusted:
+            return policy.untrusted()
+        return policy
+    except Exception:  # a broken folder still confines its commands as the default does
+        return SandboxPolicy()
+
+
+def sandbox_at(workspace: Workspace, level: str) -> Sandbox:
+    """Where a command started at the safety level `level` runs: the workspace writable, its configuration
+    folder read-only, and the secret files, the Jupyter runtime folder and the trust records out of sight."""
+    policy = sandbox_policy(workspace, level)
+    hidden = [*find_references(workspace.home).files, user_config_dir(), _jupyter_runtime()]
+    return Sandbox(
+        workspace.root,
+        policy.mode,
+        protected=(workspace.home,),
+        read=policy.paths("read"),
+        write=policy.paths("write"),
+        hidden=tuple(path for path in hidden if path is not None),
+    )
+
+
+def _jupyter_runtime() -> Path | None:
+    """The folder of the kernels' connection files and the servers' tokens, where Jupyter says it is."""
+    try:
+        from jupyter_core.paths import jupyter_runtime_dir
+    except ImportError:
+        return None
+    return Path(jupyter_runtime_dir())

@@ -90,6 +90,7 @@ class ToolBox:
                     enabled,
                     protected=[ws.home],
                     environment=self.secrets.environment,
+                    sandbox=self.secrets.sandbox,
                     extra=extra,
                     redact=self.secrets.redact,
                 )
