@@ -39,3 +39,15 @@ def write(folder: Path, rel: str, text: str | bytes) -> Path:
     else:
         path.write_text(text)
     return path
+
+
+_wire: list = []
+
+
+def wire_server():
+    """One local Anthropic-compatible server (tests/providers/wire) for every trial of this run."""
+    if not _wire:
+        from tests.providers.wire import WireServer  # the attack put the repository on sys.path
+
+        _wire.append(WireServer().start())
+    return _wire[0]

@@ -21,6 +21,7 @@ from ..store import sessions as session_rows
 from ..store.db import Database, database
 from .admission import admit
 from .agent import agent_of, agent_start
+from .assembly.prefix import left_out
 from .configure import check_async_tools, check_compaction, check_reasoning
 from .notebook import read_notebook
 from .settings import SessionSettings, parse_settings, stored_names
@@ -91,6 +92,7 @@ def new_start(
     for name in parsed.skills:
         read_skill(ws.home, name)  # and a skill that does not exist or cannot be read
     notices += unbuilt_notices(config, parsed.agent, agent_of(config, parsed.agent), parsed.model)
+    notices += left_out(ws, parsed.memory, parsed.skills)  # an AGENTS.md linking outside, say
     cards: list[Card] = []
     if start.system_prompt is not None:
         cards.append(start.system_prompt)

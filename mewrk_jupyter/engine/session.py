@@ -107,6 +107,7 @@ class Session(StoredSession):
         parsed, cards, notices = new_start(ws, model, settings)
         warn_unbuilt(notices)
         session = cls.open(create_session(ws, title or "untitled", parsed, None, cards), workspace=ws.root)
+        session._parts.told.update(notices)  # a prefix file left out was said just now: not again
         session.run_hooks("session_start")  # what they print opens the conversation
         try:  # built now, the tools and their specs: the first send finds them ready
             session.tool_specs()
