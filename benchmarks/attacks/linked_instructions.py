@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import os
 import secrets
-import subprocess
 import sys
-import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # the wire server lives with the tests
 
-from attacks import wire_server  # noqa: E402
+from attacks import run_kernel, wire_server  # noqa: E402
 from tests.providers.wire import anthropic_reply  # noqa: E402
 
 ATTACK = "a cloned AGENTS.md, MEMORY.md or SKILL.md links to ~/.aws/credentials"
@@ -102,14 +100,7 @@ def trial(folder: Path) -> bool:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(home), "VENDOR_CRED": "cred-test-value"}
     env["MEWRK_USER_CONFIG"] = str(folder / "person-config")  # trust kept in the trial, not the machine
     env.pop("MEWRK_HOME", None)
-    kernel = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(KERNEL), "trusted" if trusted else "untrusted"],
-        cwd=ws,
-        env=env,
-        capture_output=True,
-        timeout=60,
-        check=False,
-    )
+    kernel = run_kernel(KERNEL, ws, env, "trusted" if trusted else "untrusted")
     if kernel.returncode != 0:
         print(kernel.stderr.decode(errors="replace"), file=sys.stderr)
         return False

@@ -25,6 +25,7 @@ from .assembly.prefix import left_out
 from .configure import check_async_tools, check_compaction, check_reasoning
 from .notebook import read_notebook
 from .settings import SessionSettings, parse_settings, stored_names
+from .turns.grants import grant_place
 from .turns.policy import plan_message, policy_for
 from .unbuilt import unbuilt_notices
 from .workspace import Workspace
@@ -81,6 +82,9 @@ def new_start(
     # A folder not trusted yet, or with invalid files, is said in notices rather than acted on.
     start, notices = admit(config, agent_start(config, model, settings), model_asked=model is not None)
     parsed = parse_settings(start.settings)
+    # Tools approved always from the start are approved in this folder, as its configuration stands now.
+    here = grant_place(ws)
+    parsed = parsed.model_copy(update={"approved_where": dict.fromkeys(parsed.approved_always, here)})
     # An unknown model is a clear error now, not at the first send; so are async tool calls it cannot take.
     _, info = resolve(parsed.model, ws.home)
     check_async_tools(parsed, info)
