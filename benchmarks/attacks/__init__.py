@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import textwrap
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -39,3 +42,27 @@ def write(folder: Path, rel: str, text: str | bytes) -> Path:
     else:
         path.write_text(text)
     return path
+
+
+_wire: list = []
+
+
+def wire_server():
+    """One local Anthropic-compatible server (tests/providers/wire) for every trial of this run."""
+    if not _wire:
+        from tests.providers.wire import WireServer  # the attack put the repository on sys.path
+
+        _wire.append(WireServer().start())
+    return _wire[0]
+
+
+def run_kernel(code: str, cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    """Run `code` (indented as written) in a new Python process, a kernel's stand-in, within a minute."""
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code), *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from .base import TOOL_NAME
+from .confined import LeftOut, confined
 from .problems import Problem
 from .yamlfile import MAX_FILE_BYTES, parse_yaml
 
@@ -63,6 +64,10 @@ class SkillProblem(ConfigError):
         self.problem = problem
 
 
+class SkillLeftOut(SkillProblem):
+    """A skill whose SKILL.md leads outside the configuration folder (or is no regular file): not read."""
+
+
 def read_skill(home: Path, name: str) -> Skill:
     """The skill `name`; SkillProblem names the file and what is wrong, or which skills exist."""
     rel = f"{SKILLS_FOLDER}/{name}/{SKILL_FILE}"
@@ -78,7 +83,11 @@ def read_skill(home: Path, name: str) -> Skill:
         )
     path = Path(home) / SKILLS_FOLDER / name / SKILL_FILE
     try:
-        with path.open("rb") as stream:
+        real = confined(str(path), str(home), "the file", "the configuration folder")
+    except LeftOut as exc:
+        raise SkillLeftOut(Problem(rel, None, str(exc))) from None
+    try:
+        with open(real or path, "rb") as stream:
             data = stream.read(MAX_FILE_BYTES + 1)
         text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:

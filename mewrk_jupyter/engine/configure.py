@@ -17,6 +17,7 @@ NOT_HERE = {
     "agent": "the agent is chosen when a session is made (its system prompt is the first card): "
     "start a new session with Session.new(agent=…)",
     "approved_always": "tools are approved for the rest of a session at an approval (approve always)",
+    "approved_where": "a tool's approval records the folder it was given in, at the approval itself",
     "skills": "the skills a session starts with are part of every request's prefix, chosen when it is made; "
     "give one now with s.use_skill(name)",
     "confirm_delete": "it is a preference of the configuration folder, shared by every session: "

@@ -22,9 +22,11 @@ from ..store import sessions as session_rows
 from ..store.db import Database, database
 from .admission import admit
 from .agent import agent_of, agent_start
+from .assembly.prefix import left_out
 from .configure import check_async_tools, check_compaction, check_reasoning
 from .notebook import read_notebook
 from .settings import SessionSettings, parse_settings, stored_names
+from .turns.grants import grant_place
 from .turns.policy import plan_message, policy_for
 from .turns.secrets import sandbox_at
 from .unbuilt import unbuilt_notices
@@ -82,6 +84,9 @@ def new_start(
     # A folder not trusted yet, or with invalid files, is said in notices rather than acted on.
     start, notices = admit(config, agent_start(config, model, settings), model_asked=model is not None)
     parsed = parse_settings(start.settings)
+    # Tools approved always from the start are approved in this folder, as its configuration stands now.
+    here = grant_place(ws)
+    parsed = parsed.model_copy(update={"approved_where": dict.fromkeys(parsed.approved_always, here)})
     # An unknown model is a clear error now, not at the first send; so are async tool calls it cannot take.
     _, info = resolve(parsed.model, ws.home)
     check_async_tools(parsed, info)
@@ -93,6 +98,7 @@ def new_start(
     for name in parsed.skills:
         read_skill(ws.home, name)  # and a skill that does not exist or cannot be read
     notices += unbuilt_notices(config, parsed.agent, agent_of(config, parsed.agent), parsed.model)
+    notices += left_out(ws, parsed.memory, parsed.skills)  # an AGENTS.md linking outside, say
     sandbox = sandbox_notice(ws, config, parsed)
     if sandbox is not None:
         notices.append(sandbox)

@@ -27,7 +27,7 @@ from ..cards.models import (
 from ..cards.order import key_between
 from ..config.hooks import HOOK_EVENTS
 from ..config.policy import Tier
-from ..errors import ConfigError, InvalidInput, ToolChangeHeld
+from ..errors import ConfigError, ConfigNotice, InvalidInput, ToolChangeHeld
 from ..providers.base import ModelInfo, ToolSpec
 from ..store.db import Database
 from ..tools.mcp import ServerStatus
@@ -46,6 +46,7 @@ from .subagents import SubagentCalls, chain, reach_subagents
 from .timeline.edits import TimelineEdits
 from .turns.approvals import Approvals
 from .turns.control import TurnControl
+from .turns.grants import drop_foreign_grants
 from .turns.parts import SessionParts
 from .turns.policy import announced_plan_mode, plan_message
 from .turns.run import Run
@@ -107,6 +108,7 @@ class Session(StoredSession):
         parsed, cards, notices = new_start(ws, model, settings)
         warn_unbuilt(notices)
         session = cls.open(create_session(ws, title or "untitled", parsed, None, cards), workspace=ws.root)
+        session._parts.told.update(notices)  # a prefix file left out was said just now: not again
         session.run_hooks("session_start")  # what they print opens the conversation
         try:  # built now, the tools and their specs: the first send finds them ready
             session.tool_specs()
@@ -137,6 +139,10 @@ class Session(StoredSession):
         db, row = session_row(ws, session_id)
         live: Session = OPEN.get((db.path, row["id"]), lambda: cls(ws, db, row))
         live.recover_if_orphaned()
+        # A store copied or cloned here keeps no grant given elsewhere: said once, as the grants go.
+        said = drop_foreign_grants(live.workspace, live._parts.settings)
+        if said is not None:
+            warnings.warn(said, ConfigNotice, stacklevel=2)
         return live
 
     # ---- reading and configuring ---------------------------------------------------------------
@@ -335,7 +341,7 @@ class Session(StoredSession):
         return self._copy(self._edits.rows_until(at, inclusive=False), "fork")
 
     def _copy(self, rows: list[tuple[str, Card]], suffix: str) -> Session:
-        settings = self.settings.model_copy(update={"approved_always": []}, deep=True)
+        settings = self.settings.model_copy(update={"approved_always": [], "approved_where": {}}, deep=True)
         if announced_plan_mode(card for _, card in rows) != settings.plan_mode:
             # Cut where its cards announce the other plan mode: the copy's model is told how it stands.
             rows = [

@@ -40,6 +40,16 @@ def stored_names(values: dict[str, Any]) -> dict[str, Any]:
     return found
 
 
+class GrantPlace(BaseModel):
+    """Where an "approve always" was given: the workspace's real path, and the digest of its configuration
+    files that can ask for trust (the trust record's) at that moment."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    root: str
+    digest: str
+
+
 # How hard the model thinks: the Anthropic budgets and the Responses efforts share these names.
 Reasoning = Literal["off", "low", "medium", "high"]
 
@@ -75,6 +85,9 @@ class SessionSettings(BaseModel):
     skills: list[str] = Field(default_factory=list)
     # Tools the person chose "approve always" for (A1); a branch or fork starts without them.
     approved_always: list[str] = Field(default_factory=list)
+    # Where each of them was approved: a grant is used only in that folder with that configuration, so a
+    # store copied or cloned to another folder, or a folder whose trust changed, keeps none (turns/grants.py).
+    approved_where: dict[str, GrantPlace] = Field(default_factory=dict)
 
     @model_validator(mode="before")
     @classmethod

@@ -19,6 +19,7 @@ from ..assembly.assemble import BOX_TOOL
 from ..events import Notice
 from ..settings import StoredSettings
 from ..timeline.stored import StoredTimeline
+from .grants import grant_place
 from .policy import PLAN_TURN_ENDED, denial, plan_denial, plan_withdrawal, rejection
 from .toolbox import ToolBox
 
@@ -171,9 +172,13 @@ class Approvals:
             raise ApprovalLost()
         approval.decision = decision
         approval.reason = reason.strip() if reason and reason.strip() else None
-        always = self.settings.value.approved_always
+        always, where = self.settings.value.approved_always, self.settings.value.approved_where
         if decision == "approved_always" and approval.name not in always:
-            self.settings.update(approved_always=[*always, approval.name])
+            # Bound to this folder and its configuration as they are now: elsewhere it is not used.
+            place = grant_place(self.toolbox.workspace)
+            self.settings.update(
+                approved_always=[*always, approval.name], approved_where={**where, approval.name: place}
+            )
         self.timeline.save(approval)
         with self.timeline.db.tx() as conn:
             resume_rows.drop_resume_point(conn, self.session_id, approval.id)

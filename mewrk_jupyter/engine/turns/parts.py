@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ...cards.models import Card
 from ...providers.base import ModelInfo
 from ..assembly.assemble import BOX_SPEC, Assembly, assembly
-from ..assembly.prefix import hidden_prefix
+from ..assembly.prefix import hidden_prefix, left_out
+from ..events import Notice
 from ..settings import StoredSettings
 from ..timeline.stored import StoredTimeline
 from ..workspace import Workspace
@@ -29,6 +30,8 @@ class SessionParts:
     status: TurnStatus
     toolbox: ToolBox
     approvals: Approvals
+    # The sentences of prefix files left out that the person was told already: each is said once.
+    told: set[str] = field(default_factory=set, compare=False)
 
     @property
     def session_id(self) -> str:
@@ -48,6 +51,15 @@ class SessionParts:
         if container == "box_tool_result":  # declared in every request of that container
             tools = [*tools, BOX_SPEC]
         return self.toolbox.lock.offered(tools, container, model)
+
+    def tell_left_out(self) -> None:
+        """Tell the person, once each, of a file of the hidden prefix that is there but not read (a link
+        leading outside its folder, or no regular file): the request goes without it."""
+        settings = self.settings.value
+        for sentence in left_out(self.workspace, settings.memory, settings.skills):
+            if sentence not in self.told:
+                self.told.add(sentence)
+                self.timeline.emit(Notice(self.session_id, sentence))
 
     def assemble(self, cards: list[Card], model: ModelInfo) -> Assembly:
         """The request these cards make for `model`, under the hidden prefix, tools and reasoning of now

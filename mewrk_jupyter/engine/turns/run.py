@@ -283,6 +283,7 @@ class Run:
                 check_window(timeline.db.conn(), sid, cards, info)  # past the window nothing is sent
                 # A tool's image since the turn began counts as an attached one: not sent without vision.
                 check_vision(cards, info.name, info.vision)
+                parts.tell_left_out()  # an AGENTS.md linking outside the workspace is not sent: said once
                 # A known secret on the timeline (typed, pasted, from an old result) is not sent.
                 request = parts.secrets.redact_request(parts.assemble(cards, info).request)
                 exchange = provider.open(request)  # nothing is sent before events() is read

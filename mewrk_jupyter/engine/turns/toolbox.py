@@ -14,12 +14,14 @@ from ...providers.registry import config_for
 from ...store import history as history_rows
 from ...tools import ToolRegistry
 from ...tools.mcp import PREFIX
+from ..events import Notice
 from ..settings import StoredSettings
 from ..timeline.stored import StoredTimeline
 from ..workspace import Workspace
 from .agent_tools import background_tools, with_background
 from .background_command import start_background_command, wants_background
 from .filewatch import FileWatch
+from .grants import drop_foreign_grants
 from .hooks import Hooks
 from .mcp import SessionMcp
 from .policy import PLAN_WITHHELD, plan_withholds, policy_for, tier_of
@@ -138,7 +140,11 @@ class ToolBox:
         return self.settings.value.plan_mode and _plan_withholds(self.registry, name)
 
     def tier(self, name: str) -> Tier:
-        """allow, ask or deny for `name` at the session's safety level (A4)."""
+        """allow, ask or deny for `name` at the session's safety level (A4); an approve-always grant
+        given in another folder, or before the folder's trust changed, is dropped first, with a notice."""
+        said = drop_foreign_grants(self.workspace, self.settings)
+        if said is not None:
+            self.timeline.emit(Notice(self.timeline.session_id, said))
         settings = self.settings.value
         policy = policy_for(config_for(self.workspace.home), settings.safety_level)
         return tier_of(policy, name, settings.approved_always)
