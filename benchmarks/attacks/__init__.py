@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
+import textwrap
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 
 @contextmanager
@@ -39,3 +44,22 @@ def write(folder: Path, rel: str, text: str | bytes) -> Path:
     else:
         path.write_text(text)
     return path
+
+
+def last_json_line(script: str, args: list[str], folder: Path, hung: float) -> dict[str, Any] | None:
+    """Run `script` in a new Python process in `folder` and read the JSON object on its last line; None
+    when it ran past `hung` seconds or failed (its error output is printed)."""
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", textwrap.dedent(script), *args],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=hung,
+        )
+    except subprocess.TimeoutExpired:
+        return None
+    if done.returncode != 0:
+        print(done.stderr, file=sys.stderr)
+        return None
+    return json.loads(done.stdout.splitlines()[-1])
