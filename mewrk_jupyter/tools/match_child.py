@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import threading
 import time
@@ -56,7 +57,7 @@ def _end_with(parent: int) -> None:
     """Exit as soon as the process that started this one is gone, even in the middle of a search."""
     while os.getppid() == parent:
         time.sleep(1.0)
-    os._exit(0)
+    os.kill(os.getpid(), signal.SIGKILL)  # the main thread may be inside one long RE2 search
 
 
 def serve(parent: int) -> None:
