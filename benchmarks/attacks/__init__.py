@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -10,6 +11,7 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 
 @contextmanager
@@ -66,3 +68,22 @@ def run_kernel(code: str, cwd: Path, env: dict[str, str], *args: str) -> subproc
         timeout=60,
         check=False,
     )
+
+
+def last_json_line(script: str, args: list[str], folder: Path, hung: float) -> dict[str, Any] | None:
+    """Run `script` in a new Python process in `folder` and read the JSON object on its last line; None
+    when it ran past `hung` seconds or failed (its error output is printed)."""
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", textwrap.dedent(script), *args],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=hung,
+        )
+    except subprocess.TimeoutExpired:
+        return None
+    if done.returncode != 0:
+        print(done.stderr, file=sys.stderr)
+        return None
+    return json.loads(done.stdout.splitlines()[-1])

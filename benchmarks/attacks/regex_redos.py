@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import random
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
+
+from . import last_json_line
 
 ATTACK = "grep/find patterns that backtrack catastrophically return within seconds"
 TRIALS = 6  # each starts a Python process: the import, not the turn, takes most of a trial
@@ -41,19 +39,8 @@ def trial(folder: Path) -> bool:
     tool, pattern, text = random.choice(PATTERNS)
     (folder / "victim.txt").write_text(text + "\n")
     (folder / ("a" * 200)).write_text("")
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", textwrap.dedent(TURN), tool, pattern],
-            cwd=folder,
-            capture_output=True,
-            text=True,
-            timeout=HUNG,
-        )
-    except subprocess.TimeoutExpired:
+    outcome = last_json_line(TURN, [tool, pattern], folder, HUNG)
+    if outcome is None:
         return False
-    if done.returncode != 0:
-        print(done.stderr, file=sys.stderr)
-        return False
-    outcome = json.loads(done.stdout.splitlines()[-1])
     ended = outcome["state"] == "idle" and outcome["status"] == "done" and outcome["result"] is not None
     return ended and outcome["seconds"] < SECONDS

@@ -8,6 +8,8 @@ const STATE_WORDS: Record<string, string> = {
   idle: "idle",
   running: " running",
   awaiting_approval: "waiting for approval",
+  // Nothing of the conversation's own waits, but an approval of one of its subagents does, on this timeline.
+  subagent_awaiting_approval: "a subagent waits for approval",
   disconnected: "disconnected",
 };
 
@@ -55,7 +57,7 @@ export class Header {
     return h("span", { class: "mw-session-link" }, `${words} `, open);
   }
 
-  /** The session's state in words: idle, running (with a spinner), waiting for approval. */
+  /** The session's state in words: idle, running (with a spinner), waiting for approval, a subagent waits. */
   setState(state: string): void {
     this.state = state;
     this.show();

@@ -22,7 +22,7 @@ from .subagents import (
 )
 from .subagents.spawn import Parent
 from .turns.approvals import Decision
-from .turns.control import TurnControl
+from .turns.control import TurnControl, drive
 from .turns.parts import SessionParts
 from .turns.run import Run
 
@@ -58,13 +58,27 @@ class SessionDecisions:
     ) -> Run:
         """Approve (`approved`, `approved_always` with `always`) or reject (`rejected`) the session's own
         pending call, else the call a subagent of it waits for."""
+        final: Decision = "approved_always" if always else decision
         if self.parts.approvals.waiting_approval() is None:
             run = decide_for_subagent(self.session_id, decision, reason, always)
             if run is not None:
                 return run
             self.refuse_if_followed_elsewhere()
-        final: Decision = "approved_always" if always else decision
+        else:
+            run = self.decide_as_subagent(final, reason)
+            if run is not None:
+                return drive(run, wait)
         return self.turns.decide(final, reason, wait)
+
+    def decide_as_subagent(self, decision: Decision, reason: str | None) -> Run | None:
+        """A subagent's own approval decided in its conversation, while it is shown above: its supervisor
+        here goes on with the run, and every shown copy says how it was decided; None when none follows."""
+        supervisor = supervisor_of(self.session_id)
+        if supervisor is None:
+            return None
+        plain = "rejected" if decision == "rejected" else "approved"
+        always = decision == "approved_always"
+        return supervisor.decide(plain, reason, always, lambda: self.turns.decide(decision, reason, False))
 
     def refuse_if_followed_elsewhere(self) -> None:
         """A subagent's approval shown here that no supervisor of this process follows is answered in the

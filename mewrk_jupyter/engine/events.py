@@ -17,7 +17,9 @@ from ..frozen import quick_init
 
 log = logging.getLogger("mewrk_jupyter")
 
-SessionState = Literal["idle", "running", "awaiting_approval"]
+# `subagent_awaiting_approval`: no turn of the session runs or waits, but a subagent's approval waits on its
+# timeline (answered there); the person may go on writing meanwhile.
+SessionState = Literal["idle", "running", "awaiting_approval", "subagent_awaiting_approval"]
 
 
 @dataclass(frozen=True, slots=True)

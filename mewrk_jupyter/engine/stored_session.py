@@ -56,7 +56,8 @@ class StoredSession:
 
     @property
     def state(self) -> SessionState:
-        """idle, running or awaiting_approval — as the store says, for every process alike (R4)."""
+        """idle, running, awaiting_approval, or subagent_awaiting_approval (`pending_approval` is the
+        subagent's, answered here) — as the store says, for every process alike (R4)."""
         return self._status.state()
 
     def timeline(self) -> Timeline:

@@ -14,7 +14,7 @@ from ..engine.events import SessionEvent, StateChanged
 from ..engine.render import cards_markdown
 
 UPDATE_EVERY = 0.25  # seconds between updates of a streaming turn: a few per second, not one per token
-TURN_ENDED = ("idle", "awaiting_approval")
+TURN_ENDED = ("idle", "awaiting_approval", "subagent_awaiting_approval")
 
 
 def markdown_bundle(markdown: str) -> dict[str, str]:

@@ -64,6 +64,17 @@ def order_key_of(conn: sqlite3.Connection, session_id: str, card_id: str) -> str
     return row[0] if row else None
 
 
+def waiting_subagent(conn: sqlite3.Connection, session_id: str) -> str | None:
+    """The subagent session whose approval waits on this session's timeline (the latest shown), or None."""
+    row = conn.execute(
+        "SELECT json_extract(data, '$.session_id') FROM cards WHERE session_id = ? AND kind = 'approval' "
+        "AND json_extract(data, '$.decision') = 'pending' AND json_extract(data, '$.session_id') IS NOT NULL "
+        "ORDER BY order_key DESC LIMIT 1",
+        (session_id,),
+    ).fetchone()
+    return row[0] if row else None
+
+
 def next_key(conn: sqlite3.Connection, session_id: str, key: str) -> str | None:
     """The key right after `key`, or None at the end."""
     row = conn.execute(

@@ -3,7 +3,8 @@
 Both walk the workspace without following symlinked folders, skip `.git` and `.mewrk`, and leave out
 any symlink that resolves outside the workspace. The patterns come from the model, so they run in RE2,
 whose matching time grows linearly with the text: a pattern such as `(a+)+$` cannot hold the process
-the way a backtracking engine would.
+the way a backtracking engine would. grep matches in a child process (match_pool), which its time limit
+and Stop end with the search: RE2's linear time can still be a minute for a long line.
 """
 
 from __future__ import annotations
@@ -18,11 +19,11 @@ import re2
 
 from .base import Tool, ToolFailure, object_schema
 from .files import is_binary
+from .match_child import compiled
+from .match_pool import Matcher
 from .paths import Workspace
 
 SKIPPED_FOLDERS = frozenset({".git", ".mewrk"})
-# How many lines grep reads between two looks at the stop request.
-_CHECK_EVERY = 10_000
 # What RE2 says of syntax that needs backtracking: a backreference (`\1`), lookaround (`(?=`, `(?<!`).
 _BACKTRACKING = re2.compile(r"^invalid (escape sequence: \\[1-9]|perl operator: \(\?[=!<P])")
 NO_BACKTRACKING = (
@@ -32,10 +33,8 @@ NO_BACKTRACKING = (
 
 def compile_pattern(regex: str, shown: str | None = None) -> Any:
     """`regex` compiled by RE2; a ToolFailure naming `shown` (the model's pattern) when RE2 cannot run it."""
-    options = re2.Options()
-    options.log_errors = False  # the model reads the reason in the result; nothing goes to stderr
     try:
-        return re2.compile(regex, options)
+        return compiled(regex)  # the model reads the reason in the result; nothing goes to stderr
     except re2.error as exc:
         raw = exc.args[0] if exc.args else ""
         reason = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
@@ -79,27 +78,22 @@ def _start(ws: Workspace, params: dict[str, Any]) -> tuple[Path, str]:
 
 
 def _grep(ws: Workspace, params: dict[str, Any], cancel: threading.Event | None) -> str:
-    pattern = compile_pattern(params["pattern"])
+    regex = params["pattern"]
+    compile_pattern(regex)  # a pattern RE2 cannot run gets its sentence before any child is asked
     start, shown = _start(ws, params)
-    hits: list[str] = []
-    for path, is_dir in _walk(ws, start, cancel):
-        if is_dir:
-            continue
-        _stopped(cancel)
-        try:
-            data = path.read_bytes()
-        except OSError:
-            continue
-        if is_binary(data):
-            continue
-        text = data.decode("utf-8", errors="replace")
-        name = ws.display(path)
-        for number, line in enumerate(text.splitlines(), start=1):
-            if number % _CHECK_EVERY == 0:
-                _stopped(cancel)
-            if pattern.search(line):
-                hits.append(f"{name}:{number}:{line}")
-    return "\n".join(hits) if hits else f"No line matches `{params['pattern']}` under `{shown}`."
+    with Matcher(regex, lambda: _stopped(cancel)) as matcher:
+        for path, is_dir in _walk(ws, start, cancel):
+            if is_dir:
+                continue
+            _stopped(cancel)
+            try:
+                data = path.read_bytes()
+            except OSError:
+                continue
+            if not is_binary(data):
+                matcher.add(ws.display(path), data)
+        hits = matcher.hits()
+    return "\n".join(hits) if hits else f"No line matches `{regex}` under `{shown}`."
 
 
 def glob_regex(pattern: str) -> Any:

@@ -190,7 +190,8 @@ def test_an_approval_inside_a_subagent_shows_on_the_parent_and_is_answered_there
     child = subagent_cards(s)[0].session
     assert mirror.session_id == child.id and child.state == "awaiting_approval"
     assert wait_for(lambda: subagent_cards(s)[0].state == "awaiting_approval")
-    assert s.state == "idle"  # the parent itself waits for nothing: it may go on meanwhile
+    # The parent's own turn waits for nothing (it may go on meanwhile), but its state says what waits.
+    assert s.state == "subagent_awaiting_approval"
     assert running_background_work(s.id) == [
         f"subagent `helper` ({subagent_cards(s)[0].task_id}, waiting for an approval)"
     ]
@@ -198,7 +199,7 @@ def test_an_approval_inside_a_subagent_shows_on_the_parent_and_is_answered_there
     card = ended(s)
     assert card.state == "completed" and "from-helper" in card.result
     assert s.card(mirror.id).decision == "approved"
-    assert s.pending_approval is None
+    assert s.pending_approval is None and s.state == "idle"
 
 
 def test_a_rejection_on_the_parent_reaches_the_subagent(workspace):
@@ -368,7 +369,8 @@ def test_an_approval_of_a_subagents_own_subagent_is_answered_from_the_top(worksp
     assert s.card(waiting.id) == waiting and waiting.session_id == worker.id
     on_helper = helper.pending_approval
     assert on_helper.id != waiting.id and helper.card(on_helper.id).session_id == worker.id
-    assert s.state == "idle" and s.status_line.startswith("A subagent waits for your approval of `bash`")
+    assert s.state == helper.state == "subagent_awaiting_approval"
+    assert s.status_line.startswith("A subagent waits for your approval of `bash`")
     s.approve()
     assert s.card(waiting.id).decision == helper.card(on_helper.id).decision == "approved"
     worker_card = wait_for(
@@ -589,7 +591,8 @@ def test_plan_mode_turned_on_reaches_the_subagents_at_work_and_theirs(workspace)
     mirror = wait_for(lambda: s.pending_approval)  # the worker's bash asks: its turn paused for the person
     helper = subagent_cards(s)[0].session
     worker = subagent_cards(helper)[0].session
-    wait_for(lambda: helper.state == "idle")  # its turn ended with its worker still out
+    # Its turn ended with its worker still out, whose approval waits on its timeline too.
+    wait_for(lambda: helper.state == "subagent_awaiting_approval")
     on_helper = helper.pending_approval
     own = worker.pending_approval
     assert not worker.settings.plan_mode and worker.state == "awaiting_approval"

@@ -146,3 +146,25 @@ def test_with_async_tool_calls_the_result_is_the_spawning_calls_output(vendors, 
         [tool] = [m for m in body["messages"] if m["role"] == "tool"]
         assert tool["tool_call_id"] == "toolu_spawn" and card.result in json.dumps(tool["content"])
     assert "task-notification" not in json.dumps(body["messages"])
+
+
+@pytest.mark.parametrize("where", ["parent", "subagent"])
+def test_the_parents_state_says_a_subagents_approval_waits_until_it_is_answered(vendors, where):
+    s = mw.Session.new(model="ant/m")
+    vendors.enqueue(spawn_reply("ant/m"), text_reply("ant/m", "Started it."))
+    assert s.send("delegate").state == "done"
+    mirror = wait_for(lambda: s.pending_approval)  # the helper's bash asks, shown on the parent
+    child = next(c for c in s.cards if c.kind == "subagent").session
+    # The parent's turn ended, but its state says what waits, and which subagent's it is.
+    assert (s.state, child.state) == ("subagent_awaiting_approval", "awaiting_approval")
+    assert (mirror.name, mirror.session_id) == ("bash", child.id)
+    # Every surface reads the state from the store: another opener, the list of sessions (HTTP, %mewrk).
+    assert mw.Session.open(s.id).state == "subagent_awaiting_approval"
+    assert {info.id: info.state for info in mw.list_sessions()}[s.id] == "subagent_awaiting_approval"
+    (s if where == "parent" else child).approve(wait=True)
+    card = wait_for(
+        lambda: (c := next(c for c in s.cards if c.kind == "subagent")).state == "completed" and c
+    )
+    assert "from-helper" in card.result
+    assert s.card(mirror.id).decision == "approved" and s.pending_approval is None
+    assert (s.state, child.state) == ("idle", "idle")

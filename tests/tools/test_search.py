@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
+import os
+import random
 import threading
 from pathlib import Path
 
 import pytest
 
-from mewrk_jupyter.tools import ToolRegistry
-from tests.conftest import run_python
+from mewrk_jupyter.tools import ToolRegistry, match_pool
+from mewrk_jupyter.tools import registry as registry_module
+from tests.conftest import run_python, wait_for
 
 
 @pytest.fixture
@@ -147,3 +151,64 @@ def test_grep_keeps_the_usual_syntax(registry: ToolRegistry, tree: Path):
 def test_a_bad_glob_names_the_glob(registry: ToolRegistry, tree: Path):
     result = registry.run("find", {"pattern": "[z-a]*"})
     assert result.is_error and result.text.startswith("`[z-a]*` is not a valid glob: ")
+
+
+# Outgrows RE2's DFA memory, so RE2 matches it with its NFA at some 10 µs a character: a minute a 6 MB line.
+EXPENSIVE = r"(.{1,100}[ab]){10}z"
+
+
+def _searching_children() -> list[int]:
+    """The match_child processes this process started that are still there."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            command = (entry / "cmdline").read_bytes()
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == os.getpid() and b"match_child.py" in command:
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.fixture
+def long_lines(ws: Path) -> Path:
+    """Files of one long line each, which the expensive pattern would take minutes to search."""
+    rng = random.Random(7)
+    for index in range(2):
+        (ws / f"big{index}.txt").write_text("".join(rng.choices("abcdefghij", k=3_000_000)) + "\n")
+    match_pool.end_idle()
+    return ws
+
+
+def test_a_search_past_its_time_limit_ends_with_its_child(
+    registry: ToolRegistry, long_lines: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(registry_module, "_MARGIN", 0.0)
+    grep = registry.get("grep")
+    assert grep is not None
+    short = ToolRegistry([dataclasses.replace(grep, timeout=0.5)])
+    result = short.run("grep", {"pattern": EXPENSIVE})
+    assert (result.is_error, result.text) == (
+        True,
+        "`grep` was ended after its time limit of 0.5 seconds, without a result; "
+        "narrow the call down and try again.",
+    )
+    assert _searching_children() == []
+    assert [thread.name for thread in threading.enumerate() if thread.name == "mewrk-tool-grep"] == []
+
+
+def test_stop_ends_a_long_search_and_its_child(registry: ToolRegistry, long_lines: Path):
+    cancel = threading.Event()
+    threading.Thread(target=lambda: (wait_for(_searching_children), cancel.set()), daemon=True).start()
+    result = registry.run("grep", {"pattern": EXPENSIVE}, cancel)
+    assert (result.is_error, result.text) == (True, "The search was stopped before it finished.")
+    assert _searching_children() == []
+
+
+def test_the_child_of_an_ordinary_search_serves_the_next(registry: ToolRegistry, tree: Path):
+    match_pool.end_idle()
+    assert registry.run("grep", {"pattern": "os"}).text.count("\n") == 1
+    first = _searching_children()
+    assert registry.run("grep", {"pattern": r"^main\(\)$"}).text == "src/app.py:2:main()"
+    assert _searching_children() == first and len(first) == 1

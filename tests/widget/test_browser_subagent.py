@@ -27,8 +27,12 @@ def test_a_subagents_approval_is_answered_on_the_parent_and_a_click_opens_its_ti
     expect(card.locator("[data-testid='mw-subagent-state']")).to_have_text("waiting for an approval")
     approval = root.locator(".mw-card[data-kind='approval']")
     expect(approval).to_contain_text("A subagent asks to run bash")
+    # The parent's own turn ended, and its header says what waits.
+    state = root.locator("[data-testid='mw-state']")
+    expect(state).to_have_text("a subagent waits for approval")
     approval.locator("[data-testid='mw-approve']").click()
     expect(card.locator("[data-testid='mw-subagent-state']")).to_have_text("completed")
+    expect(state).to_have_text("idle")
     expect(approval.locator("[data-testid='mw-decision']")).to_have_text("Approved")
     child_id = nb.print_value(
         "s.cards[-1].session.id if s.cards[-1].kind == 'subagent' else [c for c in s.cards if c.kind == 'subagent'][0].session_id"

@@ -1,5 +1,6 @@
 """While a subagent's approval waits, the parent's composer says so on its status line — in the views
-open then and in one opened later — and the parent stays free: the person may go on writing there."""
+open then and in one opened later — and its header's state, and the parent stays free: the person may go
+on writing there."""
 
 from __future__ import annotations
 
@@ -19,6 +20,10 @@ def statuses(w: RecordingWidget, after: int = 0) -> list[str | None]:
     return [m["text"] for m in w.sent[after:] if m["type"] == "status"]
 
 
+def states(w: RecordingWidget, after: int = 0) -> list[str]:
+    return [m["state"] for m in w.sent[after:] if m["type"] == "state"]
+
+
 def test_the_parents_status_line_says_that_a_subagent_waits_and_the_parent_stays_free(workspace):
     agents(workspace)
     s = mw.Session.new()
@@ -27,7 +32,8 @@ def test_the_parents_status_line_says_that_a_subagent_waits_and_the_parent_stays
     s.send(SPAWN % GATED)
     mirror = wait_for(lambda: s.pending_approval)
     wait_for(lambda: WAITING in statuses(w))
-    assert s.status_line == WAITING and s.state == "idle"
+    assert s.status_line == WAITING and s.state == "subagent_awaiting_approval"
+    wait_for(lambda: states(w)[-1:] == ["subagent_awaiting_approval"])  # the header's word
     later = RecordingWidget(s)  # a view opened while it waits reads the line with the timeline
     later.hello()
     assert statuses(later) == [WAITING]
@@ -38,3 +44,5 @@ def test_the_parents_status_line_says_that_a_subagent_waits_and_the_parent_stays
     assert ended(s).state == "completed"
     wait_for(lambda: statuses(w, mark)[-1:] == [None])
     assert s.status_line is None and s.card(mirror.id).decision == "approved"
+    assert s.state == "idle"
+    wait_for(lambda: states(w)[-1:] == ["idle"])

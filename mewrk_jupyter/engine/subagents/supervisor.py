@@ -12,8 +12,9 @@ from typing import Any
 from ...cards.models import Approval, ModelReply, Subagent
 from ...store import sessions as session_rows
 from ..background import TASKS, BackgroundTask, TaskState
-from ..events import StatusChanged
+from ..events import StateChanged, StatusChanged
 from ..timeline.stored import StoredTimeline
+from ..turns.status import state_of
 from .waiting import waiting_status
 
 # The supervisors of this process's subagents that still run, by task id (an approval is forwarded here).
@@ -42,7 +43,9 @@ class Supervisor:
         self.task = task
         self.child = child  # the subagent's own Session
         self.text = task_text
-        self.lock = threading.Lock()
+        # Re-entered by a decision on the parent: the subagent's own approve() comes back to `decide`.
+        self.lock = threading.RLock()
+        self.deciding = False
         self.stopping = False
         self.decided = threading.Event()
         self.next_run: Any = None
@@ -73,9 +76,12 @@ class Supervisor:
         return timelines
 
     def tell_status(self, timelines: list[StoredTimeline]) -> None:
-        """Tell the views of each timeline whether an approval waits below it (the composer's line)."""
+        """Tell the views of each timeline whether an approval waits below it: the composer's line, and the
+        state (subagent_awaiting_approval while it waits and no turn of that conversation runs)."""
         for timeline in timelines:
-            timeline.emit(StatusChanged(timeline.session_id, waiting_status(timeline.current().cards)))
+            sid = timeline.session_id
+            timeline.emit(StatusChanged(sid, waiting_status(timeline.current().cards)))
+            timeline.emit(StateChanged(sid, state_of(timeline.db.conn(), sid)))
 
     def start(self) -> None:
         """Start the subagent's first turn in the background."""
@@ -148,16 +154,26 @@ class Supervisor:
             self.show("running")
         return run
 
-    def decide(self, decision: str, reason: str | None, always: bool) -> Any:
-        """The person's decision on the approval shown on the parent: the subagent goes on (or reads the
-        rejection); returns its run, or None when no approval of this subagent waits."""
+    def decide(
+        self, decision: str, reason: str | None, always: bool, go_on: Callable[[], Any] | None = None
+    ) -> Any:
+        """The person's decision on the approval shown on the parent — or, with `go_on` (which records it
+        and returns the subagent's run), taken in the subagent's own conversation: the subagent goes on (or
+        reads the rejection) and every shown copy says so; returns its run, or None when no approval of
+        this subagent is shown."""
         with self.lock:
-            if not self.mirrors or self.decided.is_set():
+            if not self.mirrors or self.decided.is_set() or self.deciding:
                 return None
-            if decision == "rejected":
-                run = self.child.reject(reason, wait=False)
-            else:
-                run = self.child.approve(reason, always=always, wait=False)
+            self.deciding = True
+            try:
+                if go_on is not None:
+                    run = go_on()
+                elif decision == "rejected":
+                    run = self.child.reject(reason, wait=False)
+                else:
+                    run = self.child.approve(reason, always=always, wait=False)
+            finally:
+                self.deciding = False
             update = {"decision": "approved_always" if always else decision, "reason": reason}
             timelines = self.close_mirrors(update)
             self.next_run = run

@@ -226,12 +226,21 @@ class Run:
                     callback(self)
             finally:
                 self.state = final
-                after: SessionState = "awaiting_approval" if final == "awaiting_approval" else "idle"
+                after: SessionState = "awaiting_approval"
+                if final != "awaiting_approval":
+                    after = self._state_after()
                 timeline.emit(StateChanged(sid, after, run_id=self.id, result=final))
                 if error_text:
                     timeline.emit(Notice(sid, error_text, level="error"))
                 HEARTBEAT.discard(self)
                 self._done.set()
+
+    def _state_after(self) -> SessionState:
+        """idle, or subagent_awaiting_approval while a subagent's approval waits on the timeline."""
+        try:
+            return self.parts.status.state_after_turn()
+        except Exception:  # the turn ends and says so whatever the store answers now
+            return "idle"
 
     def beat(self) -> bool:
         """Renew the turn's heartbeat and read a stop request (the process's heartbeat thread calls it);

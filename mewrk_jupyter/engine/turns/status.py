@@ -9,6 +9,7 @@ import time
 from ...cards.models import ModelReply, ToolCall
 from ...errors import SessionBusy
 from ...store import approvals as resume_rows
+from ...store import cards as card_rows
 from ...store import runs as run_rows
 from ..events import SessionState
 from ..timeline.stored import StoredTimeline
@@ -26,11 +27,18 @@ TAKEN_OVER = "stopped from another window or process, which took the session ove
 
 
 def state_of(conn: sqlite3.Connection, session_id: str) -> SessionState:
-    """idle, running or awaiting_approval, read from the store."""
+    """running, awaiting_approval, subagent_awaiting_approval or idle, read from the store."""
     row = run_rows.current_run(conn, session_id)
     if row is not None and not run_rows.is_stale(row):
         return "running"
-    return "awaiting_approval" if resume_rows.has_resume_point(conn, session_id) else "idle"
+    if resume_rows.has_resume_point(conn, session_id):
+        return "awaiting_approval"
+    return state_between(conn, session_id)
+
+
+def state_between(conn: sqlite3.Connection, session_id: str) -> SessionState:
+    """The state of a session none of whose turns runs or waits: whether a subagent's approval waits."""
+    return "subagent_awaiting_approval" if card_rows.waiting_subagent(conn, session_id) else "idle"
 
 
 class TurnStatus:
@@ -40,8 +48,12 @@ class TurnStatus:
         self.timeline = timeline
 
     def state(self) -> SessionState:
-        """idle, running or awaiting_approval."""
+        """running, awaiting_approval, subagent_awaiting_approval or idle."""
         return state_of(self.timeline.db.conn(), self.timeline.session_id)
+
+    def state_after_turn(self) -> SessionState:
+        """The state a turn that ended without an approval of its own leaves: idle, unless a subagent's waits."""
+        return state_between(self.timeline.db.conn(), self.timeline.session_id)
 
     def check_idle(self) -> None:
         """Refuse a change to the timeline while a turn runs."""
