@@ -40,6 +40,12 @@ _DRAIN_SECONDS = 2.0
 Environment = Callable[[], Mapping[str, str]]
 # Gives the sandbox a command starts in, now (its safety level's `sandbox:`, the folder's trust).
 Confinement = Callable[[], Sandbox]
+# What a command that wrote outside the workspace is told, so that the model can say it to the person.
+READ_ONLY = "Read-only file system"
+SANDBOX_NOTE = (
+    "[sandbox: only the workspace is writable (its .mewrk/ is not); the person can open more folders "
+    "with `sandbox: {write: [...]}` in the safety level's policy file]"
+)
 # The variable that marks every process of one unconfined command, so that Stop finds them all.
 MARK = "MEWRK_COMMAND"
 
@@ -195,6 +201,8 @@ def run_process(
         note = f"[timed out: the command was stopped after {timeout:g} seconds]"
     elif code != 0:
         note = f"[exit code {code}]"
+        if sandbox is not None and sandbox.kind == "bubblewrap" and READ_ONLY in result.text:
+            note += f"\n{SANDBOX_NOTE}"
     else:
         return result if result.text else ToolResult(text="(no output)")
     separator = "" if not result.text or result.text.endswith("\n") else "\n"

@@ -111,7 +111,12 @@ def test_a_command_sees_the_workspace_and_the_system_and_nothing_of_the_person_s
         assert run("ls -A ~; cat ~/.aws/credentials").is_error  # an empty home
         assert "No such file" in run(f"cat {outside / 'notes.txt'}").text
         assert "Read-only file system" in run("echo x > .mewrk/policy/default.yaml").text
-        assert "Read-only file system" in run("touch /usr/mewrk-was-here").text
+        refused = run("touch /usr/mewrk-was-here").text
+        assert "Read-only file system" in refused
+        assert refused.endswith(
+            "[exit code 1]\n[sandbox: only the workspace is writable (its .mewrk/ is not); "
+            "the person can open more folders with `sandbox: {write: [...]}` in the safety level's policy file]"
+        )
         assert run("python -c 'import sys; print(sys.executable)'").text.strip().startswith(os.sys.prefix)
         assert run("echo scratch > /tmp/x && cat /tmp/x").text == "scratch\n"
     assert not (ws / ".mewrk" / "policy" / "default.yaml").exists()
