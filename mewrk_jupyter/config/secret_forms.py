@@ -39,6 +39,8 @@ MAX_ENCODED_CHARS = 256
 # A piece of a file with a run of this many letters of one case holds a word: its boilerplate
 # (`"type":"service_account"`) that ordinary text may quote; a key's run is random, and kept.
 _WORDY = re.compile(r"[a-z]{5}|[A-Z]{5}")
+# A run of letters that may be a word (one with two vowels or more, a third of it, is taken for one).
+_WORD = re.compile(r"[A-Z]?[a-z]{4,}|[A-Z]{5,}")
 
 
 def forms(secret: str) -> list[str]:
@@ -65,7 +67,7 @@ def windows(secret: str) -> list[tuple[str, int]]:
     """The pieces of `secret` that find it when it is printed in parts, with where each starts: every run
     of PIECE_CHARS (half, for a secret under 32), or MAX_PIECES of them spread evenly over a long one;
     never one with a blank or of fewer than 4 different characters, nor one holding a word in a file."""
-    if len(secret) < MIN_PIECED_CHARS:
+    if len(secret) < MIN_PIECED_CHARS or _worded(secret):
         return []
     size = min(PIECE_CHARS, len(secret) // 2)
     starts = range(len(secret) - size + 1)
@@ -74,6 +76,17 @@ def windows(secret: str) -> list[tuple[str, int]]:
     wordy = len(secret) > MAX_ENCODED_CHARS or any(c.isspace() for c in secret)
     pieces = [(secret[i : i + size], i) for i in starts[::step]]
     return [(piece, i) for piece, i in pieces if _random(piece) and not (wordy and _WORDY.search(piece))]
+
+
+def _worded(secret: str) -> bool:
+    """Whether `secret` is mostly words (a path, a passphrase): a piece of it is ordinary text too, as
+    `/home/me/.cache` is of a token file's path; a key's letters are random, seldom in a word."""
+    words = sum(len(run) for run in _WORD.findall(secret) if _vowels(run) >= max(2, len(run) / 3))
+    return words * 2 >= len(secret)
+
+
+def _vowels(run: str) -> int:
+    return sum(char in "aeiouyAEIOUY" for char in run)
 
 
 def _random(piece: str) -> bool:
