@@ -19,8 +19,9 @@ REDACTED = "[redacted]"
 # Shorter values are left alone: a variable such as `DEBUG_KEY=on` or `TOKEN_TTL=3600` holds a word or a
 # number that turns up everywhere, and hiding it would garble ordinary text while protecting nothing.
 MIN_SECRET_CHARS = 8
-# RE2 builds its automaton within this memory; every form of five long keys needs a few megabytes.
-_MAX_MEMORY = 64 << 20
+# RE2 builds its automaton lazily within this memory. Five long keys need a few megabytes; twenty need
+# more than 64 MB, and out of memory the search falls back to one a thousand times slower.
+_MAX_MEMORY = 256 << 20
 # Redactors are made again every few seconds and on every change of the environment, mostly of the same
 # secrets: the expression of each set is compiled once (some tens of milliseconds).
 _COMPILED_SETS = 16
