@@ -24,9 +24,9 @@ _BREAK = r"\s{0,2}"
 _HEX_APART = r"[\s\\x0:,;%]{0,4}"
 # Between spaced-out characters (`s k - a n t`, `['s', 'k', …]`, one a line): blanks and signs.
 _SPACED_APART = r"[^0-9A-Za-z]{1,6}"
-# A blank of a secret as it may be printed: as it is, another blank, escaped (JSON's \n, a URL's %0A or
-# +) or left out.
-_BLANK = r"(?:\s|\\[nrt]|\+|%(?:0[AaDd9]|20))*"
+# A blank of a secret as it may be printed: as it is, another blank, escaped (JSON's \n or \u000b,
+# Python's \x0c, a URL's %0A or +) or left out.
+_BLANK = r"\s|\\[nrtfv]|\\x[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}|\+|%[0-9A-Fa-f]{2}"
 # A piece this long of a secret is itself a secret: random characters, 16 of them are ~90 bits.
 PIECE_CHARS = 16
 # Secrets shorter than this are not looked for in pieces: half of one would be too short to be unique.
@@ -60,7 +60,7 @@ def forms(secret: str) -> list[str]:
 
 def _turned(text: str) -> str:
     """The secret reversed or rot13, as it is but for its blanks."""
-    return _BREAK.join(_BLANK if char.isspace() else re.escape(char) for char in text)
+    return _BREAK.join(_blank(char) if char.isspace() else re.escape(char) for char in text)
 
 
 def windows(secret: str) -> list[tuple[str, int]]:
@@ -94,16 +94,23 @@ def _random(piece: str) -> bool:
 
 
 def _escaped(secret: str) -> str:
-    """The secret as it is, or as JSON, Python or a URL escapes its characters (either, char by char)."""
+    """The secret with each character as it is or as JSON, Python or a URL escapes it."""
     if _UNRESERVED.fullmatch(secret):
         return _BREAK.join(map(re.escape, secret))
-    return _BREAK.join(_BLANK if char.isspace() else _escaped_char(char) for char in secret)
+    return _BREAK.join(_blank(char) if char.isspace() else _escaped_char(char) for char in secret)
+
+
+def _blank(char: str) -> str:
+    """A blank of the secret as it may be printed (RE2's \\s is only ASCII's: the blank itself too)."""
+    return f"(?:{re.escape(char)}|{_BLANK})*"
 
 
 def _escaped_char(char: str) -> str:
     if _UNRESERVED.fullmatch(char):
         return re.escape(char)
     spelled = {char, json.dumps(char)[1:-1], json.dumps(char, ensure_ascii=False)[1:-1], repr(char)[1:-1]}
+    if char in "'\"":
+        spelled.add("\\" + char)  # a quote inside a Python string of the same quotes
     spelled.add("".join(f"%{byte:02X}" for byte in char.encode()))
     spelled.add("".join(f"%{byte:02x}" for byte in char.encode()))
     return "(?:" + "|".join(re.escape(s) for s in sorted(spelled, key=len, reverse=True)) + ")"

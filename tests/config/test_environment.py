@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import codecs
+import json
 import random
 import urllib.parse
 from pathlib import Path
@@ -249,6 +250,15 @@ def test_either_half_of_a_long_key_is_redacted_alone(seed, length, cut, around):
     for half in (key[:at], key[at:]):
         out = redactor.text(f"{around} {half} {around}")
         assert out == f"{around} {REDACTED} {around}" or half not in out and REDACTED in out
+
+
+@PROPERTIES
+@given(secret=st.text(min_size=8, max_size=60).filter(lambda s: s.strip() == s), around=st.text(max_size=10))
+def test_a_secret_of_any_characters_is_hidden_as_it_is_and_as_json_and_python_escape_it(secret, around):
+    redactor = Redactor([secret])
+    for shown in (secret, json.dumps(secret), repr(secret)):
+        out = redactor.text(around + shown + around)
+        assert REDACTED in out and secret not in out
 
 
 ORDINARY = [
