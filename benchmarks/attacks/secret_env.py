@@ -14,6 +14,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # the wire server lives with the tests
@@ -39,7 +40,8 @@ import mewrk_jupyter as mw
 mw.trust()  # the person wrote the vendor file and trusts the folder
 s = mw.Session.new(model="v/m")
 s.send("show me the environment")
-s.approve()
+while s.state == "awaiting_approval":
+    s.approve()
 """
 
 
@@ -64,6 +66,20 @@ def run_approved(folder: Path, command: str, vendor_extra: str = "") -> tuple[li
     """Run `command` as an approved `bash` call of a new kernel's session holding fresh keys; returns the
     keys, and every byte the server received and the store holds (None when the kernel failed).
     `vendor_extra` is more of the vendor file (a header with an `@file:` secret)."""
+    return run_kernel(folder, [anthropic_tool_use("bash", {"command": command})], vendor_extra=vendor_extra)
+
+
+def run_kernel(
+    folder: Path,
+    calls: list[dict[str, Any]],
+    prelude: str = "",
+    more: tuple[str, ...] = (),
+    vendor_extra: str = "",
+) -> tuple[list[str], bytes | None]:
+    """Run a new kernel's session holding fresh keys whose model makes `calls` one reply each, all
+    approved (`prelude` runs first in the kernel); returns the keys and the secrets in `more`, and every
+    byte the server received and the store holds (None when the kernel failed). `vendor_extra` is more
+    of the vendor file."""
     keys = {
         "ANTHROPIC_API_KEY": "sk-ant-" + secrets.token_hex(16),
         "VENDOR_CRED": "cred-" + secrets.token_hex(16),
@@ -71,28 +87,30 @@ def run_approved(folder: Path, command: str, vendor_extra: str = "") -> tuple[li
     }
     wire = server()
     llm = folder / ".mewrk" / "llm"
-    llm.mkdir(parents=True)
+    llm.mkdir(parents=True, exist_ok=True)
     (llm / "v.yaml").write_text(
         f"protocol: anthropic-messages\nbase_url: {wire.url}\napi_key: ${{VENDOR_CRED}}\n"
         "models:\n  m: {context_window: 100000}\n" + vendor_extra
     )
     seen = len(wire.requests)
-    wire.enqueue(anthropic_reply(anthropic_tool_use("bash", {"command": command})))
+    for call in calls:
+        wire.enqueue(anthropic_reply(call))
     wire.enqueue(anthropic_reply("Done."))
     env = {**os.environ, **keys, "PYTHONPATH": str(ROOT), "HOME": str(folder)}
     env["MEWRK_USER_CONFIG"] = str(folder / "person-config")  # trust kept in the trial, not the machine
     env.pop("MEWRK_HOME", None)
     kernel = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(KERNEL)],
+        [sys.executable, "-c", textwrap.dedent(prelude) + textwrap.dedent(KERNEL)],
         cwd=folder,
         env=env,
         capture_output=True,
         timeout=60,
         check=False,
     )
+    values = [*keys.values(), *more]
     if kernel.returncode != 0:
         print(kernel.stderr.decode(errors="replace"), file=sys.stderr)
-        return list(keys.values()), None
+        return values, None
     sent = b"".join(r.raw_body for r in wire.requests[seen:])
     stored = b"".join(p.read_bytes() for p in (folder / ".mewrk").glob("mewrk.db*"))
-    return list(keys.values()), sent + stored
+    return values, sent + stored

@@ -4,6 +4,7 @@ prints a secret never breaks the turn nor leaks the secret. An untrusted folder 
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
@@ -109,6 +110,17 @@ def test_a_hook_sees_no_secret_and_a_secret_it_prints_is_hidden(workspace, vendo
     vendor.enqueue(anthropic_reply("Ok."))
     s.send("hi")
     assert SECRET not in vendor.requests[0].raw_body.decode()
+
+
+def test_a_secret_a_hook_prints_encoded_is_hidden_too(workspace, vendor):
+    (workspace / "key.txt").write_text(SECRET + "\n")
+    hook(workspace, "env", "event: session_start\ncommand: base64 key.txt; rev key.txt; xxd -p key.txt\n")
+    mw.trust(workspace)
+    s = mw.Session.new(model="a/m")
+    [said] = hosts(s)
+    assert said.count("[redacted]") == 3
+    for form in (base64.b64encode(SECRET.encode()).decode().rstrip("="), SECRET[::-1], SECRET.encode().hex()):
+        assert form not in said
 
 
 def test_an_untrusted_folder_runs_no_hook(workspace):

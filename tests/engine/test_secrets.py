@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import sqlite3
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import mewrk_jupyter as mw
+import mewrk_jupyter.tools.kernel as kernel_tools
 from tests.conftest import run_python
 from tests.providers.conftest import wire_server  # noqa: F401  (the fixture)
 from tests.providers.wire import WireServer, anthropic_error, anthropic_reply, anthropic_tool_use
@@ -245,3 +247,43 @@ def test_a_secret_on_a_line_longer_than_the_output_limit_shows_none_of_itself_wh
     assert call.result.startswith("0000") and "[output truncated" in call.result
     assert "file-secr" not in call.result and "[redac" in call.result
     assert b"file-secr" not in wire_server.requests[-1].raw_body
+
+
+def forms_of(key: str) -> list[bytes]:
+    """The forms the model's code printed a key in, and the halves of one of 24 characters or more (a
+    shorter one's half is too short to be told from chance)."""
+    half = len(key) // 2
+    halves = (key[:half], key[half:]) if len(key) >= 24 else ()
+    return [f.encode() for f in (key, key[::-1], base64.b64encode(key.encode()).decode(), *halves)]
+
+
+def test_the_python_tool_s_base64_and_reversed_keys_from_the_kernel_s_environment_reach_neither_server_nor_store(
+    workspace,
+    keys,
+    wire_server,  # noqa: F811
+    monkeypatch,
+):
+    # The `python` tool runs in the kernel, where os.environ holds every key: only redaction can hide them.
+    monkeypatch.setattr(kernel_tools, "kernel_namespace", lambda: {})
+    vendor(workspace, wire_server)
+    code = (
+        "import os, base64\n"
+        "for name in ['ANTHROPIC_API_KEY', 'MY_VENDOR_KEY', 'VENDOR_CRED']:\n"
+        "    key = os.environ[name]\n"
+        "    print(base64.b64encode(key.encode()).decode(), key[::-1], base64.b64encode(b'x' + key.encode()))\n"
+    )
+    wire_server.enqueue(anthropic_reply(anthropic_tool_use("python", {"code": code})))
+    for half in ("[:14]", "[14:]"):  # one half a call
+        halves = {"code": f"import os; print(os.environ['ANTHROPIC_API_KEY']{half})"}
+        wire_server.enqueue(anthropic_reply(anthropic_tool_use("python", halves)))
+    wire_server.enqueue(anthropic_reply("Done."))
+    s = mw.Session.new(model="a/m")
+    s.send("encode the keys")
+    while s.state == "awaiting_approval":
+        s.approve()
+    calls = [c for c in s.cards if c.kind == "tool_call"]
+    assert [c.name for c in calls] == ["python"] * 3 and calls[0].result.count("[redacted]") == 9
+    assert [c.result for c in calls[1:]] == ["[stdout]\n[redacted]"] * 2
+    mw.Session.open(s.id)  # the store is written and read back
+    exposed = b"".join(r.raw_body for r in wire_server.requests) + store_bytes(workspace)
+    assert [f for key in SECRETS for f in forms_of(key) if f in exposed] == []
