@@ -97,13 +97,15 @@ def last_measured(conn: sqlite3.Connection, session_id: str) -> tuple[int, dict[
     """The session's most recent request of a turn that says how large the context was: answered (its
     id and usage), or stopped before the vendor counted it (its id and None); None before the first.
 
-    A stopped request was sent all the same, so the figure is its size, not the one before it.
+    A stopped request was sent all the same, so the figure is its size, not the one before it. Its stop
+    reason is `stop` in the neutral record, `stop_reason` in a row stored before it (providers/record.py).
     """
     row = conn.execute(
         "SELECT id, json_extract(response, '$.usage') FROM history "
         "WHERE session_id = ? AND json_extract(response, '$.compaction') IS NULL "
         "AND (json_extract(response, '$.usage') IS NOT NULL "
-        "OR json_extract(response, '$.stop_reason') = 'stopped') ORDER BY id DESC LIMIT 1",
+        "OR COALESCE(json_extract(response, '$.stop'), json_extract(response, '$.stop_reason')) = 'stopped') "
+        "ORDER BY id DESC LIMIT 1",
         (session_id,),
     ).fetchone()
     if row is None:

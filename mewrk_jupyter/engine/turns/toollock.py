@@ -31,11 +31,11 @@ from typing import Any
 
 from ...cards.models import NativeCompaction
 from ...providers.base import ModelInfo, ToolSpec
+from ...providers.sent import sent_tools
 from ...store import history as history_rows
 from ...store import sessions as session_rows
 from ...store import tasks as task_rows
 from ..assembly.assemble import BOX_TOOL
-from ..sent import sent_tools
 from ..timeline.stored import StoredTimeline
 from .handoff_tool import HANDOFF
 
