@@ -301,7 +301,7 @@ class Run:
             if self._cancel.is_set():
                 exchange.close()
             # Its history row is written once the reply begins (turns/sent.py), the heartbeat's at the latest.
-            sent = self._sent = SentRequest(timeline.db, sid, self.id, info, exchange.body)
+            sent = self._sent = SentRequest(timeline.db, sid, self.id, info, exchange.body, request)
             stop, calls, response, failure = self._reader.read(exchange, info, request, sent, self._cancel)
             entry = sent.entry()
             self._sent = None
