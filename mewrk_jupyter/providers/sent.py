@@ -4,7 +4,7 @@ The history keeps each request exactly as it went to the vendor (T17). Reading t
 work, so this module, beside them, reads it for the engine: a summary shows what was really sent — a
 signed thinking block by its signed original, whatever the card shows after an edit (T7) — and the tool
 lock offers again the tools a request offered, with no vendor's JSON above the providers (DESIGN §1).
-A new protocol adds its reader to READERS.
+A new protocol adds its reader here, chosen in read_request.
 """
 
 from __future__ import annotations
