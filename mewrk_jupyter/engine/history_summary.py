@@ -1,8 +1,9 @@
 """A request of the history in a few readable lines (T17): the one summary the magic, the repr and the
 widget's History panel all show.
 
-Pure functions over a history entry and the previous request of the same session. Everything is read
-from the body as it was sent (`sent.py`), so the summary says what the vendor received.
+Pure functions over a history entry and the previous request of the same session. The request is read
+from the body as it was sent (providers/sent.py reads it in neutral words), so the summary says what the
+vendor received; the response is read as the neutral record (providers/record.py), of either shape.
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ from pydantic import BaseModel
 
 from ..cards.inert import code_block, inert_inline, inert_markdown
 from ..cards.words import count
+from ..providers.base import ThinkingPart, ToolUsePart
 from ..providers.offline import estimate_tokens
+from ..providers.record import ENDINGS, ModelResponse, SentItem, SentRequest, read_response
+from ..providers.sent import read_request
 from .assembly.context import format_tokens
-from .sent import SentItem, SentRequest, read_request
 
 # How the title of a request that compacted the conversation says which kind it was.
 COMPACTION_TITLES = {
@@ -43,19 +46,6 @@ class HistoryEntry(Protocol):
 
 
 CUT = 80  # characters of a message's first line in its one-line form
-
-# Why a response ended, in words (the neutral stop reasons of providers/base.py, and the engine's own).
-ENDINGS = {
-    "end_turn": "the model finished",
-    "tool_use": "the model called tools",
-    "max_tokens": "cut at the output limit",
-    "stop_sequence": "a stop sequence",
-    "pause_turn": "paused by the server",
-    "refusal": "the model refused",
-    "model_context_window_exceeded": "the context window was full",
-    "stopped": "stopped by Stop",
-    "interrupted": "the stream broke off",
-}
 
 
 def first_line(text: str, limit: int = CUT) -> str:
@@ -176,32 +166,30 @@ def _meta(entry: HistoryEntry) -> str:
     return f"{entry.model} · {entry.protocol} · {when}{took}"
 
 
-def _usage(response: dict[str, Any] | None) -> str:
-    usage = (response or {}).get("usage")
-    if not isinstance(usage, dict):
+def _usage(response: ModelResponse | None) -> str:
+    usage = response.usage if response is not None else None
+    if usage is None:
         return ""
-    mark = "≈" if usage.get("estimated") else ""  # only an estimate gets ≈; a vendor's count is exact
-    size = sum(int(usage.get(k) or 0) for k in ("input_tokens", "cache_read_tokens", "cache_write_tokens"))
-    return f"{mark}{format_tokens(size)} tokens in · {mark}{format_tokens(int(usage.get('output_tokens') or 0))} out"
+    mark = "≈" if usage.estimated else ""  # only an estimate gets ≈; a vendor's count is exact
+    return f"{mark}{format_tokens(usage.request_size)} tokens in · {mark}{format_tokens(usage.output_tokens)} out"
 
 
-def _received(response: dict[str, Any] | None) -> list[str]:
-    """What came back, one line per block, and why the model stopped."""
-    if not response:
+def _received(response: ModelResponse | None) -> list[str]:
+    """What came back, one line per part, and why the model stopped."""
+    if response is None:
         return []
     lines = []
-    for block in response.get("content") or []:
-        kind = block.get("type")
-        if kind == "thinking":
-            note = " (signed)" if block.get("signature") else ""
-            lines.append(f"Thinking{note}: {first_line(block.get('text') or '')}")
-        elif kind == "tool_use":
+    for part in response.parts:
+        if isinstance(part, ThinkingPart):
+            note = " (signed)" if part.signature else ""
+            lines.append(f"Thinking{note}: {first_line(part.text)}")
+        elif isinstance(part, ToolUsePart):
             lines.append(
-                f"Tool call: {first_line(block.get('name', '?') + ' ' + json.dumps(block.get('input'), ensure_ascii=False))}"
+                f"Tool call: {first_line(part.name + ' ' + json.dumps(part.input, ensure_ascii=False))}"
             )
         else:
-            lines.append(f"Model: {first_line(block.get('text') or '')}")
-    if reason := response.get("stop_reason"):
+            lines.append(f"Model: {first_line(part.text)}")
+    if reason := response.stop:
         lines.append(f"Ended: {ENDINGS.get(reason, reason)}")
     return lines
 
@@ -233,13 +221,14 @@ def summarise(entry: HistoryEntry, previous: HistoryEntry | None, compare: bool 
     if entry.protocol == "tool":
         return _tool_run(entry)
     sent = read_request(entry.request, entry.protocol)
+    response = read_response(entry.response)
     prefix = sum(estimate_tokens(s) for s in sent.system)
     # The panel lists the parts (a reply and its tool call are two parts of one message): the count of
     # messages says how many parts they hold when that differs, so that the two figures agree.
     sizes = [count(sent.messages, "message")]
     if len(sent.items) != sent.messages:
         sizes[0] += f" in {count(len(sent.items), 'part')}"
-    if usage := _usage(entry.response):
+    if usage := _usage(response):
         sizes.append(usage)
     sizes.append(f"system prefix ≈{format_tokens(prefix)} tokens ({count(len(sent.system), 'part')})")
     sizes.append("tools: " + ", ".join(sent.tools) if sent.tools else "no tools")
@@ -255,12 +244,12 @@ def summarise(entry: HistoryEntry, previous: HistoryEntry | None, compare: bool 
         # A request that compacted the conversation — a summary (C6), handoff documents (C5) or natively
         # (C4) — says so.
         title=f"Request {entry.number}"
-        + COMPACTION_TITLES.get(str((entry.response or {}).get("compaction")), ""),
+        + COMPACTION_TITLES.get(str(response.compaction if response else None), ""),
         meta=_meta(entry),
         sizes=" · ".join(sizes),
         changes=changes,
         messages=[item_line(i) for i in sent.items],
-        received=_received(entry.response),
+        received=_received(response),
         error=entry.error,
     )
 

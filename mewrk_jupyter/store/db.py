@@ -14,7 +14,7 @@ from . import fence
 from .faults import BUSY_SECONDS, damaged, store_connection
 
 APPLICATION_ID = 0x4D57524B  # "MWRK": tells our database from any other SQLite file
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 SCHEMA = """
 CREATE TABLE sessions (
@@ -124,6 +124,11 @@ CREATE TABLE notebook_sessions (
     used_at REAL NOT NULL,
     PRIMARY KEY (notebook, cell)
 ) WITHOUT ROWID;
+""",
+    # Beside each request as its vendor received it, the neutral request the assembly built (packed), so
+    # that the engine reads what it sent in its own words; rows written before have none (NULL).
+    7: """
+ALTER TABLE history ADD COLUMN neutral TEXT;
 """,
 }
 

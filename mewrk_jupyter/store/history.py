@@ -22,12 +22,22 @@ def record_request(
     protocol: str,
     request: dict[str, Any],
     started_at: float | None = None,
+    neutral: dict[str, Any] | None = None,
 ) -> int:
-    """Store a request as it was sent (at `started_at`, by default now); returns the history row id."""
+    """Store a request as it was sent (at `started_at`, by default now), and beside it the neutral request
+    it was built from (`neutral`, a ModelRequest's JSON), when there is one; returns the history row id."""
     cur = conn.execute(
-        "INSERT INTO history (session_id, run_id, started_at, model, protocol, request, packed) "
-        "VALUES (?, ?, ?, ?, ?, ?, 1)",
-        (session_id, run_id, started_at or time.time(), model, protocol, pack(conn, request)),
+        "INSERT INTO history (session_id, run_id, started_at, model, protocol, request, packed, neutral) "
+        "VALUES (?, ?, ?, ?, ?, ?, 1, ?)",
+        (
+            session_id,
+            run_id,
+            started_at or time.time(),
+            model,
+            protocol,
+            pack(conn, request),
+            pack(conn, neutral) if neutral is not None else None,
+        ),
     )
     assert cur.lastrowid is not None  # an INSERT always sets it
     return cur.lastrowid
@@ -50,6 +60,7 @@ def _request_of(read: Reader, row: sqlite3.Row) -> Any:
 def _entry(read: Reader, row: sqlite3.Row) -> dict[str, Any]:
     """A history row as a dict, its request and response read back as the values that were recorded."""
     entry = dict(row)
+    entry.pop("neutral", None)  # the engine's own form of the request: `request` is what was sent
     entry["request"] = _request_of(read, row)
     entry["response"] = json.loads(row["response"]) if row["response"] else None
     return entry
@@ -97,13 +108,15 @@ def last_measured(conn: sqlite3.Connection, session_id: str) -> tuple[int, dict[
     """The session's most recent request of a turn that says how large the context was: answered (its
     id and usage), or stopped before the vendor counted it (its id and None); None before the first.
 
-    A stopped request was sent all the same, so the figure is its size, not the one before it.
+    A stopped request was sent all the same, so the figure is its size, not the one before it. Its stop
+    reason is `stop` in the neutral record, `stop_reason` in a row stored before it (providers/record.py).
     """
     row = conn.execute(
         "SELECT id, json_extract(response, '$.usage') FROM history "
         "WHERE session_id = ? AND json_extract(response, '$.compaction') IS NULL "
         "AND (json_extract(response, '$.usage') IS NOT NULL "
-        "OR json_extract(response, '$.stop_reason') = 'stopped') ORDER BY id DESC LIMIT 1",
+        "OR COALESCE(json_extract(response, '$.stop'), json_extract(response, '$.stop_reason')) = 'stopped') "
+        "ORDER BY id DESC LIMIT 1",
         (session_id,),
     ).fetchone()
     if row is None:
@@ -114,9 +127,10 @@ def last_measured(conn: sqlite3.Connection, session_id: str) -> tuple[int, dict[
 def last_sent(conn: sqlite3.Connection, session_id: str) -> dict[str, Any] | None:
     """The session's most recent answered model request (not a tool run, not a provider's compaction,
     which offers no tools): its model, protocol, times and the tools it offered (read alone, not the
-    whole body); None before the first."""
+    whole body), and the tools of the neutral request it was built from (None in a row stored before
+    rows kept it); None before the first."""
     row = conn.execute(
-        "SELECT model, protocol, started_at, ended_at, request, packed FROM history "
+        "SELECT model, protocol, started_at, ended_at, request, packed, neutral FROM history "
         "WHERE session_id = ? AND protocol != 'tool' AND response IS NOT NULL AND error IS NULL "
         "AND COALESCE(json_extract(response, '$.compaction'), '') != 'native' ORDER BY id DESC LIMIT 1",
         (session_id,),
@@ -127,7 +141,9 @@ def last_sent(conn: sqlite3.Connection, session_id: str) -> dict[str, Any] | Non
         tools = unpack_field(reader(conn), row["request"], "tools")
     else:
         tools = json.loads(row["request"]).get("tools")
-    return {key: row[key] for key in ("model", "protocol", "started_at", "ended_at")} | {"tools": tools or []}
+    neutral = unpack_field(reader(conn), row["neutral"], "tools") if row["neutral"] else None
+    kept = {key: row[key] for key in ("model", "protocol", "started_at", "ended_at")}
+    return kept | {"tools": tools or [], "neutral_tools": neutral}
 
 
 def request_body(conn: sqlite3.Connection, entry_id: int) -> dict[str, Any] | None:

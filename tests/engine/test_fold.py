@@ -12,9 +12,12 @@ from mewrk_jupyter.providers.base import (
     TextPart,
     ThinkingDelta,
     ThinkingDone,
+    ThinkingPart,
     ToolCallEvent,
+    ToolUsePart,
     UsageEvent,
 )
+from mewrk_jupyter.providers.record import ModelResponse, Stop, read_response
 
 
 def fresh() -> ResponseState:
@@ -99,12 +102,47 @@ def test_the_record_lists_the_blocks_as_the_history_keeps_them():
             ToolCallEvent(2, "c", "ls", {}),
         ]
     )
-    assert record(state) == {
-        "stop_reason": "end_turn",
-        "content": [
+    assert record(state) == ModelResponse(
+        stop=Stop.END_TURN,
+        parts=[
+            ThinkingPart(text="t", signature="s"),
+            TextPart(text="x"),
+            ToolUsePart(id="c", name="ls", input={}),
+        ],
+    )
+    # The history row keeps it as JSON in the neutral words; `read_response` reads it back.
+    assert record(state).stored() == {
+        "stop": "end_turn",
+        "parts": [
             {"type": "thinking", "text": "t", "signature": "s"},
             {"type": "text", "text": "x"},
             {"type": "tool_use", "id": "c", "name": "ls", "input": {}},
         ],
         "usage": None,
     }
+    assert read_response(record(state).stored()) == record(state)
+
+
+def test_a_response_stored_in_the_old_shape_still_reads():
+    # A row written before the response was typed: Anthropic's words, `stop_reason` and `content`.
+    old = {
+        "stop_reason": "tool_use",
+        "content": [
+            {"type": "thinking", "text": "t", "signature": "s"},
+            {"type": "text", "text": "x"},
+            {"type": "tool_use", "id": "c", "name": "ls", "input": {"path": "."}},
+        ],
+        "usage": {"input_tokens": 7, "output_tokens": 2, "cache_read_tokens": 0, "cache_write_tokens": 0},
+    }
+    assert read_response(old) == ModelResponse(
+        stop=Stop.TOOL_USE,
+        parts=[
+            ThinkingPart(text="t", signature="s"),
+            TextPart(text="x"),
+            ToolUsePart(id="c", name="ls", input={"path": "."}),
+        ],
+        usage=Usage(input_tokens=7, output_tokens=2),
+    )
+    native = {"compaction": "native", "stop_reason": "compaction", "content": [], "usage": None}
+    assert read_response(native) == ModelResponse(stop=Stop.COMPACTION, compaction="native")
+    assert read_response(None) is None

@@ -13,7 +13,6 @@ from mewrk_jupyter.engine.history_summary import (
     summarise,
     summarise_history,
 )
-from mewrk_jupyter.engine.sent import SentItem, read_request
 from mewrk_jupyter.engine.views import HistoryEntry
 from mewrk_jupyter.providers import anthropic, openai_chat, openai_responses
 from mewrk_jupyter.providers.base import (
@@ -26,6 +25,8 @@ from mewrk_jupyter.providers.base import (
     ToolSpec,
     ToolUsePart,
 )
+from mewrk_jupyter.providers.record import SentItem
+from mewrk_jupyter.providers.sent import read_request
 
 
 def entry(number: int, request: dict, protocol: str = "offline", **fields) -> HistoryEntry:

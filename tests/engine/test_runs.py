@@ -108,7 +108,7 @@ def test_stop_from_this_process_keeps_the_partial_reply(workspace):
     assert run.state == "stopped"
     reply = s.cards[-1]
     assert reply.interrupted and 0 < len(reply.text.split()) < 300
-    assert s.history[-1].response["stop_reason"] == "stopped"
+    assert s.history[-1].response["stop"] == "stopped"
     assert not s.stop()  # nothing runs any more
 
 

@@ -48,7 +48,7 @@ def test_each_request_is_recorded_as_sent_and_survives_later_edits(workspace):
         "role": "assistant",
         "parts": [{"type": "text", "text": "EDITED REPLY"}],
     }
-    assert first.response["content"][0]["text"].startswith("You said: “first question”")
+    assert first.response["parts"][0]["text"].startswith("You said: “first question”")
     assert first.response["usage"]["input_tokens"] > 0
     # Editing or deleting cards now does not rewrite what was sent then.
     s.delete(*[c.id for c in s.cards])
@@ -154,7 +154,7 @@ def test_thinking_is_streamed_into_its_own_card_and_signed_by_the_thinker(worksp
     thinking = s.cards[1]
     assert thinking.kind == "thinking" and thinking.text == "step by step"
     assert thinking.signature and thinking.signed_text == "step by step"
-    assert s.history[-1].response["content"][0]["signature"] == thinking.signature
+    assert s.history[-1].response["parts"][0]["signature"] == thinking.signature
 
 
 def test_an_unknown_model_is_a_clear_error_before_anything_is_sent(workspace):

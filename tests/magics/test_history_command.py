@@ -31,7 +31,7 @@ def test_history_n_shows_one_request_in_full_with_what_changed(mewrk):
     assert out.startswith("**Request 2**")
     assert "Since request 1: edited You “first” → “first, edited”" in out
     assert "```json" in out and json.dumps(session.history[1].request, indent=2, ensure_ascii=False) in out
-    assert '"stop_reason": "end_turn"' in out  # the response too
+    assert '"stop": "end_turn"' in out  # the response too
 
 
 def test_history_n_out_of_range_says_what_there_is(mewrk):

@@ -45,7 +45,7 @@ def test_anthropic_messages_through_litellm_gives_the_reply_card(proxy, workspac
     assert reply.text == REPLY and reply.stop_reason == "end_turn" and not reply.interrupted
     entry = s.history[-1]
     assert entry.request["model"] == "mock-claude" and not entry.error
-    assert entry.response["content"] == [{"type": "text", "text": REPLY}]
+    assert entry.response["parts"] == [{"type": "text", "text": REPLY}]
     s.send("and again")  # the second request carries the first reply back
     assert s.cards[-1].text == REPLY and len(s.history) == 2
 
@@ -56,7 +56,7 @@ def test_openai_chat_through_litellm_gives_the_reply_card(proxy, workspace, monk
     reply = s.cards[-1]
     assert [c.kind for c in s.cards] == ["user_input", "model_reply"]
     assert reply.text == REPLY and reply.stop_reason == "end_turn" and not reply.interrupted
-    assert s.history[-1].response["content"] == [{"type": "text", "text": REPLY}]
+    assert s.history[-1].response["parts"] == [{"type": "text", "text": REPLY}]
     assert reply.usage is not None and reply.usage.output_tokens > 0  # the proxy's usage chunk arrived
 
 

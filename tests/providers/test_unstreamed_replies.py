@@ -89,8 +89,8 @@ def test_anthropic_a_whole_message_for_a_streamed_request_becomes_the_same_cards
     assert (call.call_id, call.name, call.params, call.status) == ("toolu_j", "ls", {"path": "."}, "done")
     assert claude.cards[-1].text == "Done."
     first = claude.history[0]
-    assert first.response["stop_reason"] == "tool_use" and not first.error
-    assert [b["type"] for b in first.response["content"]] == ["thinking", "text", "tool_use"]
+    assert first.response["stop"] == "tool_use" and not first.error
+    assert [b["type"] for b in first.response["parts"]] == ["thinking", "text", "tool_use"]
     # The signed block goes back byte for byte in the second request, as a streamed one would.
     sent = wire_server.last_json()["messages"][1]["content"][0]
     assert sent == {"type": "thinking", "thinking": "Let me look.", "signature": "SIG-J"}
@@ -115,7 +115,7 @@ def test_chat_a_whole_completion_for_a_streamed_request_becomes_the_same_cards(c
     assert (reply.usage.input_tokens, reply.usage.cache_read_tokens, reply.usage.output_tokens) == (20, 10, 9)
     assert (call.call_id, call.name, call.params) == ("call_j", "ls", {"path": "."})
     assert chat.cards[-1].text == "All listed." and chat.cards[-1].stop_reason == "end_turn"
-    assert chat.history[-1].response["content"] == [{"type": "text", "text": "All listed."}]
+    assert chat.history[-1].response["parts"] == [{"type": "text", "text": "All listed."}]
 
 
 def test_responses_a_whole_response_for_a_streamed_request_becomes_the_same_cards(responses, wire_server):

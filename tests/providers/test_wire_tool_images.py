@@ -17,8 +17,9 @@ import pytest
 
 import mewrk_jupyter as mw
 from mewrk_jupyter.cards.models import ToolCall
-from mewrk_jupyter.engine.sent import SentItem, read_request
 from mewrk_jupyter.providers.base import tool_images_label
+from mewrk_jupyter.providers.record import SentItem
+from mewrk_jupyter.providers.sent import read_request
 
 from .three import KEY_ENV, Wire
 from .vendors import write_vendor

@@ -68,6 +68,25 @@ def test_plan_mode_while_warm_keeps_the_tools_until_the_person_accepts(wire: Wir
     assert wire.tools(wire_server.json_bodies()[-1]) == ["ls", "read", "grep", "find", "lsp"]
 
 
+@pytest.mark.parametrize("kept", [True, False], ids=["neutral request kept", "row stored before"])
+def test_the_lock_holds_the_tools_of_the_neutral_request_or_of_the_body(wire: Wire, wire_server, kept):
+    # A row keeps the neutral request beside the body, and the lock reads its tools there; a row stored
+    # before rows kept it holds the same list, read back from the body by the adapters' reader.
+    s = mw.Session.new(model=wire.model)
+    wire_server.enqueue(wire.reply("One."), wire.reply("Two."))
+    s.send("hello")
+    first = wire.tools(wire_server.json_bodies()[-1])
+    with s.stored_timeline.db.tx() as conn:
+        (neutral,) = conn.execute("SELECT neutral FROM history WHERE session_id = ?", (s.id,)).fetchone()
+        assert neutral is not None
+        if not kept:
+            conn.execute("UPDATE history SET neutral = NULL WHERE session_id = ?", (s.id,))
+    s.configure(plan_mode=True)
+    assert s.tool_lock is not None and "still offered: write, edit, bash" in s.tool_lock.text
+    s.send("plan it")
+    assert wire.tools(wire_server.json_bodies()[-1]) == first
+
+
 def test_a_call_to_a_held_tool_in_plan_mode_is_answered_not_run(wire: Wire, wire_server, workspace):
     s = mw.Session.new(model=wire.model)
     wire_server.enqueue(wire.reply("One."))

@@ -14,7 +14,6 @@ timeline's words in the body that was sent. Before any request it is the timelin
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Callable
 
@@ -24,6 +23,7 @@ from ...cards.inert import for_notebook
 from ...cards.models import Card, NativeCompaction, SummaryDivider, ToolCall
 from ...cards.words import format_tokens, label
 from ...providers.offline import estimate_tokens
+from ...providers.sent import prefix_estimate, timeline_words
 from ...store.history import USAGE_FIELDS, last_answered, last_measured, request_body, usage_by_model
 from .assemble import NOT_SENT
 from .compacted import card_tokens
@@ -217,26 +217,6 @@ def tokens_by_kind(cards: list[Card]) -> dict[str, int]:
     return totals
 
 
-# Strings of a request body that are not the timeline's words: ids, roles, encodings, signatures, bytes.
-_NOT_WORDS = frozenset(
-    {"id", "type", "role", "tool_use_id", "call_id", "media_type", "signature", "encrypted_content", "data"}
-    | {"file_data", "url", "filename", "cache_control", "status", "detail", "protocol", "signed_text"}
-)
-
-
-def _words(value: object, key: str = "") -> int:
-    """The timeline's words in part of a request body, counted as `tokens_by_kind` counts cards."""
-    if isinstance(value, str):
-        return 0 if key in _NOT_WORDS or value.startswith("data:") else estimate_tokens(value)
-    if isinstance(value, dict):
-        if value.get("role") in ("system", "developer"):  # the hidden prefix, in Chat Completions
-            return 0
-        return sum(_words(v, k) for k, v in value.items() if k not in _NOT_WORDS)
-    if isinstance(value, list):
-        return sum(_words(v, key) for v in value)
-    return 0
-
-
 def request_size(usage: dict[str, int]) -> int:
     """A request's size by the vendor's count: its input tokens, read from the cache or not."""
     return sum(usage.get(f, 0) or 0 for f in ("input_tokens", "cache_read_tokens", "cache_write_tokens"))
@@ -255,22 +235,7 @@ class Sizes(BaseModel):
 def beside_timeline(size: int, body: dict) -> int:
     """What a request of `size` tokens (the vendor's count) carried beside the timeline's words: the hidden
     prefix, tool schemas and message framing."""
-    return max(0, size - _words(_messages(body)))
-
-
-def _messages(body: dict) -> object:
-    """The timeline's part of a request body: Messages' and Chat's `messages`, Responses' `input`."""
-    return body.get("messages", body.get("input", []))
-
-
-def _prefix_estimate(body: dict) -> int:
-    """An estimate of what a body carries beside the timeline, with no vendor's count to go by: its
-    system text and tool schemas as characters / 4."""
-    messages = _messages(body)
-    listed = messages if isinstance(messages, list) else []
-    system = [m for m in listed if isinstance(m, dict) and m.get("role") in ("system", "developer")]
-    rest = {k: v for k, v in body.items() if k not in ("messages", "input")}
-    return estimate_tokens(json.dumps([rest, system], ensure_ascii=False))
+    return max(0, size - timeline_words(body))
 
 
 # The size of a recorded request and what it carried beside the timeline, per (session, history entry):
@@ -296,8 +261,8 @@ def _measured(
         if earlier is not None:
             beside = _measured(conn, session_id, earlier[0], earlier[1])[1]
         else:
-            beside = _prefix_estimate(body)
-        known = beside + _words(_messages(body)), beside
+            beside = prefix_estimate(body)
+        known = beside + timeline_words(body), beside
     if len(_MEASURED) > 1024:
         _MEASURED.clear()
     _MEASURED[(session_id, entry_id)] = known

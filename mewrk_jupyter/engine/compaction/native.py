@@ -16,6 +16,7 @@ from ...errors import InvalidInput, MewrkError, ProviderError
 from ...providers.base import Compacted, ModelInfo
 from ...providers.faults import describe_failure
 from ...providers.offline import estimate_tokens
+from ...providers.record import ModelResponse, Stop
 from ...providers.registry import resolve
 from ...store import history as history_rows
 from ..assembly.compacted import Envelope, card_tokens
@@ -130,22 +131,23 @@ def native_compaction(
     except Exception as exc:
         error = parts.secrets.redact(describe_failure(exc, info.name))
         with parts.timeline.db.tx() as conn:
-            history_rows.record_response(conn, entry, {"compaction": "native", "usage": None}, error=error)
+            history_rows.record_response(
+                conn, entry, ModelResponse(compaction="native").stored(), error=error
+            )
         if isinstance(exc, MewrkError):
             raise
         raise ProviderError(f"The conversation could not be compacted: {error}") from exc
     finally:
         parts.timeline.emit(StatusChanged(parts.session_id, None))
-    response = {
-        "compaction": "native",
-        "stop_reason": "compaction",
-        "content": [],
-        "usage": compacted.usage.model_dump(),
-        "tokens_before": compacted.tokens_before,
-        "tokens_after": compacted.tokens_after,
-    }
+    response = ModelResponse(
+        stop=Stop.COMPACTION,
+        usage=compacted.usage,
+        compaction="native",
+        tokens_before=compacted.tokens_before,
+        tokens_after=compacted.tokens_after,
+    )
     with parts.timeline.db.tx() as conn:
-        history_rows.record_response(conn, entry, response)
+        history_rows.record_response(conn, entry, response.stored())
     kept = keep_messages(person_messages(cards), keep_user_tokens)
     # The vendor's count of the context compacted; the engine's estimate where it gave none.
     before = (

@@ -24,6 +24,7 @@ from ...errors import MewrkError, NothingToCompact, ProviderError, SessionBusy
 from ...providers.base import Exchange, ModelInfo, ModelRequest, Provider
 from ...providers.faults import describe_failure
 from ...providers.offline import estimate_tokens
+from ...providers.record import Stop
 from ...providers.registry import check_trusted, resolve
 from ...store import cards as card_rows
 from ...store import history as history_rows
@@ -99,22 +100,23 @@ def ask_model(
     except Exception as exc:
         failure = exc
     state = finish(state, interrupted=failure is not None)
-    response = {**record(state), "compaction": call.kind}
+    response = record(state).model_copy(update={"compaction": call.kind})
     error = None
     if failure is not None:
         error = parts.secrets.redact(describe_failure(failure, info.name))
     with parts.timeline.db.tx() as conn:
-        history_rows.record_response(conn, entry, parts.secrets.redact_data(response), error=error)
+        history_rows.record_response(conn, entry, parts.secrets.redact_data(response.stored()), error=error)
     if failure is not None:
         if isinstance(failure, MewrkError):
             raise failure
         raise ProviderError(f"{call.failed}: {error}")
     text = "\n\n".join(c.text for c in state.blocks.values() if isinstance(c, ModelReply) and c.text)
-    if state.stop == "max_tokens":
+    if state.stop == Stop.MAX_TOKENS:
         raise ProviderError(call.cut_off)
     if not text.strip():
         raise ProviderError(call.empty)
-    return Written(parts.secrets.redact(text.strip()), response["usage"], exchange.body)
+    usage = response.usage.model_dump() if response.usage is not None else None
+    return Written(parts.secrets.redact(text.strip()), usage, exchange.body)
 
 
 def too_little(cards: list[Card], size: int) -> str | None:

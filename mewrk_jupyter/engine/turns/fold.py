@@ -22,10 +22,12 @@ from ...providers.base import (
     TextPart,
     ThinkingDelta,
     ThinkingDone,
+    ThinkingPart,
     ToolCallEvent,
     ToolUsePart,
     UsageEvent,
 )
+from ...providers.record import ModelResponse, ResponsePart, Stop
 from ..assembly.assemble import prefix_digest, thinking_part
 
 
@@ -40,7 +42,7 @@ class ResponseState:
     blocks: dict[int, Card] = field(default_factory=dict)  # content block index -> its card
     calls: list[ToolCall] = field(default_factory=list)
     usage: Usage | None = None
-    stop: str = "end_turn"
+    stop: str = Stop.END_TURN
     # The card the last event opened, already holding that event's content; None if it opened none.
     opened: Card | None = None
 
@@ -102,13 +104,13 @@ def finish(state: ResponseState, interrupted: bool) -> ResponseState:
     return state
 
 
-def record(state: ResponseState) -> dict[str, Any]:
-    """What came back, block by block, for the history."""
-    return {
-        "stop_reason": state.stop,
-        "content": [_block_record(card) for _, card in sorted(state.blocks.items())],
-        "usage": state.usage.model_dump() if state.usage else None,
-    }
+def record(state: ResponseState) -> ModelResponse:
+    """What came back, part by part, for the history: the neutral record, in no vendor's words."""
+    return ModelResponse(
+        stop=state.stop,
+        parts=[_part_record(card) for _, card in sorted(state.blocks.items())],
+        usage=state.usage,
+    )
 
 
 def _grow(card: ModelReply | Thinking, text: str) -> None:
@@ -153,9 +155,9 @@ def _prefix_before(state: ResponseState, index: int) -> str:
     return prefix_digest(r.system, r.tools, r.messages, earlier)
 
 
-def _block_record(card: Card) -> dict[str, Any]:
+def _part_record(card: Card) -> ResponsePart:
     if isinstance(card, Thinking):
-        return {"type": "thinking", "text": card.signed_text or card.text, "signature": card.signature}
+        return ThinkingPart(text=card.signed_text or card.text, signature=card.signature)
     if isinstance(card, ToolCall):
-        return {"type": "tool_use", "id": card.call_id, "name": card.name, "input": card.params}
-    return {"type": "text", "text": getattr(card, "text", "")}
+        return ToolUsePart(id=card.call_id, name=card.name, input=card.params)
+    return TextPart(text=getattr(card, "text", ""))

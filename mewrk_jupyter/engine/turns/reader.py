@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any
 
 from typing_extensions import assert_never
 
@@ -26,6 +25,7 @@ from ...providers.base import (
     ToolCallEvent,
     UsageEvent,
 )
+from ...providers.record import ModelResponse, Stop
 from ...store import fence
 from ..events import TextDelta as TextAppended
 from ..timeline.stored import StoredTimeline
@@ -53,7 +53,7 @@ class ResponseReader:
         request: ModelRequest,
         sent: SentRequest,
         cancel: threading.Event,
-    ) -> tuple[str, list[ToolCall], dict[str, Any], Exception | None]:
+    ) -> tuple[str, list[ToolCall], ModelResponse, Exception | None]:
         """Turn the stream into cards as it arrives; returns the stop reason, tool calls, the record and
         the failure that cut the stream, if any (the partial reply is kept, marked interrupted). The
         request's history row is written right after the reply's first card is shown."""
@@ -91,9 +91,9 @@ class ResponseReader:
                 failure = exc
                 exchange.close()  # a failure of ours (the store's) leaves the stream open otherwise
         if cancel.is_set():
-            state.stop = "stopped"
+            state.stop = Stop.STOPPED
         elif failure is not None:
-            state.stop = "interrupted"
+            state.stop = Stop.INTERRUPTED
         state = finish(state, interrupted=cancel.is_set() or failure is not None)
         for card in state.blocks.values():
             self.timeline.save(card)

@@ -21,6 +21,7 @@ from ...cards.models import Card, HostMessage, ModelReply, ToolCall, UserInput
 from ...errors import MewrkError, ProviderError, SessionBusy
 from ...providers.base import Exchange, ModelInfo
 from ...providers.faults import describe_failure
+from ...providers.record import Stop
 from ...providers.registry import current_reading, one_reading, resolve
 from ...store import fence
 from ...store import history as history_rows
@@ -300,30 +301,30 @@ class Run:
             if self._cancel.is_set():
                 exchange.close()
             # Its history row is written once the reply begins (turns/sent.py), the heartbeat's at the latest.
-            sent = self._sent = SentRequest(timeline.db, sid, self.id, info, exchange.body)
+            sent = self._sent = SentRequest(timeline.db, sid, self.id, info, exchange.body, request)
             stop, calls, response, failure = self._reader.read(exchange, info, request, sent, self._cancel)
             entry = sent.entry()
             self._sent = None
             if failure is not None:
                 # A server may echo the key back in its error: hidden before it is stored or shown.
-                failed = describe_failure(failure, info.name, mid_stream=bool(response["content"]))
+                failed = describe_failure(failure, info.name, mid_stream=bool(response.parts))
                 message = parts.secrets.redact(failed)
                 with timeline.db.tx() as conn:
                     history_rows.record_response(
-                        conn, entry, parts.secrets.redact_data(response), error=message
+                        conn, entry, parts.secrets.redact_data(response.stored()), error=message
                     )
                 if isinstance(failure, MewrkError):
                     raise failure
                 # The SDK's own error quotes the server's body: it is not chained when that held a secret.
                 raise ProviderError(message) from (failure if message == failed else None)
             with timeline.db.tx() as conn:
-                history_rows.record_response(conn, entry, parts.secrets.redact_data(response))
+                history_rows.record_response(conn, entry, parts.secrets.redact_data(response.stored()))
             if self._cancel.is_set():
                 raise Stopped
             self._follow_plan_mode()  # a call that arrives after plan mode began is answered under it
-            if stop == "pause_turn":  # the server paused a long turn: send the content back to go on
+            if stop == Stop.PAUSE_TURN:  # the server paused a long turn: send the content back to go on
                 continue
-            if stop == "max_tokens":  # T13: the engine asks the model to go on from where it was cut
+            if stop == Stop.MAX_TOKENS:  # T13: the engine asks the model to go on from where it was cut
                 for call in calls:
                     call.status, call.result = "denied", CUT_CALL
                     timeline.save(call)

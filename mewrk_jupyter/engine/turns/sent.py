@@ -12,7 +12,7 @@ import threading
 import time
 from typing import Any
 
-from ...providers.base import ModelInfo
+from ...providers.base import ModelInfo, ModelRequest
 from ...store import history as history_rows
 from ...store.db import Database
 
@@ -22,13 +22,20 @@ class SentRequest:
     asks first (the turn's, or the heartbeat's)."""
 
     def __init__(
-        self, db: Database, session_id: str, run_id: str, model: ModelInfo, body: dict[str, Any]
+        self,
+        db: Database,
+        session_id: str,
+        run_id: str,
+        model: ModelInfo,
+        body: dict[str, Any],
+        request: ModelRequest | None = None,
     ) -> None:
         self.db = db
         self.session_id = session_id
         self.run_id = run_id
         self.model = model
         self.body = body
+        self.request = request  # the neutral request the body was built from, kept beside it
         self.sent_at = time.time()
         self._entry: int | None = None
         self._lock = threading.Lock()
@@ -51,5 +58,6 @@ class SentRequest:
                         self.model.protocol,
                         self.body,
                         started_at=self.sent_at,
+                        neutral=self.request.model_dump(mode="json") if self.request is not None else None,
                     )
             return self._entry

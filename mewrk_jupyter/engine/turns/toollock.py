@@ -31,11 +31,11 @@ from typing import Any
 
 from ...cards.models import NativeCompaction
 from ...providers.base import ModelInfo, ToolSpec
+from ...providers.sent import sent_tools
 from ...store import history as history_rows
 from ...store import sessions as session_rows
 from ...store import tasks as task_rows
 from ..assembly.assemble import BOX_TOOL
-from ..sent import sent_tools
 from ..timeline.stored import StoredTimeline
 from .handoff_tool import HANDOFF
 
@@ -96,6 +96,14 @@ class ToolLock:
         )
 
 
+def _last_tools(last: dict[str, Any]) -> list[ToolSpec]:
+    """The tools the last request offered: the neutral request's, where its row kept it; else read back
+    from the body by the adapters' reader (a row stored before rows kept the neutral request)."""
+    if last.get("neutral_tools") is not None:
+        return [ToolSpec.model_validate(t) for t in last["neutral_tools"]]
+    return sent_tools(last["tools"])
+
+
 @dataclass(frozen=True)
 class Offered:
     """The tools and the host-message container a request goes with, and the lock that chose them."""
@@ -131,7 +139,7 @@ class ToolLocks:
         until = (last["ended_at"] or last["started_at"]) + CACHE_LIFETIME
         if time.time() >= until:
             return free
-        sent = [t for t in sent_tools(last["tools"]) if t.name not in APPENDED]
+        sent = [t for t in _last_tools(last) if t.name not in APPENDED]
         if sent == wanted or task_rows.live_task_of_child(conn, self.timeline.session_id) is not None:
             return free  # the same list, or a subagent at work: nobody to ask, its tools follow at once
         held_container = "box_tool_result" if BOX_TOOL in _names(sent) else "user_message"

@@ -1,65 +1,20 @@
-"""What a recorded request body carried, read back in words: one item per part, for any wire protocol.
+"""What a recorded request body carried, read back in neutral words: one item per part, for each wire protocol.
 
-The history keeps each request exactly as it went to the vendor (T17). To summarise it, this module reads
-that body — never the timeline — so a summary shows what was really sent: a signed thinking block by
-its signed original, whatever the card shows after an edit (T7).
+The history keeps each request exactly as it went to the vendor (T17). Reading that body is the adapters'
+work, so this module, beside them, reads it for the engine: a summary shows what was really sent — a
+signed thinking block by its signed original, whatever the card shows after an edit (T7) — and the tool
+lock offers again the tools a request offered, with no vendor's JSON above the providers (DESIGN §1).
+A new protocol adds its reader here, chosen in read_request.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
-from ..providers.base import TOOL_IMAGES_MARK, ToolSpec
-
-REMINDER_OPEN, REMINDER_CLOSE = "<system-reminder>", "</system-reminder>"
-
-
-@dataclass(frozen=True)
-class SentItem:
-    """One part of a sent message: who or what it is, in words, and its content as sent."""
-
-    label: str  # "You", "Model", "Thinking", "Tool call", "Tool result", "Tool image", "Host", …
-    text: str
-    note: str = ""  # how it went, when that matters: "signed", "encrypted, sent as is", "error"
-
-    def key(self) -> tuple[str, str, str]:
-        """What identifies the item when two requests are compared."""
-        return self.label, self.note, self.text
-
-
-@dataclass
-class SentRequest:
-    """A request body read back: its system prefix, its messages as items, and the tools offered."""
-
-    system: list[str] = field(default_factory=list)
-    messages: int = 0
-    items: list[SentItem] = field(default_factory=list)
-    tools: list[str] = field(default_factory=list)
-
-
-def _text_item(role: str, text: str) -> SentItem:
-    """A text part: the person's words, the model's, or the host's (a user message in a system reminder)."""
-    stripped = text.strip()
-    if role == "user" and stripped.startswith(REMINDER_OPEN) and stripped.endswith(REMINDER_CLOSE):
-        return SentItem("Host", stripped[len(REMINDER_OPEN) : -len(REMINDER_CLOSE)].strip())
-    return SentItem({"user": "You", "assistant": "Model", "system": "System prompt"}.get(role, role), text)
-
-
-def _opaque(data: Any) -> str:
-    """Encrypted content compared by a digest, never shown."""
-    return "#" + hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:12]
-
-
-def _call(name: str, arguments: Any) -> SentItem:
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments)
-        except ValueError:
-            pass
-    return SentItem("Tool call", f"{name} {json.dumps(arguments, ensure_ascii=False)}")
+from .base import TOOL_IMAGES_MARK, ToolSpec
+from .offline import estimate_tokens
+from .record import SentItem, SentRequest, attachment_item, call_item, opaque, text_item
 
 
 def _results(content: Any, is_error: bool = False) -> list[SentItem]:
@@ -83,10 +38,6 @@ def _image(block: dict[str, Any]) -> SentItem:
     return SentItem("Tool image", media_type or "image")
 
 
-def _attachment(name: str, media_type: str = "") -> SentItem:
-    return SentItem("Attachment", f"{name} ({media_type})" if media_type else name)
-
-
 def _neutral(body: dict[str, Any], out: SentRequest) -> None:
     """The engine's own request form (the offline models receive it as it is)."""
     out.system = [s for s in body.get("system") or [] if isinstance(s, str)]
@@ -97,23 +48,23 @@ def _neutral(body: dict[str, Any], out: SentRequest) -> None:
         for part in message.get("parts") or []:
             kind = part.get("type")
             if kind == "text":
-                out.items.append(_text_item(role, part.get("text", "")))
+                out.items.append(text_item(role, part.get("text", "")))
             elif kind == "thinking" and part.get("encrypted") is not None:
-                out.items.append(SentItem("Thinking", _opaque(part["encrypted"]), "encrypted, sent as is"))
+                out.items.append(SentItem("Thinking", opaque(part["encrypted"]), "encrypted, sent as is"))
             elif kind == "thinking" and part.get("signature") is not None:
                 # What goes out is the signed original; `text` is only what the card shows now.
                 out.items.append(SentItem("Thinking", part.get("signed_text") or "", "signed"))
             elif kind == "thinking":
                 out.items.append(SentItem("Thinking", part.get("text", "")))
             elif kind == "tool_use":
-                out.items.append(_call(part.get("name", "?"), part.get("input")))
+                out.items.append(call_item(part.get("name", "?"), part.get("input")))
             elif kind == "tool_result":
                 out.items += _results(part.get("content", ""), bool(part.get("is_error")))
                 out.items += [
                     SentItem("Tool image", i.get("media_type") or "image") for i in part.get("images", [])
                 ]
             elif kind == "attachment":
-                out.items.append(_attachment(part.get("name", "?"), part.get("media_type", "")))
+                out.items.append(attachment_item(part.get("name", "?"), part.get("media_type", "")))
 
 
 def _anthropic(body: dict[str, Any], out: SentRequest) -> None:
@@ -130,18 +81,18 @@ def _anthropic(body: dict[str, Any], out: SentRequest) -> None:
         for block in parts:
             kind = block.get("type")
             if kind == "text":
-                out.items.append(_text_item(role, block.get("text", "")))
+                out.items.append(text_item(role, block.get("text", "")))
             elif kind == "thinking":
                 out.items.append(SentItem("Thinking", block.get("thinking", ""), "signed"))
             elif kind == "redacted_thinking":
-                out.items.append(SentItem("Thinking", _opaque(block.get("data")), "encrypted, sent as is"))
+                out.items.append(SentItem("Thinking", opaque(block.get("data")), "encrypted, sent as is"))
             elif kind == "tool_use":
-                out.items.append(_call(block.get("name", "?"), block.get("input")))
+                out.items.append(call_item(block.get("name", "?"), block.get("input")))
             elif kind == "tool_result":
                 out.items += _results(block.get("content", ""), bool(block.get("is_error")))
             elif kind in ("image", "document"):
                 source = block.get("source") or {}
-                out.items.append(_attachment(block.get("title") or kind, source.get("media_type", "")))
+                out.items.append(attachment_item(block.get("title") or kind, source.get("media_type", "")))
 
 
 def _chat(body: dict[str, Any], out: SentRequest) -> None:
@@ -169,14 +120,14 @@ def _chat(body: dict[str, Any], out: SentRequest) -> None:
                 out.items.append(_image(block))
             elif block.get("type") == "text":
                 tool_images = False
-                out.items.append(_text_item(role, block.get("text", "")))
+                out.items.append(text_item(role, block.get("text", "")))
             elif block.get("type") == "file":
-                out.items.append(_attachment((block.get("file") or {}).get("filename", "file")))
+                out.items.append(attachment_item((block.get("file") or {}).get("filename", "file")))
             else:
-                out.items.append(_attachment("image"))
+                out.items.append(attachment_item("image"))
         for call in message.get("tool_calls") or []:
             function = call.get("function") or {}
-            out.items.append(_call(function.get("name", "?"), function.get("arguments")))
+            out.items.append(call_item(function.get("name", "?"), function.get("arguments")))
 
 
 def _responses(body: dict[str, Any], out: SentRequest) -> None:
@@ -186,12 +137,12 @@ def _responses(body: dict[str, Any], out: SentRequest) -> None:
         out.messages += 1
         kind = item.get("type", "message")
         if kind == "function_call":
-            out.items.append(_call(item.get("name", "?"), item.get("arguments")))
+            out.items.append(call_item(item.get("name", "?"), item.get("arguments")))
         elif kind == "function_call_output":
             out.items += _results(item.get("output", ""))
         elif kind == "reasoning":
             out.items.append(
-                SentItem("Thinking", _opaque(item.get("encrypted_content")), "encrypted, sent as is")
+                SentItem("Thinking", opaque(item.get("encrypted_content")), "encrypted, sent as is")
             )
         elif kind == "message":
             role = {"developer": "system"}.get(item.get("role", ""), item.get("role", ""))
@@ -200,9 +151,9 @@ def _responses(body: dict[str, Any], out: SentRequest) -> None:
                 [{"type": "input_text", "text": content}] if isinstance(content, str) else content or []
             ):
                 if block.get("type") in ("input_text", "output_text"):
-                    out.items.append(_text_item(role, block.get("text", "")))
+                    out.items.append(text_item(role, block.get("text", "")))
                 else:
-                    out.items.append(_attachment(block.get("filename") or "image"))
+                    out.items.append(attachment_item(block.get("filename") or "image"))
 
 
 def read_request(body: dict[str, Any], protocol: str) -> SentRequest:
@@ -240,3 +191,43 @@ def sent_tools(tools: list[Any]) -> list[ToolSpec]:
                 ToolSpec(name=tool["name"], description=tool.get("description") or "", input_schema=schema)
             )
     return specs
+
+
+# Strings of a request body that are not the timeline's words: ids, roles, encodings, signatures, bytes.
+_NOT_WORDS = frozenset(
+    {"id", "type", "role", "tool_use_id", "call_id", "media_type", "signature", "encrypted_content", "data"}
+    | {"file_data", "url", "filename", "cache_control", "status", "detail", "protocol", "signed_text"}
+)
+
+
+def _words(value: object, key: str = "") -> int:
+    if isinstance(value, str):
+        return 0 if key in _NOT_WORDS or value.startswith("data:") else estimate_tokens(value)
+    if isinstance(value, dict):
+        if value.get("role") in ("system", "developer"):  # the hidden prefix, in Chat Completions
+            return 0
+        return sum(_words(v, k) for k, v in value.items() if k not in _NOT_WORDS)
+    if isinstance(value, list):
+        return sum(_words(v, key) for v in value)
+    return 0
+
+
+def _messages(body: dict[str, Any]) -> object:
+    """The timeline's part of a request body: Messages' and Chat's `messages`, Responses' `input`."""
+    return body.get("messages", body.get("input", []))
+
+
+def timeline_words(body: dict[str, Any]) -> int:
+    """The timeline's words in a request body (its messages, the hidden prefix left out), estimated as
+    the engine estimates cards: what a vendor's count of the request less this carried beside them."""
+    return _words(_messages(body))
+
+
+def prefix_estimate(body: dict[str, Any]) -> int:
+    """An estimate of what a body carries beside the timeline, with no vendor's count to go by: its
+    system text and tool schemas as characters / 4."""
+    messages = _messages(body)
+    listed = messages if isinstance(messages, list) else []
+    system = [m for m in listed if isinstance(m, dict) and m.get("role") in ("system", "developer")]
+    rest = {k: v for k, v in body.items() if k not in ("messages", "input")}
+    return estimate_tokens(json.dumps([rest, system], ensure_ascii=False))
