@@ -167,6 +167,48 @@ def test_a_session_token_is_signed_and_a_wrong_secret_is_refused_by_the_server(
     assert "not-the-secret" not in str(refused.value)
 
 
+def test_the_standard_aws_chain_signs_when_the_file_names_no_credentials(workspace, wire_server, monkeypatch):
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", ACCESS_KEY)
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
+    monkeypatch.delenv("AWS_SESSION_TOKEN", raising=False)
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    monkeypatch.delenv("AWS_BEARER_TOKEN_BEDROCK", raising=False)
+    chain = "\n".join(
+        line for line in VENDOR.splitlines() if "aws_access" not in line and "aws_secret" not in line
+    )
+    write_bedrock(workspace, wire_server, chain + "\n")
+    wire_server.enqueue(bedrock_reply(anthropic_reply("from the chain")))
+    s = mw.Session.new(model=MODEL)
+    s.send("hi")
+    assert s.cards[-1].text == "from the chain" and sigv4_problem(wire_server.last_request()) is None
+
+
+def test_a_bedrock_api_key_goes_as_the_bearer_token(workspace, wire_server, monkeypatch):
+    monkeypatch.setenv("TEST_BEDROCK_KEY", "bedrock-api-key-example")
+    monkeypatch.delenv("AWS_BEARER_TOKEN_BEDROCK", raising=False)
+    text = f"protocol: bedrock\naws_region: {REGION}\napi_key: ${{TEST_BEDROCK_KEY}}\nmodels: {{{MODEL_ID}: {{}}}}\n"
+    write_bedrock(workspace, wire_server, text)
+    wire_server.enqueue(bedrock_reply(anthropic_reply("by key"), bearer="bedrock-api-key-example"))
+    s = mw.Session.new(model=MODEL)
+    s.send("hi")
+    assert s.cards[-1].text == "by key"
+
+
+def test_a_bearer_token_in_the_environment_beside_the_files_keys_is_a_sentence(bedrock, monkeypatch):
+    monkeypatch.setenv("AWS_BEARER_TOKEN_BEDROCK", "bedrock-api-key-example")
+    s = mw.Session.new(model=MODEL)
+    with pytest.raises(mw.ConfigError, match="AWS_BEARER_TOKEN_BEDROCK is set in the environment"):
+        s.send("hi")
+    assert bedrock.requests == []
+
+
+def test_without_botocore_the_first_request_says_what_to_install(bedrock, monkeypatch):
+    monkeypatch.setitem(sys.modules, "botocore", None)
+    s = mw.Session.new(model=MODEL)
+    with pytest.raises(mw.ConfigError, match=r"pip install 'mewrk_jupyter\[bedrock\]'"):
+        s.send("hi")
+
+
 def test_an_exception_frame_mid_stream_ends_the_turn_with_a_sentence(bedrock):
     bedrock.enqueue(
         bedrock_reply(anthropic_reply("Half a reply"), exception=("throttlingException", "Too many requests"))
@@ -268,3 +310,14 @@ def test_importing_the_package_and_the_adapter_imports_neither_boto3_nor_botocor
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_readme_example_is_a_valid_vendor_file():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("# .mewrk/llm/bedrock.yaml\n", 1)[1].split("```", 1)[0]
+    vendor = validate_file("llm", block, name="bedrock")
+    assert (vendor.protocol, vendor.aws_region, list(vendor.models)) == ("bedrock", "us-east-1", [MODEL_ID])
+    assert (vendor.aws_access_key, vendor.aws_secret_key) == (
+        "${AWS_ACCESS_KEY_ID}",
+        "${AWS_SECRET_ACCESS_KEY}",
+    )

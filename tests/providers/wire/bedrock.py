@@ -139,9 +139,16 @@ class _BedrockReply(Reply):
     region: str = REGION
     session_token: str | None = None
     exception: tuple[str, str] | None = None  # (type, message) sent after the message's events
+    bearer: str | None = None  # a Bedrock API key, expected instead of a signature
 
     def render(self, request: RecordedRequest) -> Rendered:
-        problem = sigv4_problem(request, self.access_key, self.secret_key, self.region, self.session_token)
+        if self.bearer is not None:
+            right = request.header("authorization") == f"Bearer {self.bearer}"
+            problem = None if right else "no Bedrock API key as the bearer token"
+        else:
+            problem = sigv4_problem(
+                request, self.access_key, self.secret_key, self.region, self.session_token
+            )
         if problem is not None:
             headers = {"x-amzn-errortype": "InvalidSignatureException", "x-amzn-requestid": new_id("req")}
             return Rendered(403, headers, body={"message": f"Signature check failed: {problem}"})
@@ -161,10 +168,12 @@ def bedrock_reply(
     region: str = REGION,
     session_token: str | None = None,
     exception: tuple[str, str] | None = None,
+    bearer: str | None = None,
     **faults: Any,
 ) -> Reply:
     """``message`` (an `anthropic_reply`) as InvokeModelWithResponseStream streams it, once the request's
-    SigV4 signature checks out for these credentials; ``exception`` adds an exception frame at its end.
+    SigV4 signature checks out for these credentials (or, with ``bearer``, once it carries that Bedrock API
+    key); ``exception`` adds an exception frame at its end.
     The faults (``cut_after``, ``event_delay`` …) count frames."""
     return _BedrockReply(
         kind=BEDROCK_STREAM,
@@ -174,5 +183,6 @@ def bedrock_reply(
         region=region,
         session_token=session_token,
         exception=exception,
+        bearer=bearer,
         **fault_options(faults),
     )
