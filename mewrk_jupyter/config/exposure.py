@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .llm import AWS_SECRETS, VendorConfig
 from .loader import Config
 from .secrets import is_reference
 
@@ -80,6 +81,10 @@ def exposure_of(config: Config) -> Exposure:
         where = f"llm/{name}.yaml"
         if vendor.base_url and vendor.base_url.rstrip("/") not in OFFICIAL_URLS.get(vendor.protocol, ()):
             servers.append(f"{vendor.base_url} ({where})")
+        if vendor.protocol == "bedrock":
+            if not vendor.base_url:
+                servers.append(f"{vendor.bedrock_runtime()} ({where})")
+            secrets += _aws_credentials(vendor, where)
         if vendor.api_key:
             secrets.append(f"{vendor.api_key} ({where}, api_key)")
         for header, value in vendor.headers.items():
@@ -132,6 +137,16 @@ def exposure_of(config: Config) -> Exposure:
         tuple(passed),
         tuple(unconfined),
     )
+
+
+def _aws_credentials(vendor: VendorConfig, where: str) -> list[str]:
+    """The AWS credentials a Bedrock vendor signs with: its references, its profile's, or the chain's."""
+    found = [f"{ref} ({where}, {field})" for field in AWS_SECRETS if (ref := getattr(vendor, field))]
+    if vendor.aws_profile:
+        found.append(f"the credentials of the AWS profile {vendor.aws_profile} ({where}, aws_profile)")
+    elif not found and not vendor.api_key:
+        found.append(f"the AWS credentials found the standard way: environment, ~/.aws, role ({where})")
+    return found
 
 
 def _command_text(command: str | list[str]) -> str:

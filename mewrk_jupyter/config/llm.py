@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal, get_args
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from .base import ConfigModel
 from .problems import http_address, invalid
 from .secrets import check_headers, check_reference, is_reference, resolve_secret
 
-Protocol = Literal["anthropic-messages", "openai-chat", "openai-responses", "azure-openai", "offline"]
+Protocol = Literal[
+    "anthropic-messages", "openai-chat", "openai-responses", "azure-openai", "bedrock", "offline"
+]
 PROTOCOLS: tuple[str, ...] = get_args(Protocol)
+# The fields of Amazon Bedrock (protocol bedrock); the three credentials are references.
+AWS_SECRETS = ("aws_access_key", "aws_secret_key", "aws_session_token")
+AWS_FIELDS = ("aws_region", *AWS_SECRETS, "aws_profile")
+_AWS_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-[0-9]{1,2}$")
+_AWS_PROFILE = re.compile(r"^[A-Za-z0-9_.@+-]{1,64}$")
 
 
 class Prices(ConfigModel):
@@ -52,6 +60,13 @@ class VendorConfig(ConfigModel):
     headers: dict[str, str] = Field(default_factory=dict)
     api_version: str | None = None
     deployments: dict[str, str] = Field(default_factory=dict)
+    # Amazon Bedrock: the region whose runtime serves the models, and the credentials (references) or a
+    # profile's name; with none of them the standard AWS chain finds them (environment, profile, role).
+    aws_region: str | None = None
+    aws_access_key: str | None = None
+    aws_secret_key: str | None = None
+    aws_session_token: str | None = None
+    aws_profile: str | None = None
 
     @field_validator("models", mode="before")
     @classmethod
@@ -68,6 +83,25 @@ class VendorConfig(ConfigModel):
     def _api_key(cls, value: Any) -> Any:
         return None if value is None else check_reference(value, "api_key")
 
+    @field_validator(*AWS_SECRETS, mode="before")
+    @classmethod
+    def _aws_secret(cls, value: Any, info: ValidationInfo) -> Any:
+        return None if value is None else check_reference(value, str(info.field_name))
+
+    @field_validator("aws_region")
+    @classmethod
+    def _aws_region(cls, value: str | None) -> str | None:
+        if value is not None and not _AWS_REGION.match(value):
+            raise invalid(f"aws_region: {value!r} is not an AWS region's name (e.g. us-east-1)", "aws_region")
+        return value
+
+    @field_validator("aws_profile")
+    @classmethod
+    def _aws_profile(cls, value: str | None) -> str | None:
+        if value is not None and not _AWS_PROFILE.match(value):
+            raise invalid("aws_profile: the name of a profile of ~/.aws/config (e.g. work)", "aws_profile")
+        return value
+
     @field_validator("headers", mode="before")
     @classmethod
     def _headers(cls, value: Any) -> Any:
@@ -77,6 +111,55 @@ class VendorConfig(ConfigModel):
     @classmethod
     def _base_url(cls, value: str | None) -> str | None:
         return http_address(value, "base_url", "use api_key or headers")
+
+    @model_validator(mode="after")
+    def _bedrock(self) -> VendorConfig:
+        if self.protocol != "bedrock":
+            for field in AWS_FIELDS:
+                if getattr(self, field):
+                    raise invalid(f"{field} is only for protocol bedrock", field)
+            return self
+        if not self.aws_region:
+            raise invalid(
+                "protocol bedrock needs aws_region, the region whose Bedrock runtime serves the models "
+                "(e.g. us-east-1)",
+                "aws_region",
+            )
+        if bool(self.aws_access_key) != bool(self.aws_secret_key):
+            field = "aws_secret_key" if self.aws_access_key else "aws_access_key"
+            raise invalid(
+                "aws_access_key and aws_secret_key go together: give both, or neither for the standard "
+                "AWS chain (environment, profile, role)",
+                field,
+            )
+        if self.aws_session_token and not self.aws_access_key:
+            raise invalid(
+                "aws_session_token goes with aws_access_key and aws_secret_key", "aws_session_token"
+            )
+        ways = [f for f in ("api_key", "aws_access_key", "aws_profile") if getattr(self, f)]
+        if len(ways) > 1:
+            raise invalid(
+                f"{' and '.join(ways)} are two ways to sign the requests; keep one "
+                "(api_key is a Bedrock API key, aws_profile a profile of ~/.aws/config)",
+                ways[1],
+            )
+        for name, model in self.models.items():
+            if model.thinking == "plain":
+                raise invalid(
+                    f"models.{name}.thinking: Claude on Bedrock signs its thinking; write signed or none",
+                    "models",
+                    name,
+                    "thinking",
+                )
+            if model.native_compaction:
+                raise invalid(
+                    f"models.{name}.native_compaction: protocol bedrock offers no compaction of its own "
+                    "(Anthropic's is a beta of its own API); leave it out and the handoff compacts",
+                    "models",
+                    name,
+                    "native_compaction",
+                )
+        return self
 
     @model_validator(mode="after")
     def _azure(self) -> VendorConfig:
@@ -99,6 +182,18 @@ class VendorConfig(ConfigModel):
     def resolve_api_key(self) -> str | None:
         """The API key, read now from its reference (never stored); None when the vendor needs none."""
         return resolve_secret(self.api_key) if self.api_key else None
+
+    def bedrock_runtime(self) -> str:
+        """The Bedrock runtime endpoint of the vendor's region, where it goes when it names no base_url."""
+        return f"https://bedrock-runtime.{self.aws_region}.amazonaws.com"
+
+    def resolve_aws_credentials(self) -> dict[str, str | None]:
+        """Bedrock's credentials as `anthropic.AnthropicBedrock` takes them, read now from their references
+        (never stored); all None: the standard AWS chain finds them."""
+        found: dict[str, str | None] = {
+            field: resolve_secret(ref) if (ref := getattr(self, field)) else None for field in AWS_SECRETS
+        }
+        return {**found, "aws_profile": self.aws_profile}
 
     def resolve_headers(self) -> dict[str, str]:
         """The extra headers, with references read now (never stored)."""

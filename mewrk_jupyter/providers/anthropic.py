@@ -34,7 +34,7 @@ from .base import (
     UsageEvent,
     attachment_text,
 )
-from .unstreamed import ended_early, json_object, not_a_reply, whole_body
+from .unstreamed import EVENT_STREAM, ended_early, json_object, not_a_reply, whole_body
 
 PROTOCOL = "anthropic-messages"
 PROTOCOL_NAME = "Anthropic Messages"
@@ -46,6 +46,8 @@ EPHEMERAL = {"type": "ephemeral"}
 COMPACTION_BETA = "compact-2026-01-12"
 COMPACT_EDIT = "compact_20260112"
 MIN_TRIGGER = 50_000
+# The SDK's clients that speak Messages: Anthropic's own API, and Amazon Bedrock (providers/bedrock.py).
+MessagesClient = anthropic.Anthropic | anthropic.AnthropicBedrock
 
 
 def _user_block(part: Any) -> dict[str, Any] | None:
@@ -81,28 +83,29 @@ def _attachment_block(part: AttachmentPart) -> dict[str, Any]:
     return {"type": "text", "text": attachment_text(part)}
 
 
-def _assistant_block(part: Any) -> dict[str, Any] | None:
-    """An assistant block; thinking goes back verbatim only when this protocol signed it (T7)."""
+def _assistant_block(part: Any, protocol: str) -> dict[str, Any] | None:
+    """An assistant block; thinking goes back verbatim only when this protocol signed it (T7): Anthropic
+    Messages' own, or Bedrock's (the same blocks, each protocol's signatures its own)."""
     if isinstance(part, TextPart):
         return {"type": "text", "text": part.text} if part.text else None
     if isinstance(part, ToolUsePart):
         return {"type": "tool_use", "id": part.id, "name": part.name, "input": part.input}
     if isinstance(part, CompactionPart):  # the compaction block goes back verbatim, or not at all
-        return json.loads(part.encrypted) if part.protocol == PROTOCOL else None
+        return json.loads(part.encrypted) if part.protocol == protocol else None
     if isinstance(part, ThinkingPart):
-        if part.protocol == PROTOCOL and part.encrypted is not None:
+        if part.protocol == protocol and part.encrypted is not None:
             return {"type": "redacted_thinking", "data": part.encrypted}
-        if part.protocol == PROTOCOL and part.signature is not None:
+        if part.protocol == protocol and part.signature is not None:
             return {"type": "thinking", "thinking": part.signed_text or "", "signature": part.signature}
         return None  # thinking without this protocol's signature is not sent as thinking
     return None
 
 
-def _messages(messages: list[Message], prefill: bool) -> list[dict[str, Any]]:
+def _messages(messages: list[Message], prefill: bool, protocol: str) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for message in messages:
         if message.role == "assistant":
-            role, blocks = "assistant", [b for p in message.parts if (b := _assistant_block(p))]
+            role, blocks = "assistant", [b for p in message.parts if (b := _assistant_block(p, protocol))]
         else:
             role, blocks = "user", [b for p in message.parts if (b := _user_block(p))]
             if message.role == "system":  # a system prompt placed mid-timeline
@@ -149,7 +152,7 @@ def request_body(request: ModelRequest, info: ModelInfo) -> dict[str, Any]:
     body: dict[str, Any] = {
         "model": info.name.split("/", 1)[1],
         "max_tokens": request.max_tokens,
-        "messages": _messages(request.messages, info.prefill),
+        "messages": _messages(request.messages, info.prefill, info.protocol),
     }
     if request.system:
         body["system"] = [{"type": "text", "text": text} for text in request.system]
@@ -188,6 +191,10 @@ def beta_headers(body: dict[str, Any]) -> dict[str, str]:
 class AnthropicExchange(SDKExchange):
     """One streamed Messages call; the request goes out when its events are first read."""
 
+    # The stream's media type, and the protocol's name in the sentence for a body that is no reply.
+    stream_type = EVENT_STREAM
+    protocol_name = PROTOCOL_NAME
+
     def _create(self) -> Any:
         return self._post_stream(
             "/v1/messages",
@@ -200,11 +207,11 @@ class AnthropicExchange(SDKExchange):
         stream = self._open_stream()
         if stream is None:
             return
-        whole = whole_body(stream.response)
+        whole = whole_body(stream.response, self.stream_type)
         if whole is not None:  # not a stream: a whole message is used as if streamed
             message = json_object(whole)
             if message is None or not _is_message(message):
-                raise not_a_reply(self.model, self._client, stream.response, whole, PROTOCOL_NAME)
+                raise not_a_reply(self.model, self._client, stream.response, whole, self.protocol_name)
             yield from _message_events(message)
             return
         kinds: dict[int, str | None] = {}
@@ -313,7 +320,7 @@ def compact_body(request: ModelRequest, info: ModelInfo) -> dict[str, Any]:
 class AnthropicCompaction(Compaction):
     """One Messages call with server-side compaction, unstreamed: its reply is one compaction block."""
 
-    def __init__(self, body: dict[str, Any], client: anthropic.Anthropic, model: str):
+    def __init__(self, body: dict[str, Any], client: MessagesClient, model: str):
         self.body = body
         self._client = client
         self._model = model
@@ -344,11 +351,12 @@ class AnthropicProvider(SDKProvider):
     """A vendor speaking Anthropic Messages, reached through the official SDK."""
 
     protocol = PROTOCOL
+    exchange = AnthropicExchange
 
     def open(self, request: ModelRequest) -> Exchange:
         info = self.model_info(request.model)
         body = request_body(request, info)
-        return AnthropicExchange(body, self._client(), info.name)
+        return self.exchange(body, self._client(), info.name)
 
     def compaction(self, request: ModelRequest) -> Compaction:
         info = self.model_info(request.model)
@@ -356,5 +364,5 @@ class AnthropicProvider(SDKProvider):
             return super().compaction(request)
         return AnthropicCompaction(compact_body(request, info), self._client(), info.name)
 
-    def _client(self) -> anthropic.Anthropic:
+    def _client(self) -> MessagesClient:
         return self._sdk_client(anthropic.Anthropic, anthropic.DefaultHttpxClient, base_url=self._base_url)

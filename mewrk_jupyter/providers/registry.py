@@ -19,7 +19,7 @@ from .offline import OfflineProvider
 DEFAULT_MODEL = "offline/echo"
 CONFIG_FOLDERS = tuple(KINDS)  # every subfolder of the configuration folder, hooks/ included
 # Protocols that take a PDF as a document; compatible Chat Completions servers mostly do not.
-PDF_PROTOCOLS = ("anthropic-messages", "openai-responses", "azure-openai")
+PDF_PROTOCOLS = ("anthropic-messages", "openai-responses", "azure-openai", "bedrock")
 
 _OFFLINE = OfflineProvider()
 _cache: dict[Path, tuple[tuple, Config]] = {}
@@ -159,6 +159,18 @@ def _provider(vendor_name: str, vendor: VendorConfig) -> Provider:
         from .anthropic import AnthropicProvider
 
         return AnthropicProvider(models, **reach)
+    if vendor.protocol == "bedrock":
+        from .bedrock import BedrockProvider
+
+        # No key is sent where none is configured: the requests are signed with the AWS credentials.
+        return BedrockProvider(
+            models,
+            api_key=vendor.resolve_api_key,
+            base_url=vendor.base_url or vendor.bedrock_runtime(),
+            headers=vendor.resolve_headers,
+            aws_region=vendor.aws_region or "",
+            credentials=vendor.resolve_aws_credentials,
+        )
     if vendor.protocol == "openai-chat":
         from .openai_chat import OpenAIChatProvider
 

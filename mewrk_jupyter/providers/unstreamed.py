@@ -16,6 +16,8 @@ from urllib.parse import urlsplit, urlunsplit
 from ..errors import ProviderError
 
 EVENT_STREAM = "text/event-stream"
+# The client's attributes that hold a credential (Bedrock's client holds AWS keys beside its api_key).
+SECRET_ATTRIBUTES = ("api_key", "aws_secret_key", "aws_session_token")
 SHOWN = 160  # characters of an unexpected body quoted in the sentence
 # How an event stream's body starts, whatever content type it was sent with.
 SSE_STARTS = (b"event:", b"data:", b"id:", b"retry:", b":")
@@ -35,12 +37,13 @@ def content_type(response: Any) -> str:
     return raw.split(";", 1)[0].strip().lower() or "no content type"
 
 
-def whole_body(response: Any) -> bytes | None:
+def whole_body(response: Any, stream_type: str = EVENT_STREAM) -> bytes | None:
     """The body of a response that is not an event stream, read whole now; None when it is one.
 
-    A body that is an event stream under another content type stays for the SDK to read from memory.
+    `stream_type` is the protocol's stream (Bedrock's is AWS event-stream frames). A body that is an
+    SSE stream under another content type stays for the SDK to read from memory.
     """
-    if content_type(response) == EVENT_STREAM:
+    if content_type(response) == stream_type:
         return None
     raw: bytes = response.read()
     return None if raw.lstrip().startswith(SSE_STARTS) else raw
@@ -67,7 +70,7 @@ def _quoted(raw: bytes, secrets: list[str]) -> str:
 
 def not_a_reply(model: str, client: Any, response: Any, raw: bytes, protocol: str) -> ProviderError:
     """The error for a body that is neither a stream nor a whole message of the protocol."""
-    secrets = [str(getattr(client, "api_key", "") or "")]
+    secrets = [str(getattr(client, name, "") or "") for name in SECRET_ATTRIBUTES]
     shown = _quoted(raw, secrets) or "an empty body"
     return ProviderError(
         f"The server at {server_of(client)} answered `{model}` with {content_type(response)} that is "

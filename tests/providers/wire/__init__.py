@@ -2,8 +2,9 @@
 
 The official SDKs (``anthropic``, ``openai``) are pointed at a local `WireServer` through ``base_url``;
 the test scripts the replies in order and afterwards asserts on the exact requests the SDK sent. Each
-protocol has its own module of reply builders (`anthropic`, `openai_chat`, `openai_responses`, with
-`openai_errors` shared by the two OpenAI ones); `core` holds what they share and `server` the HTTP side.
+protocol has its own module of reply builders (`anthropic`, `bedrock`, `openai_chat`, `openai_responses`,
+with `openai_errors` shared by the two OpenAI ones); `core` holds what they share and `server` the HTTP
+side. `bedrock` sends an Anthropic reply as Bedrock's AWS event-stream frames, to SigV4-signed requests.
 
 Typical use::
 
@@ -25,6 +26,7 @@ from .anthropic import (
     anthropic_tool_use,
     anthropic_usage,
 )
+from .bedrock import bedrock_reply, sigv4_problem
 from .core import RecordedRequest, Reply, disconnect_reply, json_reply, sse_reply
 from .openai_chat import chat_reply, chat_tool_call, chat_usage
 from .openai_errors import openai_error
@@ -52,6 +54,8 @@ __all__ = [
     "anthropic_usage",
     "anthropic_error",
     "anthropic_count_tokens_reply",
+    "bedrock_reply",
+    "sigv4_problem",
     "chat_reply",
     "chat_tool_call",
     "chat_usage",

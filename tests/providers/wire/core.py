@@ -75,11 +75,12 @@ class RecordedRequest:
 
 @dataclass
 class Rendered:
-    """A reply as the server writes it: SSE events, a JSON body, or a hang-up."""
+    """A reply as the server writes it: SSE events, binary frames, a JSON body, or a hang-up."""
 
     status: int
     headers: dict[str, str]
     events: list[tuple[str | None, str]] | None = None  # SSE: (event name, data)
+    chunks: list[bytes] | None = None  # a stream of binary frames (Bedrock's AWS event stream)
     body: Any = None  # JSON body when events is None
     disconnect: bool = False
 

@@ -15,11 +15,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from . import anthropic, openai_chat, openai_responses
+from . import anthropic, bedrock, openai_chat, openai_responses
 from .core import RecordedRequest, Rendered, Reply, dumps
 
 # Every protocol's path suffixes; within a protocol the most specific comes first.
-ROUTES = (*anthropic.ROUTES, *openai_chat.ROUTES, *openai_responses.ROUTES)
+ROUTES = (*anthropic.ROUTES, *bedrock.ROUTES, *openai_chat.ROUTES, *openai_responses.ROUTES)
 
 
 def route(path: str) -> str | None:
@@ -110,8 +110,8 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             if rendered.disconnect:
                 self._hang_up()
-            elif rendered.events is not None:
-                self._send_sse(reply, rendered)
+            elif rendered.events is not None or rendered.chunks is not None:
+                self._send_stream(reply, rendered)
             else:
                 self._send_json(rendered.status, rendered.headers, rendered.body)
         except OSError:  # the client went away
@@ -134,7 +134,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
         self.wfile.flush()
 
-    def _send_sse(self, reply: Reply, rendered: Rendered) -> None:
+    def _send_stream(self, reply: Reply, rendered: Rendered) -> None:
+        """The reply's SSE events (or binary frames) in a chunked body, one chunk each, with its faults."""
         owner = self.server.owner
         self.send_response(rendered.status)
         for name, value in rendered.headers.items():
@@ -142,10 +143,16 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("transfer-encoding", "chunked")
         self.end_headers()
         self.wfile.flush()
-        events = rendered.events or []
+        pieces = rendered.chunks
+        if pieces is None:
+            sse = [
+                (f"event: {name}\n" if name is not None else "") + f"data: {data}\n\n"
+                for name, data in rendered.events or []
+            ]
+            pieces = [text.encode() for text in sse]
         if reply.drop_last:
-            events = events[: -reply.drop_last]
-        for number, (name, data) in enumerate(events):
+            pieces = pieces[: -reply.drop_last]
+        for number, piece in enumerate(pieces):
             if reply.cut_after is not None and number >= reply.cut_after:
                 if reply.cut_cleanly:
                     break
@@ -154,8 +161,7 @@ class _Handler(BaseHTTPRequestHandler):
             if number and reply.event_delay and owner.stopping.wait(reply.event_delay):
                 self._hang_up()
                 return
-            text = (f"event: {name}\n" if name is not None else "") + f"data: {data}\n\n"
-            self._write_chunk(text.encode())
+            self._write_chunk(piece)
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
 
