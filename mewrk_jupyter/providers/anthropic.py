@@ -81,28 +81,28 @@ def _attachment_block(part: AttachmentPart) -> dict[str, Any]:
     return {"type": "text", "text": attachment_text(part)}
 
 
-def _assistant_block(part: Any) -> dict[str, Any] | None:
+def _assistant_block(part: Any, protocol: str) -> dict[str, Any] | None:
     """An assistant block; thinking goes back verbatim only when this protocol signed it (T7)."""
     if isinstance(part, TextPart):
         return {"type": "text", "text": part.text} if part.text else None
     if isinstance(part, ToolUsePart):
         return {"type": "tool_use", "id": part.id, "name": part.name, "input": part.input}
     if isinstance(part, CompactionPart):  # the compaction block goes back verbatim, or not at all
-        return json.loads(part.encrypted) if part.protocol == PROTOCOL else None
+        return json.loads(part.encrypted) if part.protocol == protocol else None
     if isinstance(part, ThinkingPart):
-        if part.protocol == PROTOCOL and part.encrypted is not None:
+        if part.protocol == protocol and part.encrypted is not None:
             return {"type": "redacted_thinking", "data": part.encrypted}
-        if part.protocol == PROTOCOL and part.signature is not None:
+        if part.protocol == protocol and part.signature is not None:
             return {"type": "thinking", "thinking": part.signed_text or "", "signature": part.signature}
         return None  # thinking without this protocol's signature is not sent as thinking
     return None
 
 
-def _messages(messages: list[Message], prefill: bool) -> list[dict[str, Any]]:
+def _messages(messages: list[Message], prefill: bool, protocol: str) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for message in messages:
         if message.role == "assistant":
-            role, blocks = "assistant", [b for p in message.parts if (b := _assistant_block(p))]
+            role, blocks = "assistant", [b for p in message.parts if (b := _assistant_block(p, protocol))]
         else:
             role, blocks = "user", [b for p in message.parts if (b := _user_block(p))]
             if message.role == "system":  # a system prompt placed mid-timeline
@@ -149,7 +149,7 @@ def request_body(request: ModelRequest, info: ModelInfo) -> dict[str, Any]:
     body: dict[str, Any] = {
         "model": info.name.split("/", 1)[1],
         "max_tokens": request.max_tokens,
-        "messages": _messages(request.messages, info.prefill),
+        "messages": _messages(request.messages, info.prefill, info.protocol),
     }
     if request.system:
         body["system"] = [{"type": "text", "text": text} for text in request.system]
@@ -313,7 +313,9 @@ def compact_body(request: ModelRequest, info: ModelInfo) -> dict[str, Any]:
 class AnthropicCompaction(Compaction):
     """One Messages call with server-side compaction, unstreamed: its reply is one compaction block."""
 
-    def __init__(self, body: dict[str, Any], client: anthropic.Anthropic, model: str):
+    def __init__(
+        self, body: dict[str, Any], client: anthropic.Anthropic | anthropic.AnthropicVertex, model: str
+    ):
         self.body = body
         self._client = client
         self._model = model
@@ -344,17 +346,21 @@ class AnthropicProvider(SDKProvider):
     """A vendor speaking Anthropic Messages, reached through the official SDK."""
 
     protocol = PROTOCOL
+    # Fields a platform's endpoint wants in every body beside the Messages API's own (Vertex's version).
+    body_fields: dict[str, str] = {}
+    exchange_type: type[AnthropicExchange] = AnthropicExchange
 
     def open(self, request: ModelRequest) -> Exchange:
         info = self.model_info(request.model)
-        body = request_body(request, info)
-        return AnthropicExchange(body, self._client(), info.name)
+        body = {**request_body(request, info), **self.body_fields}
+        return self.exchange_type(body, self._client(), info.name)
 
     def compaction(self, request: ModelRequest) -> Compaction:
         info = self.model_info(request.model)
         if not info.native_compaction:
             return super().compaction(request)
-        return AnthropicCompaction(compact_body(request, info), self._client(), info.name)
+        body = {**compact_body(request, info), **self.body_fields}
+        return AnthropicCompaction(body, self._client(), info.name)
 
-    def _client(self) -> anthropic.Anthropic:
+    def _client(self) -> anthropic.Anthropic | anthropic.AnthropicVertex:
         return self._sdk_client(anthropic.Anthropic, anthropic.DefaultHttpxClient, base_url=self._base_url)

@@ -2,7 +2,7 @@
 
 The official SDKs (``anthropic``, ``openai``) are pointed at a local `WireServer` through ``base_url``;
 the test scripts the replies in order and afterwards asserts on the exact requests the SDK sent. Each
-protocol has its own module of reply builders (`anthropic`, `openai_chat`, `openai_responses`, with
+protocol has its own module of reply builders (`anthropic`, `openai_chat`, `openai_responses`, `vertex`, with
 `openai_errors` shared by the two OpenAI ones); `core` holds what they share and `server` the HTTP side.
 
 Typical use::
@@ -37,6 +37,7 @@ from .openai_responses import (
     responses_usage,
 )
 from .server import WireServer
+from .vertex import google_token_reply, vertex_reply
 
 __all__ = [
     "WireServer",
@@ -62,6 +63,8 @@ __all__ = [
     "responses_usage",
     "compact_reply",
     "openai_error",
+    "vertex_reply",
+    "google_token_reply",
     "sse_reply",
     "json_reply",
     "disconnect_reply",
