@@ -2,12 +2,14 @@
 
 A safety level's `environment:` (in `policy/<level>.yaml`) says which names to drop or keep. By default
 a command sees neither the variables a configuration file references (`api_key: ${NAME}`) nor those
-whose names look like credentials. The values of the dropped variables, and the files that `@file:`
-references point to, are the secrets the redactor hides wherever they still turn up.
+whose names look like credentials. The values of the dropped variables, the files that `@file:`
+references point to and the Codex CLI's tokens (of a vendor with `credentials: codex-cli`) are the
+secrets the redactor hides wherever they still turn up.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import threading
@@ -19,6 +21,7 @@ from pathlib import Path
 from pydantic import ValidationInfo, field_validator
 
 from .base import ConfigModel
+from .codex_login import codex_login_secrets
 from .problems import invalid
 
 # Names that usually hold credentials, whatever the configuration says (matched ignoring case).
@@ -36,6 +39,10 @@ _REFERENCE_IN_FLOW = re.compile(
     r"""[\[{,]\s*(?:(?:"[^"]*"|'[^']*'|[^\s:#'",{}\[\]][^:#,{}\[\]]*?)\s*:\s*)?(['"])"""
     r"""(?:\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}|@file:(?P<file>[^'"\s#]+))\1\s*(?=[,}\]])"""
 )
+# A vendor's `credentials: codex-cli`: the Codex CLI's login file holds its secrets.
+_CODEX_CLI_LINE = re.compile(r"""^\s*credentials\s*:\s*(['"]?)codex-cli\1\s*(?:\#.*)?$""", re.MULTILINE)
+# The fields of a JSON key file that hold its secrets (a Google service account's, an OAuth client's).
+_KEY_FILE_FIELDS = ("private_key", "client_secret", "refresh_token", "access_token")
 # Bounds on what is read to find references and secrets: a configuration file, a secret file.
 _MAX_CONFIG_BYTES = 1_000_000
 _MAX_SECRET_BYTES = 65_536
@@ -86,6 +93,7 @@ class References:
 
     names: frozenset[str] = frozenset()
     files: frozenset[Path] = frozenset()
+    codex_cli: bool = False  # a file reads the Codex CLI's login
 
 
 _cache: dict[Path, tuple[tuple[tuple[str, int, int], ...], References]] = {}
@@ -108,6 +116,7 @@ def find_references(home: Path | None) -> References:
             return cached[1]
     names: set[str] = set()
     paths: set[Path] = set()
+    codex_cli = False
     for path, st in files:
         if st.st_size > _MAX_CONFIG_BYTES:
             continue  # the loader refuses such a file; it configures nothing
@@ -120,7 +129,8 @@ def find_references(home: Path | None) -> References:
                 names.add(match.group("name"))
             elif match.group("file"):
                 paths.add(Path(match.group("file")).expanduser())
-    found = References(frozenset(names), frozenset(paths))
+        codex_cli = codex_cli or bool(_CODEX_CLI_LINE.search(text))
+    found = References(frozenset(names), frozenset(paths), codex_cli)
     with _cache_lock:
         _cache[home] = (signature, found)
     return found
@@ -165,7 +175,24 @@ def secret_values(
         value = _read_secret_file(path)
         if value:
             values.add(value)
+            values |= _key_file_secrets(value)
+    if references.codex_cli:
+        values |= codex_login_secrets()
     return values
+
+
+def _key_file_secrets(text: str) -> set[str]:
+    """The secrets inside a key file written as JSON (a Google service account's `private_key`), which
+    turn up alone more often than the whole file does."""
+    if not text.startswith("{"):
+        return set()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return set()
+    if not isinstance(data, dict):
+        return set()
+    return {value.strip() for name in _KEY_FILE_FIELDS if isinstance(value := data.get(name), str) and value}
 
 
 def _read_secret_file(path: Path) -> str | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .codex_login import CHATGPT_CODEX_URL, CODEX_CLI, codex_login_path
 from .llm import AWS_SECRETS, VendorConfig
 from .loader import Config
 from .secrets import is_reference
@@ -15,6 +16,7 @@ OFFICIAL_URLS: dict[str, tuple[str, ...]] = {
     "anthropic-messages": ("https://api.anthropic.com", "https://api.anthropic.com/v1"),
     "openai-chat": ("https://api.openai.com", "https://api.openai.com/v1"),
     "openai-responses": ("https://api.openai.com", "https://api.openai.com/v1"),
+    "openai-codex": (CHATGPT_CODEX_URL,),
 }
 
 
@@ -79,7 +81,10 @@ def exposure_of(config: Config) -> Exposure:
     headers: list[str] = []
     for name, vendor in config.vendors.items():
         where = f"llm/{name}.yaml"
-        if vendor.base_url and vendor.base_url.rstrip("/") not in OFFICIAL_URLS.get(vendor.protocol, ()):
+        if vendor.protocol == "vertex":
+            endpoint = vendor.base_url or vertex_endpoint(vendor.region or "")
+            servers.append(f"{endpoint} for the Google Cloud project {vendor.project_id} ({where})")
+        elif vendor.base_url and vendor.base_url.rstrip("/") not in OFFICIAL_URLS.get(vendor.protocol, ()):
             servers.append(f"{vendor.base_url} ({where})")
         if vendor.protocol == "bedrock":
             if not vendor.base_url:
@@ -87,6 +92,7 @@ def exposure_of(config: Config) -> Exposure:
             secrets += _aws_credentials(vendor, where)
         if vendor.api_key:
             secrets.append(f"{vendor.api_key} ({where}, api_key)")
+        secrets += _login_secrets(vendor, where)
         for header, value in vendor.headers.items():
             headers.append(f"{header} ({where})")
             if is_reference(value):
@@ -147,6 +153,29 @@ def _aws_credentials(vendor: VendorConfig, where: str) -> list[str]:
     elif not found and not vendor.api_key:
         found.append(f"the AWS credentials found the standard way: environment, ~/.aws, role ({where})")
     return found
+
+
+def vertex_endpoint(region: str) -> str:
+    """Where the Vertex AI SDK client sends a region's requests when no base_url is given."""
+    if region == "global":
+        return "https://aiplatform.googleapis.com"
+    if region in ("us", "eu"):  # the multi-region endpoints
+        return f"https://aiplatform.{region}.rep.googleapis.com"
+    return f"https://{region}-aiplatform.googleapis.com"
+
+
+def _login_secrets(vendor: VendorConfig, where: str) -> list[str]:
+    """The credentials a vendor signs in with beside api_key: Google's for Vertex, the Codex CLI's login."""
+    if vendor.protocol == "vertex":
+        named = [
+            (ref, field) for field in ("access_token", "service_account") if (ref := getattr(vendor, field))
+        ]
+        if not named:
+            return [f"Google's application default credentials ({where})"]
+        return [f"{ref} ({where}, {field})" for ref, field in named]
+    if vendor.credentials == CODEX_CLI:
+        return [f"the Codex CLI's login {codex_login_path()} ({where}, credentials)"]
+    return []
 
 
 def _command_text(command: str | list[str]) -> str:

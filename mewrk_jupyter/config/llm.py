@@ -12,7 +12,14 @@ from .problems import http_address, invalid
 from .secrets import check_headers, check_reference, is_reference, resolve_secret
 
 Protocol = Literal[
-    "anthropic-messages", "openai-chat", "openai-responses", "azure-openai", "bedrock", "offline"
+    "anthropic-messages",
+    "openai-chat",
+    "openai-responses",
+    "azure-openai",
+    "bedrock",
+    "vertex",
+    "openai-codex",
+    "offline",
 ]
 PROTOCOLS: tuple[str, ...] = get_args(Protocol)
 # The fields of Amazon Bedrock (protocol bedrock); the three credentials are references.
@@ -20,6 +27,12 @@ AWS_SECRETS = ("aws_access_key", "aws_secret_key", "aws_session_token")
 AWS_FIELDS = ("aws_region", *AWS_SECRETS, "aws_profile")
 _AWS_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-[0-9]{1,2}$")
 _AWS_PROFILE = re.compile(r"^[A-Za-z0-9_.@+-]{1,64}$")
+VERTEX_FIELDS = ("project_id", "region", "access_token", "service_account")
+# A project id (a legacy one has a `domain:` prefix) and a location become part of the request's address.
+_GOOGLE_NAMES = {
+    "project_id": re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:_-]{0,62}$"),
+    "region": re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$"),
+}
 
 
 class Prices(ConfigModel):
@@ -67,6 +80,14 @@ class VendorConfig(ConfigModel):
     aws_secret_key: str | None = None
     aws_session_token: str | None = None
     aws_profile: str | None = None
+    # Google Vertex AI (protocol vertex): the project and location the models run in; credentials are
+    # an access token's or a service-account key file's reference, else Google's default chain (ADC).
+    project_id: str | None = None
+    region: str | None = None
+    access_token: str | None = None
+    service_account: str | None = None
+    # OpenAI Codex (protocol openai-codex): `codex-cli` reads the Codex CLI's own login file.
+    credentials: Literal["codex-cli"] | None = None
 
     @field_validator("models", mode="before")
     @classmethod
@@ -100,6 +121,20 @@ class VendorConfig(ConfigModel):
     def _aws_profile(cls, value: str | None) -> str | None:
         if value is not None and not _AWS_PROFILE.match(value):
             raise invalid("aws_profile: the name of a profile of ~/.aws/config (e.g. work)", "aws_profile")
+        return value
+
+    @field_validator("access_token", "service_account", mode="before")
+    @classmethod
+    def _google_reference(cls, value: Any, info: ValidationInfo) -> Any:
+        return None if value is None else check_reference(value, str(info.field_name))
+
+    @field_validator("project_id", "region")
+    @classmethod
+    def _google_name(cls, value: str | None, info: ValidationInfo) -> str | None:
+        field = str(info.field_name)
+        if value is not None and not _GOOGLE_NAMES[field].match(value):
+            kind = "project's id" if field == "project_id" else "location (lower case letters, digits, '-')"
+            raise invalid(f"{field} must be a Google Cloud {kind}", field)
         return value
 
     @field_validator("headers", mode="before")
@@ -173,6 +208,61 @@ class VendorConfig(ConfigModel):
         for model in self.deployments:
             if model not in self.models:
                 raise invalid(f"deployments.{model}: no model '{model}' in models", "deployments", model)
+        return self
+
+    @model_validator(mode="before")
+    @classmethod
+    def _codex_compacts(cls, data: Any) -> Any:
+        """Codex models compact natively, as the Codex CLI does: on unless a model's entry says otherwise."""
+        models = data.get("models") if isinstance(data, dict) else None
+        if not isinstance(models, dict) or data.get("protocol") != "openai-codex":
+            return data
+        on = {"native_compaction": True}
+        compacting = {
+            name: on if spec is None else {**on, **spec} if isinstance(spec, dict) else spec
+            for name, spec in models.items()
+        }
+        return {**data, "models": compacting}
+
+    @model_validator(mode="after")
+    def _vertex(self) -> VendorConfig:
+        if self.protocol != "vertex":
+            for field in VERTEX_FIELDS:
+                if getattr(self, field):
+                    raise invalid(f"{field} is only for protocol vertex", field)
+            return self
+        if not self.project_id:
+            raise invalid(
+                "protocol vertex needs project_id (the Google Cloud project of the models)", "project_id"
+            )
+        if not self.region:
+            raise invalid(
+                "protocol vertex needs region (the Vertex AI location, e.g. us-east5 or global)", "region"
+            )
+        if self.api_key:
+            raise invalid(
+                "protocol vertex signs in with Google: write access_token or service_account, or neither for "
+                "Google's application default credentials, not api_key",
+                "api_key",
+            )
+        if self.access_token and self.service_account:
+            raise invalid("write access_token or service_account, not both", "service_account")
+        return self
+
+    @model_validator(mode="after")
+    def _codex(self) -> VendorConfig:
+        if self.protocol != "openai-codex":
+            if self.credentials:
+                raise invalid("credentials is only for protocol openai-codex", "credentials")
+            return self
+        if self.credentials and self.api_key:
+            raise invalid("write credentials: codex-cli or api_key, not both", "credentials")
+        if not self.credentials and not self.api_key:
+            raise invalid(
+                "protocol openai-codex needs credentials: codex-cli (the Codex CLI's login, ~/.codex/auth.json) "
+                "or api_key (a reference)",
+                "credentials",
+            )
         return self
 
     def deployment(self, model: str) -> str:

@@ -47,7 +47,7 @@ COMPACTION_BETA = "compact-2026-01-12"
 COMPACT_EDIT = "compact_20260112"
 MIN_TRIGGER = 50_000
 # The SDK's clients that speak Messages: Anthropic's own API, and Amazon Bedrock (providers/bedrock.py).
-MessagesClient = anthropic.Anthropic | anthropic.AnthropicBedrock
+MessagesClient = anthropic.Anthropic | anthropic.AnthropicBedrock | anthropic.AnthropicVertex
 
 
 def _user_block(part: Any) -> dict[str, Any] | None:
@@ -85,7 +85,7 @@ def _attachment_block(part: AttachmentPart) -> dict[str, Any]:
 
 def _assistant_block(part: Any, protocol: str) -> dict[str, Any] | None:
     """An assistant block; thinking goes back verbatim only when this protocol signed it (T7): Anthropic
-    Messages' own, or Bedrock's (the same blocks, each protocol's signatures its own)."""
+    Messages' own, or a platform's (Bedrock, Vertex: the same blocks, each protocol's signatures its own)."""
     if isinstance(part, TextPart):
         return {"type": "text", "text": part.text} if part.text else None
     if isinstance(part, ToolUsePart):
@@ -351,18 +351,21 @@ class AnthropicProvider(SDKProvider):
     """A vendor speaking Anthropic Messages, reached through the official SDK."""
 
     protocol = PROTOCOL
-    exchange = AnthropicExchange
+    # Fields a platform's endpoint wants in every body beside the Messages API's own (Vertex's version).
+    body_fields: dict[str, str] = {}
+    exchange_type: type[AnthropicExchange] = AnthropicExchange
 
     def open(self, request: ModelRequest) -> Exchange:
         info = self.model_info(request.model)
-        body = request_body(request, info)
-        return self.exchange(body, self._client(), info.name)
+        body = {**request_body(request, info), **self.body_fields}
+        return self.exchange_type(body, self._client(), info.name)
 
     def compaction(self, request: ModelRequest) -> Compaction:
         info = self.model_info(request.model)
         if not info.native_compaction:
             return super().compaction(request)
-        return AnthropicCompaction(compact_body(request, info), self._client(), info.name)
+        body = {**compact_body(request, info), **self.body_fields}
+        return AnthropicCompaction(body, self._client(), info.name)
 
     def _client(self) -> MessagesClient:
         return self._sdk_client(anthropic.Anthropic, anthropic.DefaultHttpxClient, base_url=self._base_url)

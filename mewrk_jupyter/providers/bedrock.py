@@ -38,7 +38,7 @@ class BedrockProvider(AnthropicProvider):
     """
 
     protocol = PROTOCOL
-    exchange = BedrockExchange
+    exchange_type = BedrockExchange
 
     def __init__(
         self,

@@ -42,7 +42,11 @@ EFFORTS = ("low", "medium", "high")
 DEFAULT_AZURE_API_VERSION = "2025-04-01-preview"
 CONTINUE_TEXT = "<system-reminder>\nContinue from where the conversation stands.\n</system-reminder>"
 FOLLOWERS = ("message", "function_call")  # what may follow a reasoning item
-PROTOCOL_NAMES = {"openai-responses": "OpenAI Responses", "azure-openai": "Azure OpenAI (Responses)"}
+PROTOCOL_NAMES = {
+    "openai-responses": "OpenAI Responses",
+    "azure-openai": "Azure OpenAI (Responses)",
+    "openai-codex": "OpenAI Codex (Responses)",
+}
 
 
 def reasoning_blob(item: dict[str, Any]) -> str:

@@ -12,6 +12,7 @@ from typing import TypedDict
 
 from ..config import Config, ModelConfig, VendorConfig, read_config, trust_state
 from ..config.files import KINDS
+from ..config.secrets import resolve_secret
 from ..errors import ConfigError, WorkspaceNotTrusted
 from .base import Exchange, ModelInfo, ModelRequest, Provider
 from .offline import OfflineProvider
@@ -185,6 +186,25 @@ def _provider(vendor_name: str, vendor: VendorConfig) -> Provider:
             api_version=vendor.api_version,
             deployments=vendor.deployments,
         )
+    if vendor.protocol == "vertex":
+        from .vertex import VertexProvider
+
+        return VertexProvider(
+            models,
+            project_id=vendor.project_id or "",
+            region=vendor.region or "",
+            access_token=lambda: resolve_secret(vendor.access_token) if vendor.access_token else None,
+            service_account=lambda: (
+                resolve_secret(vendor.service_account) if vendor.service_account else None
+            ),
+            base_url=vendor.base_url,
+            headers=vendor.resolve_headers,
+        )
+    if vendor.protocol == "openai-codex":
+        from .openai_codex import PROTOCOL, CodexCLIProvider, CodexProvider
+
+        codex = CodexCLIProvider if vendor.credentials == "codex-cli" else CodexProvider
+        return codex(models, **reach, protocol=PROTOCOL)
     raise ConfigError(
         f"llm/{vendor_name}.yaml: the offline models are built in and need no file; "
         f"name them offline/echo, offline/thinker, offline/slow, offline/tiny or offline/big."

@@ -3,8 +3,9 @@
 The official SDKs (``anthropic``, ``openai``) are pointed at a local `WireServer` through ``base_url``;
 the test scripts the replies in order and afterwards asserts on the exact requests the SDK sent. Each
 protocol has its own module of reply builders (`anthropic`, `bedrock`, `openai_chat`, `openai_responses`,
-with `openai_errors` shared by the two OpenAI ones); `core` holds what they share and `server` the HTTP
-side. `bedrock` sends an Anthropic reply as Bedrock's AWS event-stream frames, to SigV4-signed requests.
+`vertex`, with `openai_errors` shared by the two OpenAI ones); `core` holds what they share and `server`
+the HTTP side. `bedrock` sends an Anthropic reply as Bedrock's AWS event-stream frames, to SigV4-signed
+requests; `vertex` answers Vertex AI's streamRawPredict route.
 
 Typical use::
 
@@ -39,6 +40,7 @@ from .openai_responses import (
     responses_usage,
 )
 from .server import WireServer
+from .vertex import google_token_reply, vertex_reply
 
 __all__ = [
     "WireServer",
@@ -66,6 +68,8 @@ __all__ = [
     "responses_usage",
     "compact_reply",
     "openai_error",
+    "vertex_reply",
+    "google_token_reply",
     "sse_reply",
     "json_reply",
     "disconnect_reply",

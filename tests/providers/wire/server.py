@@ -2,7 +2,7 @@
 
 The test queues replies (`enqueue`), points an official SDK at `url` or `openai_base_url`, and afterwards
 asserts on the exact requests the SDK sent. Paths are routed by suffix, so Azure-style prefixes such as
-``/openai/deployments/<name>/chat/completions`` work too.
+``/openai/deployments/<name>/chat/completions`` work too; Vertex AI's addresses by their pattern.
 """
 
 from __future__ import annotations
@@ -15,16 +15,18 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from . import anthropic, bedrock, openai_chat, openai_responses
+from . import anthropic, bedrock, openai_chat, openai_responses, vertex
 from .core import RecordedRequest, Rendered, Reply, dumps
 
 # Every protocol's path suffixes; within a protocol the most specific comes first.
-ROUTES = (*anthropic.ROUTES, *bedrock.ROUTES, *openai_chat.ROUTES, *openai_responses.ROUTES)
+ROUTES = (*anthropic.ROUTES, *bedrock.ROUTES, *openai_chat.ROUTES, *openai_responses.ROUTES, *vertex.ROUTES)
 
 
 def route(path: str) -> str | None:
     """The kind of endpoint a path asks for, or None for an unknown path."""
     path = path.rstrip("/")
+    if kind := vertex.route(path):  # the model is in the address, before its method
+        return kind
     for suffix, kind in ROUTES:
         if path.endswith(suffix):
             return kind
