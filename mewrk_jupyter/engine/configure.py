@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput
-from ..providers.base import ModelInfo
+from ..providers.base import MESSAGES_PROTOCOLS, ModelInfo
 from ..providers.registry import check_trusted, config_for, resolve
 from .settings import CONFIGURABLE, SessionSettings, parse_settings, stored_names
 from .turns.policy import policy_for
@@ -62,8 +62,8 @@ def why_reasoning_cannot_act(info: ModelInfo) -> str | None:
         return "which does not think"
     if info.protocol == "openai-chat":
         return "openai-chat requests carry no reasoning level (the model thinks as it does)"
-    if info.protocol == "anthropic-messages" and info.thinking != "signed":
-        return "anthropic-messages sets a thinking budget only on a model with `thinking: signed`"
+    if info.protocol in MESSAGES_PROTOCOLS and info.thinking != "signed":
+        return f"{info.protocol} sets a thinking budget only on a model with `thinking: signed`"
     return None
 
 

@@ -47,7 +47,7 @@ from .timeline.edits import TimelineEdits
 from .turns.approvals import Approvals
 from .turns.control import TurnControl
 from .turns.grants import drop_foreign_grants
-from .turns.parts import SessionParts
+from .turns.parts import SessionParts, told_already
 from .turns.policy import announced_plan_mode, plan_message
 from .turns.run import Run
 from .turns.status import TurnStatus
@@ -91,6 +91,11 @@ class Session(StoredSession):
             take_calls=chain(HandoffTool(self._parts, self), SubagentCalls(self._parts, self)),
         )
         self._decisions = SessionDecisions(self._parts, self._turns, self)
+        # A store copied or cloned here keeps no grant given elsewhere: said once, as the grants go (the
+        # warning points at the line that opened it: Session.open, through the registry of open ones).
+        said = drop_foreign_grants(workspace, settings)
+        if said is not None:
+            warnings.warn(said, ConfigNotice, stacklevel=5)
 
     # ---- opening -------------------------------------------------------------------------------
 
@@ -107,8 +112,9 @@ class Session(StoredSession):
         ws = Workspace.at(workspace)
         parsed, cards, notices = new_start(ws, model, settings)
         warn_unbuilt(notices)
-        session = cls.open(create_session(ws, title or "untitled", parsed, None, cards), workspace=ws.root)
-        session._parts.told.update(notices)  # a prefix file left out was said just now: not again
+        made = create_session(ws, title or "untitled", parsed, None, cards)
+        told_already(made, notices)  # a prefix file left out was said just now: not again
+        session = cls.open(made, workspace=ws.root)
         session.run_hooks("session_start")  # what they print opens the conversation
         try:  # built now, the tools and their specs: the first send finds them ready
             session.tool_specs()
@@ -139,10 +145,6 @@ class Session(StoredSession):
         db, row = session_row(ws, session_id)
         live: Session = OPEN.get((db.path, row["id"]), lambda: cls(ws, db, row))
         live.recover_if_orphaned()
-        # A store copied or cloned here keeps no grant given elsewhere: said once, as the grants go.
-        said = drop_foreign_grants(live.workspace, live._parts.settings)
-        if said is not None:
-            warnings.warn(said, ConfigNotice, stacklevel=2)
         return live
 
     # ---- reading and configuring ---------------------------------------------------------------

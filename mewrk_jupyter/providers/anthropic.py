@@ -195,7 +195,7 @@ class AnthropicExchange(SDKExchange):
     stream_type = EVENT_STREAM
     protocol_name = PROTOCOL_NAME
 
-    def _create(self) -> Any:
+    def create_stream(self) -> Any:
         return self._post_stream(
             "/v1/messages",
             anthropic.Stream[object],

@@ -83,6 +83,8 @@ def attachment_text(part: AttachmentPart) -> str:
     return f"[{part.name}{source}]\n{part.text or ''}"
 
 
+# The protocols that speak Anthropic Messages: Anthropic's own API and the platforms that serve its models.
+MESSAGES_PROTOCOLS = ("anthropic-messages", "bedrock", "vertex")
 # The image types all three protocols take as input, in a message or in a tool's result.
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 
@@ -303,7 +305,7 @@ class SDKExchange(Exchange):
         self._closed = False
 
     @abstractmethod
-    def _create(self) -> Any:
+    def create_stream(self) -> Any:
         """Send the request with the SDK and return its stream."""
 
     def _post_stream(self, path: str, stream_cls: Any, cast_to: Any, options: dict[str, Any]) -> Any:
@@ -325,7 +327,7 @@ class SDKExchange(Exchange):
         """The SDK's stream, or None when Stop came before or while the request was sent."""
         if self._closed:
             return None
-        self._stream = self._create()
+        self._stream = self.create_stream()
         if self._closed:
             self._stream.close()
             return None

@@ -184,7 +184,7 @@ def _usage(raw: dict[str, Any]) -> Usage:
 class OpenAIChatExchange(SDKExchange):
     """One streamed Chat Completions call; the request goes out when its events are first read."""
 
-    def _create(self) -> Any:
+    def create_stream(self) -> Any:
         return self._post_stream(
             "/chat/completions",
             openai.Stream[object],

@@ -215,7 +215,7 @@ class ResponsesExchange(SDKExchange):
         super().__init__(body, client, model)
         self._protocol_name = protocol_name
 
-    def _create(self) -> Any:
+    def create_stream(self) -> Any:
         return self._post_stream(
             "/responses",
             openai.Stream[object],

@@ -34,9 +34,9 @@ NO_GOOGLE_AUTH = (
 class VertexExchange(AnthropicExchange):
     """One streamed Messages call on Vertex AI; Google's failure to give a token is said in a sentence."""
 
-    def _create(self) -> Any:
+    def create_stream(self) -> Any:
         try:
-            return super()._create()
+            return super().create_stream()
         except Exception as exc:
             if not _google_auth_error(exc):
                 raise

@@ -14,11 +14,11 @@ from typing import Literal
 
 from ...cards.models import Attachment, Card, ToolCall, UserInput
 from ...errors import InvalidInput
-from ...providers.base import IMAGE_TYPES, AttachmentPart, ModelInfo
+from ...providers.base import IMAGE_TYPES, MESSAGES_PROTOCOLS, AttachmentPart, ModelInfo
 
 MAX_MESSAGE_BYTES = 32 * 1024 * 1024
-# Pages a protocol takes in one PDF document (Anthropic Messages: 100 per request).
-PDF_PAGE_LIMITS = {"anthropic-messages": 100}
+# Pages a protocol takes in one PDF document (Anthropic Messages, on any platform: 100 per request).
+PDF_PAGE_LIMITS = dict.fromkeys(MESSAGES_PROTOCOLS, 100)
 PDF = "application/pdf"
 
 

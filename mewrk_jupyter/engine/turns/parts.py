@@ -19,6 +19,15 @@ from .status import TurnStatus
 from .toolbox import ToolBox
 from .toollock import Offered
 
+# Sentences a session's opening said already (Session.new warns of a prefix file left out), by session
+# id, taken by its parts when they are made so that the first request does not say them again.
+ALREADY_TOLD: dict[str, set[str]] = {}
+
+
+def told_already(session_id: str, sentences: list[str]) -> None:
+    """Note that the person was told `sentences` as the session `session_id` was made."""
+    ALREADY_TOLD.setdefault(session_id, set()).update(sentences)
+
 
 @dataclass(frozen=True)
 class SessionParts:
@@ -32,6 +41,9 @@ class SessionParts:
     approvals: Approvals
     # The sentences of prefix files left out that the person was told already: each is said once.
     told: set[str] = field(default_factory=set, compare=False)
+
+    def __post_init__(self) -> None:
+        self.told.update(ALREADY_TOLD.pop(self.session_id, ()))
 
     @property
     def session_id(self) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ...config import EnvironmentPolicy, Redactor, command_environment, secret_values, trust_state
+from ...config.codex_login import codex_login_path
 from ...config.environment import find_references
 from ...config.sandbox import SandboxPolicy
 from ...config.trust import user_config_dir
@@ -132,9 +133,15 @@ def sandbox_policy(workspace: Workspace, level: str) -> SandboxPolicy:
 
 def sandbox_at(workspace: Workspace, level: str) -> Sandbox:
     """Where a command started at the safety level `level` runs: the workspace writable, its configuration
-    folder read-only, and the secret files, the Jupyter runtime folder and the trust records out of sight."""
+    folder read-only, and the secret files, the Jupyter runtime folder, the trust records and the Codex CLI's
+    login out of sight."""
     policy = sandbox_policy(workspace, level)
-    hidden = [*find_references(workspace.home).files, user_config_dir(), _jupyter_runtime()]
+    hidden = [
+        *find_references(workspace.home).files,
+        user_config_dir(),
+        _jupyter_runtime(),
+        codex_login_path(),
+    ]
     return Sandbox(
         workspace.root,
         policy.mode,

@@ -108,7 +108,7 @@ def anthropic_tool_use(
 
 
 @dataclass
-class _AnthropicMessageReply(Reply):
+class AnthropicMessageReply(Reply):
     blocks: list[dict[str, Any]] = field(default_factory=list)
     stop_reason: str = "end_turn"
     stop_sequence: str | None = None
@@ -235,7 +235,7 @@ def anthropic_reply(
     norm = [anthropic_text(b) if isinstance(b, str) else dict(b) for b in blocks]
     if stop_reason is None:
         stop_reason = "tool_use" if any(b["type"] == "tool_use" for b in norm) else "end_turn"
-    return _AnthropicMessageReply(
+    return AnthropicMessageReply(
         kind=ANTHROPIC_MESSAGES,
         blocks=norm,
         stop_reason=stop_reason,
@@ -297,7 +297,7 @@ class _AnthropicCompactionReply(Reply):
                 "cache_read_input_tokens": 0,
             }
             usage = {**usage, "iterations": [iteration]}  # type: ignore[dict-item]
-        reply = _AnthropicMessageReply(
+        reply = AnthropicMessageReply(
             blocks=blocks,
             stop_reason="compaction" if paused else "end_turn",
             usage=usage,

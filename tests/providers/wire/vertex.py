@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, fields
 from typing import Any
 
-from .anthropic import _AnthropicMessageReply, anthropic_reply
+from .anthropic import AnthropicMessageReply, anthropic_reply
 from .core import JSONReply, RecordedRequest, Rendered, Reply, wants_stream
 
 VERTEX_MESSAGES = "vertex.messages"
@@ -55,7 +55,7 @@ def vertex_problem(request: RecordedRequest) -> str | None:
 
 
 @dataclass
-class _VertexReply(_AnthropicMessageReply):
+class _VertexReply(AnthropicMessageReply):
     def render(self, request: RecordedRequest) -> Rendered:
         problem = vertex_problem(request)
         if problem is not None:
@@ -67,7 +67,7 @@ class _VertexReply(_AnthropicMessageReply):
 def vertex_reply(*blocks: str | dict[str, Any], **options: Any) -> Reply:
     """An Anthropic message answered at a Vertex AI address: `anthropic_reply`'s blocks and options."""
     reply = anthropic_reply(*blocks, **options)
-    assert isinstance(reply, _AnthropicMessageReply)
+    assert isinstance(reply, AnthropicMessageReply)
     values = {f.name: getattr(reply, f.name) for f in fields(reply)}
     return _VertexReply(**{**values, "kind": VERTEX_MESSAGES})
 
