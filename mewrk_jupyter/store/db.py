@@ -14,7 +14,7 @@ from . import fence
 from .faults import BUSY_SECONDS, damaged, store_connection
 
 APPLICATION_ID = 0x4D57524B  # "MWRK": tells our database from any other SQLite file
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 SCHEMA = """
 CREATE TABLE sessions (
@@ -129,6 +129,11 @@ CREATE TABLE notebook_sessions (
     # that the engine reads what it sent in its own words; rows written before have none (NULL).
     7: """
 ALTER TABLE history ADD COLUMN neutral TEXT;
+""",
+    # A session's approval cards by their place, so that whether a subagent's approval waits on it (its
+    # state, read at every look) costs the same at 100 cards as at 10,000.
+    8: """
+CREATE INDEX cards_approvals ON cards (session_id, order_key) WHERE kind = 'approval';
 """,
 }
 

@@ -108,7 +108,7 @@ def test_a_version_1_store_is_upgraded_in_place_keeping_its_sessions(workspace):
     assert s.title == "from v1"
     s.send("still works")
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8
     assert conn.execute("SELECT count(*) FROM resume_points").fetchone()[0] == 0
     assert conn.execute("SELECT count(*) FROM notebook_sessions").fetchone()[0] == 0
     assert conn.execute("SELECT count(*) FROM blobs").fetchone()[0] > 0  # the new request's parts

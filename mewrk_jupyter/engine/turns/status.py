@@ -56,8 +56,9 @@ class TurnStatus:
         return state_between(self.timeline.db.conn(), self.timeline.session_id)
 
     def check_idle(self) -> None:
-        """Refuse a change to the timeline while a turn runs."""
-        if self.state() == "running":
+        """Refuse a change to the timeline while a turn runs (asked at every edit: only the run is read)."""
+        row = run_rows.current_run(self.timeline.db.conn(), self.timeline.session_id)
+        if row is not None and not run_rows.is_stale(row):
             raise SessionBusy(EDIT_WHILE_RUNNING)
 
     def check_no_approval(self) -> None:
