@@ -137,7 +137,7 @@ def sandbox_at(workspace: Workspace, level: str) -> Sandbox:
     login out of sight."""
     policy = sandbox_policy(workspace, level)
     hidden = [
-        *find_references(workspace.home).files,
+        *sorted(find_references(workspace.home).files),  # in one order, so that two looks compare equal
         user_config_dir(),
         _jupyter_runtime(),
         codex_login_path(),
