@@ -31,14 +31,20 @@ _KEEP = 2
 BATCH_BYTES = 1 << 20
 _POLL = 0.05
 
+# The variables a matching child is given: where programs and the person's home are, and the locale.
+_PASSED = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "SYSTEMROOT")
+
 _idle: list[subprocess.Popen[bytes]] = []
 _lock = threading.Lock()
 
 
 def _start() -> subprocess.Popen[bytes]:
     # A session of its own: Ctrl-C in a terminal or a kernel's interrupt of its process group leaves it be.
+    # Its environment is an allow-list: it matches text, and no key of the kernel's is any of its business.
+    env = {name: os.environ[name] for name in _PASSED if name in os.environ}
     return subprocess.Popen(
         [sys.executable, "-c", _LAUNCH, str(_CHILD), str(os.getpid())],
+        env=env,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
