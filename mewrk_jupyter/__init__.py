@@ -22,9 +22,9 @@ from .cards.undo import UNDO
 from .config.preferences import Preferences
 from .engine.catalog import list_sessions
 from .engine.display import register_view
-from .engine.editor import SettingsEditor
-from .engine.preferences import preferences, set_preferences
 from .engine.session import Session
+from .engine.settings.editor import SettingsEditor
+from .engine.settings.preferences import preferences, set_preferences
 from .engine.trust import trust
 from .errors import (
     CardNotFound,

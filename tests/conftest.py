@@ -12,7 +12,7 @@ import pytest
 
 from mewrk_jupyter.cards.undo import UNDO
 from mewrk_jupyter.engine import session as session_module
-from mewrk_jupyter.engine.background import TASKS
+from mewrk_jupyter.engine.background.tasks import TASKS
 from mewrk_jupyter.store.db import forget_databases
 
 

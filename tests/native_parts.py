@@ -5,11 +5,11 @@ engine function through them."""
 from __future__ import annotations
 
 import mewrk_jupyter as mw
-from mewrk_jupyter.engine.settings import StoredSettings
+from mewrk_jupyter.engine.settings.model import StoredSettings
+from mewrk_jupyter.engine.toolbox.box import ToolBox
 from mewrk_jupyter.engine.turns.approvals import Approvals
 from mewrk_jupyter.engine.turns.parts import SessionParts
 from mewrk_jupyter.engine.turns.status import TurnStatus
-from mewrk_jupyter.engine.turns.toolbox import ToolBox
 
 
 def parts_of(session: mw.Session) -> SessionParts:

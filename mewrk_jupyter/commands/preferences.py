@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..config.preferences import PREFERENCES_FILE, allowed_values
-from ..engine.preferences import preferences_at
+from ..engine.settings.preferences import preferences_at
 from ..engine.workspace import Workspace
 from .base import Call, Result
 

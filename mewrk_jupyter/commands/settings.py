@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..cards.inert import inert_inline
-from ..engine.configure import describe_change
-from ..engine.editor import SettingsEditor
 from ..engine.session import Session
-from ..engine.settings import CONFIGURABLE
+from ..engine.settings.change import describe_change
+from ..engine.settings.editor import SettingsEditor
+from ..engine.settings.model import CONFIGURABLE
 from . import preferences
 from .base import Call, Result, refuse
 

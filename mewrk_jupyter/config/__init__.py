@@ -5,7 +5,7 @@ from .environment import SECRET_NAMES, EnvironmentPolicy, command_environment, s
 from .exposure import Exposure, exposure_of
 from .files import EDITABLE_KINDS, KINDS, FileKind, validate_file
 from .llm import PROTOCOLS, ModelConfig, Prices, VendorConfig
-from .loader import Config, load_config, read_config
+from .loader import Config, load_config, policy_for, read_config
 from .policy import TIERS, PolicyConfig
 from .problems import InvalidConfig, Problem
 from .prompts import PROMPT_KEYS, PromptProfile
@@ -44,6 +44,7 @@ __all__ = [
     "exposure_of",
     "is_reference",
     "load_config",
+    "policy_for",
     "read_config",
     "resolve_secret",
     "secret_values",

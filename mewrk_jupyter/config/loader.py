@@ -13,7 +13,7 @@ from .files import KINDS, SUFFIXES, read_text, validate_text
 from .hooks import HookConfig
 from .llm import ModelConfig, VendorConfig
 from .mcp import McpServerConfig
-from .policy import PolicyConfig
+from .policy import DEFAULT_POLICY, PolicyConfig
 from .problems import InvalidConfig, Problem, raise_problems
 from .prompts import PromptProfile
 from .server import ServerConfig
@@ -187,3 +187,14 @@ def _files(folder: Path, problems: list[Problem]) -> list[Path]:
     return sorted(
         p for p in folder.iterdir() if p.is_file() and p.suffix in SUFFIXES and not p.name.startswith(".")
     )
+
+
+def policy_for(config: Config | None, level: str) -> PolicyConfig:
+    """The policy of a safety level: `policy/<level>.yaml`, or the built-in default level."""
+    if config is not None and level in config.policies:
+        return config.policies[level]
+    if level == "default":  # an invalid default.yaml falls back to the built-in level (a notice said why)
+        return DEFAULT_POLICY
+    if config is not None and config.broken("policy", level):
+        config.policy(level)  # the level's file failed to load: its own problems say why
+    raise ConfigError(f"There is no safety level `{level}`: `.mewrk/policy/{level}.yaml` does not exist.")

@@ -70,3 +70,12 @@ class PolicyConfig(ConfigModel):
     def tier(self, tool: str) -> Tier | None:
         """The tier this level gives `tool`, or None when no list names it."""
         return next((t for t in TIERS if tool in getattr(self, t)), None)
+
+
+# With no `policy/default.yaml`: reading is free, anything that changes files or runs commands asks.
+DEFAULT_POLICY = PolicyConfig(
+    safety_level="default",
+    allow=["ls", "read", "grep", "find", "lsp", "inspect"],
+    ask=["bash", "write", "edit", "python"],
+    deny=[],
+)

@@ -10,7 +10,7 @@ from ..config import Config, trust_state
 from ..errors import WorkspaceNotTrusted
 from ..providers.registry import DEFAULT_MODEL
 from .agent import AgentStart
-from .preferences import preferences_at
+from .settings.preferences import preferences_at
 
 
 def admit(config: Config, start: AgentStart, *, model_asked: bool) -> tuple[AgentStart, list[str]]:

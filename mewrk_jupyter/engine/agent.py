@@ -6,10 +6,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..cards.models import SystemPrompt
-from ..config import AgentConfig, Config
+from ..config import AgentConfig, Config, policy_for
 from ..errors import ConfigError
 from ..providers.registry import DEFAULT_MODEL
-from .turns.policy import policy_for
 
 # The agent a session has when none is named; it may go without a file (the offline default, P4).
 DEFAULT_AGENT = "main"

@@ -8,8 +8,8 @@ from typing import Any
 
 from ..store import sessions as session_rows
 from ..store.db import database
+from .timeline.state import state_of
 from .turns.records import find_run
-from .turns.status import state_of
 from .views import HistoryEntry, SessionInfo, SessionInfoList
 from .workspace import Workspace
 

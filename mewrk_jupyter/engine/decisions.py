@@ -9,7 +9,7 @@ from ..cards.models import Approval
 from ..errors import InvalidInput
 from ..store import sessions as session_rows
 from ..store import tasks as task_rows
-from .background import TASKS, stop_background_work
+from .background.tasks import TASKS, stop_background_work
 from .events import StateChanged
 from .subagents import (
     WITHDRAWN,

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..cards.models import Card
 from ..cards.order import key_between
-from ..config import Config
+from ..config import Config, policy_for
 from ..config.skills import read_skill
 from ..errors import SessionNotFound
 from ..providers.registry import config_for, resolve
@@ -23,12 +23,12 @@ from ..store.db import Database, database
 from .admission import admit
 from .agent import agent_of, agent_start
 from .assembly.prefix import left_out
-from .configure import check_async_tools, check_compaction, check_reasoning
 from .notebook import read_notebook
-from .settings import SessionSettings, parse_settings, stored_names
-from .turns.grants import grant_place
-from .turns.policy import plan_message, policy_for
-from .turns.secrets import sandbox_at
+from .settings.change import check_async_tools, check_compaction, check_reasoning
+from .settings.model import SessionSettings, parse_settings, stored_names
+from .toolbox.grants import grant_place
+from .toolbox.policy import plan_message
+from .toolbox.secrets import sandbox_at
 from .unbuilt import unbuilt_notices
 from .workspace import Workspace
 

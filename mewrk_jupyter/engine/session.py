@@ -32,7 +32,7 @@ from ..providers.base import ModelInfo, ToolSpec
 from ..store.db import Database
 from ..tools.mcp import ServerStatus
 from .assembly.context import ContextInfo
-from .background import TASKS
+from .background.tasks import TASKS
 from .compaction import AutoCompaction, HandoffTool, compact_in_place, compact_now, compact_now_refusal
 from .decisions import FOLLOWED_ELSEWHERE, SessionDecisions
 from .display import make_view, markdown_view, view_bundle
@@ -40,19 +40,19 @@ from .notebook import write_export
 from .opening import OPEN, create_session, forget_open_sessions, imported_start, new_start, session_row
 from .represent import attached_input
 from .session_config import SessionConfig
-from .settings import SessionSettings, StoredSettings
+from .settings.model import SessionSettings, StoredSettings
 from .stored_session import StoredSession
 from .subagents import SubagentCalls, chain, reach_subagents
 from .timeline.edits import TimelineEdits
+from .toolbox.box import ToolBox
+from .toolbox.grants import drop_foreign_grants
+from .toolbox.lock import ToolLock
+from .toolbox.policy import announced_plan_mode, plan_message
 from .turns.approvals import Approvals
 from .turns.control import TurnControl
-from .turns.grants import drop_foreign_grants
 from .turns.parts import SessionParts, told_already
-from .turns.policy import announced_plan_mode, plan_message
 from .turns.run import Run
 from .turns.status import TurnStatus
-from .turns.toolbox import ToolBox
-from .turns.toollock import ToolLock
 from .unbuilt import warn_unbuilt
 from .views import CardList
 from .workspace import Workspace

@@ -14,13 +14,13 @@ from ..providers.registry import prices_of, resolve
 from ..store import sessions as session_rows
 from .assembly.context import ContextInfo, measure, session_spending
 from .assembly.prefix import skill_text
-from .configure import changed_fields, changed_settings
 from .events import SettingsChanged
-from .settings import SessionSettings
+from .settings.change import changed_fields, changed_settings
+from .settings.model import SessionSettings
 from .timeline.mirror import Timeline
+from .toolbox.lock import ToolLock
+from .toolbox.policy import plan_message
 from .turns.parts import SessionParts
-from .turns.policy import plan_message
-from .turns.toollock import ToolLock
 
 
 def _kept(_timeline: Timeline, _result: None) -> None:

@@ -10,7 +10,7 @@ import warnings
 
 from ..config import AgentConfig, Config
 from ..errors import ConfigNotice
-from .turns.handoff_tool import HANDOFF
+from .toolbox.handoff_tool import HANDOFF
 
 # The HTTP API is the Jupyter server's own extension: it listens where that server listens and accepts that
 # server's token, so an address or token of its own could only mislead.

@@ -9,7 +9,7 @@ from typing import Any, cast
 from ..cards.models import Card, ToolCall
 from ..engine.assembly.context import format_tokens
 from ..engine.history_summary import summarise_history
-from ..engine.preferences import preferences_at
+from ..engine.settings.preferences import preferences_at
 from ..engine.subagents import agent_figures
 from ..errors import InvalidInput, MewrkError
 from .protocol import AgentFigureMsg, CardPayload, ContextMsg, HistoryEntryData, HistoryRow, ToolLockInfo

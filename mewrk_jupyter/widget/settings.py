@@ -10,10 +10,10 @@ from typing import Any, get_args
 
 from ..config.preferences import RANGES, allowed_values
 from ..config.problems import InvalidConfig
-from ..engine.configure import changed_settings, describe_change
-from ..engine.editor import SettingsEditor
-from ..engine.preferences import preferences_at, set_preferences
-from ..engine.settings import Reasoning, SessionSettings
+from ..engine.settings.change import changed_settings, describe_change
+from ..engine.settings.editor import SettingsEditor
+from ..engine.settings.model import Reasoning, SessionSettings
+from ..engine.settings.preferences import preferences_at, set_preferences
 from ..errors import ConfigConflict, MewrkError
 from ..providers.catalog import model_names
 from ..providers.registry import config_for

@@ -27,7 +27,7 @@ from ..engine.events import (
     StatusChanged,
     TextDelta,
 )
-from ..engine.preferences import preferences_at
+from ..engine.settings.preferences import preferences_at
 from ..engine.subagents import waiting_status
 from ..engine.trust import untrusted_sentence
 from ..errors import InvalidInput, MewrkError

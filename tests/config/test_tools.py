@@ -9,7 +9,7 @@ import pytest
 import mewrk_jupyter as mw
 from mewrk_jupyter.config import InvalidConfig, load_config, validate_file
 from mewrk_jupyter.config.tools import ENGINE_DECLARED
-from mewrk_jupyter.engine.turns.toolbox import ENGINE_TOOLS
+from mewrk_jupyter.engine.toolbox.box import ENGINE_TOOLS
 from mewrk_jupyter.errors import ConfigError
 from mewrk_jupyter.tools.kernel import KERNEL_TOOLS
 from mewrk_jupyter.tools.registry import BUILTIN_TOOLS

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import mewrk_jupyter as mw
-from mewrk_jupyter.engine.configure import describe_change
 from mewrk_jupyter.engine.session import forget_open_sessions
+from mewrk_jupyter.engine.settings.change import describe_change
 from mewrk_jupyter.store.db import forget_databases
 from tests.conftest import run_python, wait_for
 from tests.providers.vendors import write_vendor

@@ -8,11 +8,11 @@ import pytest
 
 import mewrk_jupyter as mw
 from mewrk_jupyter.engine.assembly.context import request_size
-from mewrk_jupyter.engine.background import running_background_work
+from mewrk_jupyter.engine.background.tasks import running_background_work
 from mewrk_jupyter.engine.compaction.handoff import ARMED_NOTICE, START_MESSAGE
 from mewrk_jupyter.engine.compaction.now import APPROVAL_WAITS, NO_REPLY_SINCE, NO_REPLY_YET, TURN_RUNS
 from mewrk_jupyter.engine.history_summary import summarise
-from mewrk_jupyter.engine.turns.handoff_tool import ARMED_TOPIC
+from mewrk_jupyter.engine.toolbox.handoff_tool import ARMED_TOPIC
 from mewrk_jupyter.store import sessions as session_rows
 from mewrk_jupyter.widget.commands import run_command
 

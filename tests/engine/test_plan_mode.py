@@ -10,7 +10,7 @@ import pytest
 
 import mewrk_jupyter as mw
 from mewrk_jupyter.engine.navigation import branched_sentence, forked_sentence
-from mewrk_jupyter.engine.turns.policy import PLAN_OFF, PLAN_ON, PLAN_TURN_ENDED, plan_withdrawal
+from mewrk_jupyter.engine.toolbox.policy import PLAN_OFF, PLAN_ON, PLAN_TURN_ENDED, plan_withdrawal
 from tests.providers.conftest import wire_server  # noqa: F401  (the fixture)
 from tests.providers.vendors import write_vendor
 from tests.providers.wire import WireServer, anthropic_reply, anthropic_tool_use

@@ -12,10 +12,10 @@ import pytest
 
 import mewrk_jupyter as mw
 from mewrk_jupyter.engine.assembly.assemble import NOTIFICATION_MARK
-from mewrk_jupyter.engine.background import TASKS, running_background_work
+from mewrk_jupyter.engine.background.tasks import TASKS, running_background_work
 from mewrk_jupyter.engine.subagents import WITHDRAWN, agent_figures
 from mewrk_jupyter.engine.subagents.limits import MAX_DEPTH, MAX_RUNNING
-from mewrk_jupyter.engine.turns.policy import PLAN_OFF, PLAN_ON, plan_withdrawal
+from mewrk_jupyter.engine.toolbox.policy import PLAN_OFF, PLAN_ON, plan_withdrawal
 from mewrk_jupyter.store import sessions as session_rows
 
 from ..conftest import run_python, wait_for
@@ -470,7 +470,7 @@ def follow_elsewhere(workspace, start: str, until: str = "running"):
         [
             "import sys, time",
             "import mewrk_jupyter as mw",
-            "from mewrk_jupyter.engine.background import TASKS",
+            "from mewrk_jupyter.engine.background.tasks import TASKS",
             "s = mw.Session.new(title='elsewhere')",
             start,
             "[task] = TASKS.of(s.id)",

@@ -12,7 +12,7 @@ import pytest
 
 import mewrk_jupyter as mw
 from mewrk_jupyter.engine.assembly.prefix import BOX_SECTION
-from mewrk_jupyter.engine.configure import describe_change
+from mewrk_jupyter.engine.settings.change import describe_change
 
 from .vendors import write_vendor
 from .wire import anthropic_reply, anthropic_tool_use, chat_reply, responses_reply

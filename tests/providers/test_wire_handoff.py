@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import mewrk_jupyter as mw
-from mewrk_jupyter.engine.background import running_background_work
+from mewrk_jupyter.engine.background.tasks import running_background_work
 from mewrk_jupyter.engine.compaction.handoff import ALONE, ARMED_NOTICE, NO_DOCUMENTS, START_MESSAGE
 from mewrk_jupyter.engine.compaction.now import INSTRUCTION
 

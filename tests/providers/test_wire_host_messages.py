@@ -14,8 +14,8 @@ import pytest
 import mewrk_jupyter as mw
 from mewrk_jupyter.cards.models import Card, HostMessage, ModelReply, ToolCall, UserInput
 from mewrk_jupyter.engine.assembly.assemble import NOTIFICATION_MARK, box_call_id, host_text
-from mewrk_jupyter.engine.background import TASKS
-from mewrk_jupyter.engine.turns.policy import PLAN_OFF, PLAN_ON
+from mewrk_jupyter.engine.background.tasks import TASKS
+from mewrk_jupyter.engine.toolbox.policy import PLAN_OFF, PLAN_ON
 
 from .three import Wire
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import mewrk_jupyter as mw
-from mewrk_jupyter.engine.turns.policy import PLAN_ON, plan_withdrawal
+from mewrk_jupyter.engine.toolbox.policy import PLAN_ON, plan_withdrawal
 
 from ..conftest import alive, wait_for
 from .three import Wire

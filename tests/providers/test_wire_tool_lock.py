@@ -14,9 +14,9 @@ import pytest
 
 import mewrk_jupyter as mw
 from mewrk_jupyter.cards.models import HostMessage
-from mewrk_jupyter.engine.configure import describe_change
-from mewrk_jupyter.engine.turns.handoff_tool import ARMED_TOPIC
-from mewrk_jupyter.engine.turns.toollock import CACHE_LIFETIME
+from mewrk_jupyter.engine.settings.change import describe_change
+from mewrk_jupyter.engine.toolbox.handoff_tool import ARMED_TOPIC
+from mewrk_jupyter.engine.toolbox.lock import CACHE_LIFETIME
 from mewrk_jupyter.widget.commands import run_command
 
 from ..widget.recording import RecordingWidget

@@ -12,9 +12,9 @@ from typing import Any
 
 from ...cards.models import Handoff, HostMessage, ToolCall
 from ...providers.registry import config_for
-from ..background import running_background_work, still_running
+from ..background.tasks import running_background_work, still_running
 from ..events import Notice
-from ..turns.handoff_tool import ARMED_TOPIC, HANDOFF, handoff_armed
+from ..toolbox.handoff_tool import ARMED_TOPIC, HANDOFF, handoff_armed
 from ..turns.parts import SessionParts
 from .handover import Handed, open_handover
 

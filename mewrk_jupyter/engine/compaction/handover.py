@@ -19,7 +19,7 @@ from ...cards.order import key_between
 from ...store import cards as card_rows
 from ...store import sessions as session_rows
 from ..events import SessionLinked
-from ..settings import SessionSettings
+from ..settings.model import SessionSettings
 from ..timeline.mirror import Timeline
 from ..timeline.stored import StoredTimeline
 from ..workspace import Workspace

@@ -23,7 +23,7 @@ from ..assembly.compacted import Envelope, card_tokens
 from ..assembly.context import measure
 from ..assembly.cut import read_cards
 from ..events import StatusChanged
-from ..preferences import preferences_at
+from ..settings.preferences import preferences_at
 from ..turns.parts import SessionParts
 from .summary import COMPACTING
 

@@ -17,7 +17,7 @@ from ...providers.base import ModelRequest
 from ...providers.offline_handoff import HANDOFF_REQUEST
 from ...providers.registry import check_trusted, resolve
 from ...store import sessions as session_rows
-from ..background import running_background_work, still_running
+from ..background.tasks import running_background_work, still_running
 from ..events import StatusChanged
 from ..turns.parts import SessionParts
 from .handover import Handed, open_handover

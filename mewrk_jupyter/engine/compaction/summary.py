@@ -32,9 +32,9 @@ from ...store import sessions as session_rows
 from ..assembly.context import beside_timeline, measure, request_size, tokens_by_kind
 from ..assembly.cut import messages_of, since_last_summary
 from ..events import CardAdded, StatusChanged
+from ..timeline.state import state_of
 from ..turns.fold import ResponseState, accumulate, finish, record
 from ..turns.parts import SessionParts
-from ..turns.status import state_of
 from .prompt import INSTRUCTION, summary_request
 
 COMPACTING = "Compacting the conversation…"

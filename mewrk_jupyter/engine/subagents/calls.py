@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from ...cards.models import ToolCall
-from ..turns.agent_tools import AGENT_SPAWN, TASK_WAIT, background_tools
-from ..turns.background_results import wait_for_tasks
+from ..background.results import wait_for_tasks
+from ..toolbox.agent_tools import AGENT_SPAWN, TASK_WAIT, background_tools
+from ..toolbox.policy import denial
 from ..turns.parts import SessionParts
-from ..turns.policy import denial
 from ..turns.run import TakeCalls
 from .spawn import Parent, spawn
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 
 from ...store import sessions as session_rows
-from ..background import TASKS
+from ..background.tasks import TASKS
 
 # A conversation's own subagent is at depth 1; one at MAX_DEPTH may not start subagents of its own.
 MAX_DEPTH = 3

@@ -15,10 +15,10 @@ from ...cards.models import HostMessage
 from ...store import sessions as session_rows
 from ...store import tasks as task_rows
 from ..events import SettingsChanged
-from ..settings import SessionSettings
+from ..settings.model import SessionSettings
+from ..timeline.state import state_of
 from ..timeline.stored import StoredTimeline
-from ..turns.policy import plan_message
-from ..turns.status import state_of
+from ..toolbox.policy import plan_message
 from .spawn import Parent
 from .supervisor import MAX_DEPTH
 

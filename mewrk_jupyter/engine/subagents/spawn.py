@@ -17,13 +17,13 @@ from ...providers.registry import config_for, resolve
 from ...store import cards as card_rows
 from ...store import sessions as session_rows
 from ..agent import DEFAULT_AGENT, agent_start
-from ..background import TASKS, BackgroundTask, stop_work_elsewhere
-from ..settings import SessionSettings, parse_settings
+from ..background.results import started_text
+from ..background.rows import track
+from ..background.tasks import TASKS, BackgroundTask, stop_work_elsewhere
+from ..settings.model import SessionSettings, parse_settings
+from ..timeline.state import state_of
 from ..timeline.stored import StoredTimeline
-from ..turns.background_results import started_text
-from ..turns.background_rows import track
-from ..turns.policy import plan_message
-from ..turns.status import state_of
+from ..toolbox.policy import plan_message
 from ..workspace import Workspace
 from .limits import spawn_refusal
 from .supervisor import Supervisor

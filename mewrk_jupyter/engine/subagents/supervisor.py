@@ -11,10 +11,10 @@ from typing import Any
 
 from ...cards.models import Approval, ModelReply, Subagent
 from ...store import sessions as session_rows
-from ..background import TASKS, BackgroundTask, TaskState
+from ..background.tasks import TASKS, BackgroundTask, TaskState
 from ..events import StateChanged, StatusChanged
+from ..timeline.state import state_of
 from ..timeline.stored import StoredTimeline
-from ..turns.status import state_of
 from .waiting import waiting_status
 
 # The supervisors of this process's subagents that still run, by task id (an approval is forwarded here).

@@ -17,11 +17,11 @@ from ...store import approvals as resume_rows
 from ...store import fence
 from ..assembly.assemble import BOX_TOOL
 from ..events import Notice
-from ..settings import StoredSettings
+from ..settings.model import StoredSettings
 from ..timeline.stored import StoredTimeline
-from .grants import grant_place
-from .policy import PLAN_TURN_ENDED, denial, plan_denial, plan_withdrawal, rejection
-from .toolbox import ToolBox
+from ..toolbox.box import ToolBox
+from ..toolbox.grants import grant_place
+from ..toolbox.policy import PLAN_TURN_ENDED, denial, plan_denial, plan_withdrawal, rejection
 
 PARALLEL_TOOLS = 4  # calls of one response that run at once
 BOX_ANSWER = "`box` only carries the host application's messages to you; calling it does nothing."

@@ -10,8 +10,8 @@ from ...cards.undo import UNDO, CardChange, CardState, UndoStep
 from ...cards.words import noun
 from ...errors import InvalidInput, NotEditable, SessionBusy
 from ...tools import REEXECUTABLE
+from ..toolbox.policy import denial
 from .parts import SessionParts
-from .policy import denial
 from .run import Run
 
 # Starts a run from a resume point, calling the function once it ended (TurnControl.resume).

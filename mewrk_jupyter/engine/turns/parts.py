@@ -9,15 +9,15 @@ from ...providers.base import ModelInfo
 from ..assembly.assemble import BOX_SPEC, Assembly, assembly
 from ..assembly.prefix import hidden_prefix, left_out
 from ..events import Notice
-from ..settings import StoredSettings
+from ..settings.model import StoredSettings
 from ..timeline.stored import StoredTimeline
+from ..toolbox.box import ToolBox
+from ..toolbox.handoff_tool import HANDOFF_SPEC, handoff_armed
+from ..toolbox.lock import Offered
+from ..toolbox.secrets import SessionSecrets
 from ..workspace import Workspace
 from .approvals import Approvals
-from .handoff_tool import HANDOFF_SPEC, handoff_armed
-from .secrets import SessionSecrets
 from .status import TurnStatus
-from .toolbox import ToolBox
-from .toollock import Offered
 
 # Sentences a session's opening said already (Session.new warns of a prefix file left out), by session
 # id, taken by its parts when they are made so that the first request does not say them again.

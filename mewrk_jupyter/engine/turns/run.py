@@ -27,12 +27,12 @@ from ...store import fence
 from ...store import history as history_rows
 from ...store import runs as run_rows
 from ..assembly.attachments import check_vision
-from ..background import stop_background_work
+from ..background.heartbeat import Heartbeat
+from ..background.results import deliver_results
+from ..background.tasks import stop_background_work
 from ..events import CardAdded, Notice, SessionState, StateChanged
-from .background_results import deliver_results
-from .heartbeat import Heartbeat
+from ..toolbox.policy import plan_message
 from .parts import SessionParts
-from .policy import plan_message
 from .reader import ResponseReader
 from .runlog import RunLog
 from .sent import SentRequest

@@ -3,15 +3,14 @@ process alike (R4) — and the upkeep after a turn ended or its process died."""
 
 from __future__ import annotations
 
-import sqlite3
 import time
 
 from ...cards.models import ModelReply, ToolCall
 from ...errors import SessionBusy
 from ...store import approvals as resume_rows
-from ...store import cards as card_rows
 from ...store import runs as run_rows
 from ..events import SessionState
+from ..timeline.state import state_between, state_of
 from ..timeline.stored import StoredTimeline
 
 EDIT_WHILE_RUNNING = (
@@ -24,21 +23,6 @@ APPROVAL_WAITING = (
 NOT_RUN = "The turn stopped before this call ran."
 NOT_FINISHED = "The turn stopped while this call ran, so its result was not recorded."
 TAKEN_OVER = "stopped from another window or process, which took the session over"
-
-
-def state_of(conn: sqlite3.Connection, session_id: str) -> SessionState:
-    """running, awaiting_approval, subagent_awaiting_approval or idle, read from the store."""
-    row = run_rows.current_run(conn, session_id)
-    if row is not None and not run_rows.is_stale(row):
-        return "running"
-    if resume_rows.has_resume_point(conn, session_id):
-        return "awaiting_approval"
-    return state_between(conn, session_id)
-
-
-def state_between(conn: sqlite3.Connection, session_id: str) -> SessionState:
-    """The state of a session none of whose turns runs or waits: whether a subagent's approval waits."""
-    return "subagent_awaiting_approval" if card_rows.waiting_subagent(conn, session_id) else "idle"
 
 
 class TurnStatus:

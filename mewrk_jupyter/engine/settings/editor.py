@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 
-from ..config.editor import ConfigEditor
-from .workspace import Workspace
+from ...config.editor import ConfigEditor
+from ..workspace import Workspace
 
 
 class SettingsEditor(ConfigEditor):

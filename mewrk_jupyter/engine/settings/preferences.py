@@ -6,10 +6,10 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from ..config.preferences import PREFERENCES_FILE, Preferences
-from ..config.preferences_file import preference_notes, read_preferences, write_preferences
-from ..errors import ConfigNotice
-from .workspace import Workspace
+from ...config.preferences import PREFERENCES_FILE, Preferences
+from ...config.preferences_file import preference_notes, read_preferences, write_preferences
+from ...errors import ConfigNotice
+from ..workspace import Workspace
 
 
 def preferences(*, workspace: str | Path | None = None) -> Preferences:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 
 from ...providers.registry import config_for
-from ..settings import GrantPlace, SessionSettings, StoredSettings
+from ..settings.model import GrantPlace, SessionSettings, StoredSettings
 from ..workspace import Workspace
 
 

@@ -13,11 +13,12 @@ from ...store import cards as card_rows
 from ...store import runs as run_rows
 from ...store import tasks as task_rows
 from ..assembly.assemble import NOTIFICATION_TOPIC
-from ..background import TASKS, BackgroundTask, TaskState
+from ..timeline.state import state_of
 from ..timeline.stored import StoredTimeline
-from .agent_tools import DEFAULT_WAIT, MAX_WAIT
-from .status import state_of
+from .tasks import TASKS, BackgroundTask, TaskState
 
+DEFAULT_WAIT = 60.0  # seconds task_wait waits when the model gives no timeout
+MAX_WAIT = 600.0
 STATUS_WORDS = {"completed": "completed", "failed": "failed", "stopped": "was stopped"}
 ORPHANED = (
     "(The process that ran this subagent ended before the subagent did; its own session keeps what it did.)"

@@ -7,26 +7,26 @@ import time
 from pathlib import Path
 
 from ...cards.models import HostMessage, ToolCall
-from ...config import Config, trust_state
+from ...config import Config, policy_for, trust_state
 from ...config.policy import Tier
 from ...providers.base import ToolSpec
 from ...providers.registry import config_for
 from ...store import history as history_rows
 from ...tools import ToolRegistry
 from ...tools.mcp import PREFIX
+from ..background.command import start_background_command, wants_background
 from ..events import Notice
-from ..settings import StoredSettings
+from ..settings.model import StoredSettings
 from ..timeline.stored import StoredTimeline
 from ..workspace import Workspace
 from .agent_tools import background_tools, with_background
-from .background_command import start_background_command, wants_background
 from .filewatch import FileWatch
 from .grants import drop_foreign_grants
 from .hooks import Hooks
+from .lock import ToolLocks
 from .mcp import SessionMcp
-from .policy import PLAN_WITHHELD, plan_withholds, policy_for, tier_of
+from .policy import PLAN_WITHHELD, plan_withholds, tier_of
 from .secrets import SessionSecrets
-from .toollock import ToolLocks
 
 ENGINE_TOOLS = ("box", "handoff", "agent_spawn", "task_wait")
 

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ...config import EnvironmentPolicy, Redactor, command_environment, secret_values, trust_state
+from ...config import EnvironmentPolicy, Redactor, command_environment, policy_for, secret_values, trust_state
 from ...config.codex_login import codex_login_path
 from ...config.environment import find_references
 from ...config.sandbox import SandboxPolicy
@@ -20,9 +20,8 @@ from ...config.trust import user_config_dir
 from ...providers.base import ModelRequest
 from ...providers.registry import config_for
 from ...tools.sandbox import Sandbox
-from ..settings import StoredSettings
+from ..settings.model import StoredSettings
 from ..workspace import Workspace
-from .policy import policy_for
 
 # Opaque request fields: an attachment's base64, a vendor's signature or encrypted reasoning. Changing a
 # byte of them breaks them, and they do not hold a secret as text the redactor could recognise.

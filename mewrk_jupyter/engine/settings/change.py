@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from ..errors import InvalidInput
-from ..providers.base import MESSAGES_PROTOCOLS, ModelInfo
-from ..providers.registry import check_trusted, config_for, resolve
-from .settings import CONFIGURABLE, SessionSettings, parse_settings, stored_names
-from .turns.policy import policy_for
-from .turns.toollock import ToolLock
+from ...config import policy_for
+from ...errors import InvalidInput
+from ...providers.base import MESSAGES_PROTOCOLS, ModelInfo
+from ...providers.registry import check_trusted, config_for, resolve
+from .model import CONFIGURABLE, SessionSettings, parse_settings, stored_names
 
 # Fields of the settings that `configure` does not change, and why, in the person's words.
 NOT_HERE = {
@@ -98,12 +97,21 @@ def check_async_tools(settings: SessionSettings, info: ModelInfo) -> None:
         )
 
 
+class HeldChange(Protocol):
+    """What a change says of the tool lock it left held (the session's `tool_lock`)."""
+
+    @property
+    def text(self) -> str:
+        """The sentence that says what waits for the prompt cache to cool."""
+        ...
+
+
 def changed_fields(before: SessionSettings, after: SessionSettings) -> tuple[str, ...]:
     """The conversation settings whose values differ between `before` and `after`."""
     return tuple(name for name in CONFIGURABLE if getattr(before, name) != getattr(after, name))
 
 
-def describe_change(before: SessionSettings, after: SessionSettings, lock: ToolLock | None = None) -> str:
+def describe_change(before: SessionSettings, after: SessionSettings, lock: HeldChange | None = None) -> str:
     """One sentence: what changed, from what to what; with the tool lock the change left held (the
     session's `tool_lock` after it), what waits for the prompt cache to cool."""
     parts = [

@@ -13,11 +13,11 @@ from pydantic import (
     model_validator,
 )
 
-from ..errors import InvalidInput
-from ..providers.registry import DEFAULT_MODEL
-from ..store import sessions as session_rows
-from ..store.db import Database
-from .assembly.prefix import MEMORY_LEVELS
+from ...errors import InvalidInput
+from ...providers.registry import DEFAULT_MODEL
+from ...store import sessions as session_rows
+from ...store.db import Database
+from ..assembly.prefix import MEMORY_LEVELS
 
 # The public names DESIGN §2 gives a setting where the store, the widget and the magics use another.
 DESIGN_NAMES = {"compaction_mode": "compaction"}

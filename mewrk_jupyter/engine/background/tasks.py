@@ -17,9 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ..store import runs as run_rows
-from ..store import sessions as session_rows
-from ..store import tasks as task_rows
+from ...store import runs as run_rows
+from ...store import sessions as session_rows
+from ...store import tasks as task_rows
 
 TaskState = Literal["running", "awaiting_approval", "completed", "failed", "stopped"]
 ENDED: tuple[TaskState, ...] = ("completed", "failed", "stopped")

@@ -11,8 +11,8 @@ import uuid
 
 from ...store import tasks as task_rows
 from ...store.db import Database
-from ..background import BackgroundTask
 from .heartbeat import Heartbeat
+from .tasks import BackgroundTask
 
 log = logging.getLogger(__name__)
 

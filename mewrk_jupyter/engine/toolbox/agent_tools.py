@@ -8,12 +8,11 @@ The engine, not the tool registry, answers a call of `agent_spawn` or `task_wait
 from __future__ import annotations
 
 from ...providers.base import ToolSpec
+from ..background.results import DEFAULT_WAIT, MAX_WAIT
 
 AGENT_SPAWN = "agent_spawn"
 TASK_WAIT = "task_wait"
 BACKGROUND_TOOLS = (AGENT_SPAWN, TASK_WAIT)
-DEFAULT_WAIT = 60.0  # seconds task_wait waits when the model gives no timeout
-MAX_WAIT = 600.0
 
 AGENT_SPAWN_SPEC = ToolSpec(
     name=AGENT_SPAWN,

@@ -5,30 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...cards.models import Card, HostMessage
-from ...config import Config
 from ...config.policy import PolicyConfig, Tier
-from ...errors import ConfigError
 from ...tools import Tool
 from ...tools.mcp import server_prefix
-
-# With no `policy/default.yaml`: reading is free, anything that changes files or runs commands asks.
-DEFAULT_POLICY = PolicyConfig(
-    safety_level="default",
-    allow=["ls", "read", "grep", "find", "lsp", "inspect"],
-    ask=["bash", "write", "edit", "python"],
-    deny=[],
-)
-
-
-def policy_for(config: Config | None, level: str) -> PolicyConfig:
-    """The policy of a safety level: `policy/<level>.yaml`, or the built-in default level."""
-    if config is not None and level in config.policies:
-        return config.policies[level]
-    if level == "default":  # an invalid default.yaml falls back to the built-in level (a notice said why)
-        return DEFAULT_POLICY
-    if config is not None and config.broken("policy", level):
-        config.policy(level)  # the level's file failed to load: its own problems say why
-    raise ConfigError(f"There is no safety level `{level}`: `.mewrk/policy/{level}.yaml` does not exist.")
 
 
 def tier_of(policy: PolicyConfig, tool: str, approved_always: list[str]) -> Tier:

@@ -12,9 +12,9 @@ from ...cards.models import ToolCall
 from ...store.db import Database
 from ...tools import ToolRegistry
 from ...tools.base import ToolResult
-from ..background import TASKS, BackgroundTask, TaskState
-from .background_results import started_text
-from .background_rows import track
+from .results import started_text
+from .rows import track
+from .tasks import TASKS, BackgroundTask, TaskState
 
 BASH = "bash"
 LABEL_CHARS = 60
