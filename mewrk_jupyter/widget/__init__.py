@@ -24,10 +24,13 @@ WATCH_EVERY seconds while a view is alive, and sent as the same patches.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .payloads import card_payload, context_payload
 from .timeline import BUNDLE, STATIC, STYLES, TimelineWidget
+
+if TYPE_CHECKING:
+    from ..engine.session import Session
 
 __all__ = [
     "BUNDLE",
@@ -40,6 +43,6 @@ __all__ = [
 ]
 
 
-def session_widget(session: Any) -> TimelineWidget:
+def session_widget(session: Session) -> TimelineWidget:
     """`s.widget()`: a new timeline widget of the session."""
     return TimelineWidget(session)

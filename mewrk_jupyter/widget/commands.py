@@ -7,7 +7,7 @@ for the notice, a panel to open, the offer to open a new session, the run to fol
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..commands import (
     COMMANDS,
@@ -22,9 +22,14 @@ from ..commands import (
     usage,
 )
 from ..errors import InvalidInput
+from .answers import Answer
+from .protocol import ResultData
+
+if TYPE_CHECKING:
+    from ..engine.session import Session
 
 
-def offered(session: Any) -> list[dict[str, str]]:
+def offered(session: Session) -> list[dict[str, str]]:
     """The commands this session can do, for the composer's completion list and /help."""
     return [
         {"name": c.name, "synopsis": c.synopsis_for(COMPOSER), "summary": summary_for(c, COMPOSER)}
@@ -32,18 +37,18 @@ def offered(session: Any) -> list[dict[str, str]]:
     ]
 
 
-def answer(result: Result) -> tuple[str, dict[str, Any]]:
+def answer(result: Result) -> Answer:
     """A command's result as the widget's answer: the notice's sentence and the data the view acts on."""
-    data = dict(result.data)
+    # A command's own data (the cards it touched, whether the folder is trusted now) is read by the
+    # view as ResultData, which lets a command add more.
+    data = cast(ResultData, dict(result.data))
     if result.run is not None:
-        data.update(run_id=result.run.id, sent=True)  # the view follows the turn at the end of the list
+        data["run_id"], data["sent"] = result.run.id, True  # the view follows the turn at the list's end
     if result.opened is not None:
-        data.update(session_id=result.opened.id, title=result.opened.title, offer_open=True)
+        data["session_id"], data["title"], data["offer_open"] = result.opened.id, result.opened.title, True
     if result.show is not None:
         data["open"] = result.show
-    if result.while_state is not None:
-        data["while_state"] = result.while_state
-    return result.message, data
+    return Answer(result.message, data, result.while_state)
 
 
 def user_namespace() -> dict[str, Any] | None:
@@ -56,7 +61,7 @@ def user_namespace() -> dict[str, Any] | None:
     return None if shell is None else shell.user_ns
 
 
-def run_command(session: Any, line: str) -> tuple[str, dict[str, Any]]:
+def run_command(session: Session, line: str) -> Answer:
     """Carry out one `/name args` line typed in the composer; an unknown name is a plain refusal."""
     line = line.strip()
     if not line.startswith("/"):

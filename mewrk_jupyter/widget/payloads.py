@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ..cards.models import Card, ToolCall
 from ..engine.assembly.context import format_tokens
@@ -12,7 +12,19 @@ from ..engine.history_summary import summarise_history
 from ..engine.settings.preferences import preferences_at
 from ..engine.subagents import agent_figures
 from ..errors import InvalidInput, MewrkError
-from .protocol import AgentFigureMsg, CardPayload, ContextMsg, HistoryEntryData, HistoryRow, ToolLockInfo
+from ..tools import REEXECUTABLE  # the tools whose call a person may run again with edited parameters (T6)
+from .protocol import (
+    AgentFigureMsg,
+    CardPayload,
+    ContextMsg,
+    HistoryEntryData,
+    HistoryRow,
+    ToolInfo,
+    ToolLockInfo,
+)
+
+if TYPE_CHECKING:
+    from ..engine.session import Session
 
 
 def card_payload(card: Card, not_sent: str | None = None) -> CardPayload:
@@ -76,7 +88,7 @@ def _cost(info: Any) -> tuple[float | None, str]:
     return (float(cost) if isinstance(cost, int | float) else None), text or ""
 
 
-def compact_at(session: Any, window: int | None) -> int | None:
+def compact_at(session: Session, window: int | None) -> int | None:
     """Where auto-compaction acts, in percent of the window: the threshold of the conversation's mode;
     None when it is off or the window is not known (then nothing compacts by itself)."""
     found, _ = preferences_at(session.workspace.home)
@@ -86,7 +98,7 @@ def compact_at(session: Any, window: int | None) -> int | None:
     return found.native_threshold if native else found.handoff_threshold
 
 
-def context_payload(session: Any) -> ContextMsg:
+def context_payload(session: Session) -> ContextMsg:
     """The dashboard line (D1–D4), the two sizes, the ring's breakdown by card kind (T16) and the cost (D6)."""
     info = session.context
     cost, cost_line = _cost(info)
@@ -115,7 +127,7 @@ def context_payload(session: Any) -> ContextMsg:
     )
 
 
-def tool_lock_info(session: Any) -> ToolLockInfo | None:
+def tool_lock_info(session: Session) -> ToolLockInfo | None:
     """The tool lock's line while it holds the tools of the last request; None when nothing is held (or
     the model is misconfigured: sending says so)."""
     try:
@@ -130,7 +142,7 @@ def _usage_of(response: dict[str, Any] | None) -> dict[str, Any] | None:
     return usage if isinstance(usage, dict) else None
 
 
-def history_rows(session: Any) -> list[HistoryRow]:
+def history_rows(session: Session) -> list[HistoryRow]:
     """Each request of the session's history in a few readable lines (T17); its JSON comes on demand."""
     rows = []
     history = session.history
@@ -155,7 +167,7 @@ def history_rows(session: Any) -> list[HistoryRow]:
     return rows
 
 
-def history_entry(session: Any, entry_id: int) -> HistoryEntryData | None:
+def history_entry(session: Session, entry_id: int) -> HistoryEntryData | None:
     """One request exactly as sent, with what came back; None when the session has no such entry."""
     entry = session.history_entry(entry_id)
     if entry is None:
@@ -163,3 +175,28 @@ def history_entry(session: Any, entry_id: int) -> HistoryEntryData | None:
     return HistoryEntryData(
         id=entry.id, number=entry.number, request=entry.request, response=entry.response, error=entry.error
     )
+
+
+def tool_forms(session: Session) -> list[ToolInfo]:
+    """The enabled tools for the tool-call form (T5): name, description, schema, re-executable."""
+    try:
+        found = session.tool_specs()
+    except MewrkError:
+        return []
+    return [
+        ToolInfo(
+            name=spec.name,
+            description=spec.description,
+            input_schema=spec.input_schema,
+            reexecute=spec.name in REEXECUTABLE,
+        )
+        for spec in found
+    ]
+
+
+def model_has_vision(session: Session) -> bool:
+    """Whether the session's model takes images (T19); the composer warns before a send is refused."""
+    try:
+        return session.model_info.vision
+    except MewrkError:
+        return False

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, get_args
+from typing import TYPE_CHECKING, get_args
+
+from typing_extensions import assert_never
 
 from ..config.preferences import RANGES, allowed_values
 from ..config.problems import InvalidConfig
@@ -17,6 +19,7 @@ from ..engine.settings.preferences import preferences_at, set_preferences
 from ..errors import ConfigConflict, MewrkError
 from ..providers.catalog import model_names
 from ..providers.registry import config_for
+from .answers import Answer, WidgetHost
 from .protocol import (
     ConfigCreateAction,
     ConfigDeleteAction,
@@ -28,11 +31,15 @@ from .protocol import (
     ConfigureAction,
     ConversationSettingsInfo,
     PreferenceInfo,
+    ResultData,
     SetPreferencesAction,
     SettingsAction,
     SettingsAnswer,
     SettingsPanelInfo,
 )
+
+if TYPE_CHECKING:
+    from ..engine.session import Session
 
 # "line 3, column 7" in a YAML syntax error: the column the editor marks besides the line.
 _WHERE = re.compile(r"line (\d+), column (\d+)")
@@ -48,7 +55,7 @@ def _with(current: str, offered: list[str]) -> list[str]:
     return offered if current in offered else [current, *offered]
 
 
-def _refused_modes(session: Any) -> dict[str, str]:
+def _refused_modes(session: Session) -> dict[str, str]:
     """The compaction modes the session would refuse now, each with the engine's own sentence."""
     refused = {}
     for mode in _literals("compaction"):
@@ -61,7 +68,7 @@ def _refused_modes(session: Any) -> dict[str, str]:
     return refused
 
 
-def conversation_info(session: Any) -> ConversationSettingsInfo:
+def conversation_info(session: Session) -> ConversationSettingsInfo:
     """The session's conversation settings and what each picker offers."""
     now = session.settings
     config = config_for(session.workspace.home)
@@ -86,7 +93,7 @@ def conversation_info(session: Any) -> ConversationSettingsInfo:
     )
 
 
-def preference_rows(session: Any) -> tuple[list[PreferenceInfo], list[str]]:
+def preference_rows(session: Session) -> tuple[list[PreferenceInfo], list[str]]:
     """Each preference of the session's configuration folder, and what is wrong with its file."""
     found, notices = preferences_at(session.workspace.home)
     rows = []
@@ -106,7 +113,7 @@ def preference_rows(session: Any) -> tuple[list[PreferenceInfo], list[str]]:
     return rows, notices
 
 
-def panel_info(session: Any) -> SettingsPanelInfo:
+def panel_info(session: Session) -> SettingsPanelInfo:
     """Everything the settings panel shows, read now."""
     editor = SettingsEditor(session.workspace.root)
     preferences, notices = preference_rows(session)
@@ -123,7 +130,7 @@ def panel_info(session: Any) -> SettingsPanelInfo:
     )
 
 
-def refusal_data(exc: MewrkError) -> dict[str, Any]:
+def refusal_data(exc: MewrkError) -> ResultData:
     """What a refused settings change tells the panel besides its sentence: the lines a save is refused
     at, or that the file changed on disk (and its version there)."""
     if isinstance(exc, ConfigConflict):
@@ -140,58 +147,76 @@ def refusal_data(exc: MewrkError) -> dict[str, Any]:
     return {}
 
 
-class SettingsActions:
-    """The `_do_<action>` handlers of the settings panel (a part of the widget's Actions)."""
+SettingsRequest = (
+    SettingsAction
+    | ConfigureAction
+    | SetPreferencesAction
+    | ConfigReadAction
+    | ConfigSaveAction
+    | ConfigCreateAction
+    | ConfigDeleteAction
+)
 
-    session: Any
 
-    def _editor(self) -> SettingsEditor:
-        return SettingsEditor(self.session.workspace.root)
+class SettingsHandler:
+    """Carries out the settings panel's actions for the widget's views (a collaborator of its
+    ActionHandler); each answer carries the panel's sections read afresh."""
 
-    def _answer(self, **parts: Any) -> dict[str, Any]:
-        return {"settings": SettingsAnswer(panel=panel_info(self.session), **parts)}  # type: ignore[typeddict-item]
+    def __init__(self, host: WidgetHost) -> None:
+        self.host = host
 
-    def _do_settings(self, _request: SettingsAction) -> tuple[str, dict[str, Any]]:
-        return "", self._answer()
+    def handle(self, request: SettingsRequest) -> Answer:
+        """Carry out one action of the settings panel."""
+        session = self.host.session
+        editor = SettingsEditor(session.workspace.root)
+        match request:
+            case SettingsAction():
+                return self._answer("")
+            case ConfigureAction():
+                before = session.settings
+                after = session.configure(**request.changes)
+                return self._answer(describe_change(before, after, session.tool_lock))
+            case SetPreferencesAction():
+                set_preferences(workspace=session.workspace.root, **request.changes)
+                said = ", ".join(f"{name} {json.dumps(value)}" for name, value in request.changes.items())
+                return self._answer(f"Preferences saved: {said}.")
+            case ConfigReadAction():
+                return self._answer("", SettingsAnswer(file=_file(editor, request.path)))
+            case ConfigSaveAction():
+                written = editor.save(
+                    request.path, request.text, request.version, overwrite=request.overwrite
+                )
+                said = f"Saved {written.path}; it is used from the next request on."
+                return self._answer(
+                    said, SettingsAnswer(file=_file(editor, written.path), notice=written.notice)
+                )
+            case ConfigCreateAction():
+                written = editor.create(request.path, request.text)
+                said = f"Created {written.path}; it is used from the next request on."
+                return self._answer(
+                    said, SettingsAnswer(file=_file(editor, written.path), notice=written.notice)
+                )
+            case ConfigDeleteAction():
+                written = editor.delete(request.path, request.version, overwrite=request.overwrite)
+                return self._answer(f"Deleted {written.path}.", SettingsAnswer(notice=written.notice))
+            case _:
+                assert_never(request)
 
-    def _do_configure(self, request: ConfigureAction) -> tuple[str, dict[str, Any]]:
-        before = self.session.settings
-        after = self.session.configure(**request.changes)
-        return describe_change(before, after, self.session.tool_lock), self._answer()
+    def _answer(self, said: str, parts: SettingsAnswer | None = None) -> Answer:
+        """The sentence, with the panel's sections after the action and what else the action gives."""
+        answer = SettingsAnswer(panel=panel_info(self.host.session))
+        answer.update(parts or SettingsAnswer())
+        return Answer(said, {"settings": answer})
 
-    def _do_set_preferences(self, request: SetPreferencesAction) -> tuple[str, dict[str, Any]]:
-        set_preferences(workspace=self.session.workspace.root, **request.changes)
-        said = ", ".join(f"{name} {json.dumps(value)}" for name, value in request.changes.items())
-        return f"Preferences saved: {said}.", self._answer()
 
-    def _do_config_read(self, request: ConfigReadAction) -> tuple[str, dict[str, Any]]:
-        return "", self._answer(file=self._file(request.path))
-
-    def _file(self, path: str) -> ConfigFileText:
-        editor = self._editor()
-        text, version = editor.read(path)
-        listed = {f.path: f for f in editor.files()}
-        shown = listed.get(path)
-        return ConfigFileText(
-            path=path,
-            text=text,
-            version=version,
-            read_only=bool(shown and shown.read_only),
-            reason=shown.reason if shown else None,
-        )
-
-    def _do_config_save(self, request: ConfigSaveAction) -> tuple[str, dict[str, Any]]:
-        written = self._editor().save(
-            request.path, request.text, request.version, overwrite=request.overwrite
-        )
-        said = f"Saved {written.path}; it is used from the next request on."
-        return said, self._answer(file=self._file(written.path), notice=written.notice)
-
-    def _do_config_create(self, request: ConfigCreateAction) -> tuple[str, dict[str, Any]]:
-        written = self._editor().create(request.path, request.text)
-        said = f"Created {written.path}; it is used from the next request on."
-        return said, self._answer(file=self._file(written.path), notice=written.notice)
-
-    def _do_config_delete(self, request: ConfigDeleteAction) -> tuple[str, dict[str, Any]]:
-        written = self._editor().delete(request.path, request.version, overwrite=request.overwrite)
-        return f"Deleted {written.path}.", self._answer(notice=written.notice)
+def _file(editor: SettingsEditor, path: str) -> ConfigFileText:
+    """A configuration file as the panel's editor shows it: its text, version and whether it may change."""
+    text, version = editor.read(path)
+    shown = {f.path: f for f in editor.files()}.get(path)
+    return ConfigFileText(
+        path=path,
+        text=text,
+        version=version,
+        read_only=bool(shown and shown.read_only),
+        reason=shown.reason if shown else None,
+    )

@@ -6,7 +6,7 @@ import logging
 import threading
 import time
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any
 
 import anywidget
 import traitlets
@@ -32,10 +32,14 @@ from ..engine.subagents import waiting_status
 from ..engine.trust import untrusted_sentence
 from ..errors import InvalidInput, MewrkError
 from . import commands, protocol
-from .actions import Actions
+from .actions import CHANGES_FIGURE, ActionHandler
 from .deltas import DeltaBuffer
-from .payloads import card_payload, context_payload
+from .payloads import card_payload, context_payload, model_has_vision, tool_forms
+from .told import Told
 from .uploads import CHUNK, Uploads
+
+if TYPE_CHECKING:
+    from ..engine.session import Session
 
 log = logging.getLogger("mewrk_jupyter")
 
@@ -59,8 +63,12 @@ MENU_KINDS = tuple(kind for kind in INSERTABLE if kind != "tool_call")
 BUSY = {COMPACTING: "compacting", HANDING_OVER: "writing handoff documents"}
 
 
-class TimelineWidget(Actions, anywidget.AnyWidget):
-    """The editable timeline of one session, with the composer and the dashboard line."""
+class TimelineWidget(anywidget.AnyWidget):
+    """The editable timeline of one session, with the composer and the dashboard line.
+
+    Its collaborators: an ActionHandler carries out what views ask (the settings panel's through its
+    SettingsHandler), a DeltaBuffer coalesces streamed text, Told records what the views were told,
+    Uploads holds the files a view is sending."""
 
     _esm = BUNDLE
     _css = STYLES
@@ -69,7 +77,7 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
     # The panel each view opens with ("settings" for `%mewrk settings`); empty: none.
     panel = traitlets.Unicode("").tag(sync=True)
 
-    def __init__(self, session: Any, **kwargs: Any) -> None:
+    def __init__(self, session: Session, **kwargs: Any) -> None:
         if not BUNDLE.exists():
             raise MewrkError(
                 f"The widget's front end is missing ({BUNDLE}). Reinstall mewrk_jupyter, "
@@ -79,20 +87,14 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
         self.session = session
         self._lock = threading.RLock()  # orders snapshots and patches; always taken before the session's
         self._deltas = DeltaBuffer(self._tell, self.flush)  # streamed text not yet sent to the views
-        self._known: dict[
-            str, tuple[str, protocol.CardPayload]
-        ] = {}  # what the views hold: id -> (key, card)
-        self._state = "idle"  # the session state the views were last told
-        # The composer's line while a subagent's approval waits on this timeline, as views were last told.
-        self._waiting: str | None = None
-        self._unsent: dict[str, str] = {}  # card id -> why the next request leaves it out, as views know it
-        self._confirm_delete = False  # the preference as views were last told
+        self._told = Told()  # what the views hold
         self._closed = threading.Event()
         self._watcher: threading.Thread | None = None
         self._views: dict[str, float] = {}  # views that said hello and not bye -> when last heard
         self.uploads = Uploads()  # files a view is sending, until a send takes them
-        self._trail: list[Any] = []  # the sessions this widget showed before, the latest last
+        self._trail: list[Session] = []  # the sessions this widget showed before, the latest last
         self._unsubscribe = session.subscribe(self._on_event)
+        self.actions = ActionHandler(self)  # carries out what views ask
         self.on_msg(self.receive)
 
     def close(self) -> None:
@@ -105,7 +107,7 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
 
     # ---- which session this widget shows ------------------------------------------------------
 
-    def switch_to(self, session_id: str) -> Any:
+    def switch_to(self, session_id: str) -> Session:
         """Show another session of the workspace in this widget, in place; returns it."""
         other = type(self.session).open(session_id, workspace=self.session.workspace.root)
         if other is not self.session:
@@ -113,7 +115,7 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
             self._rebind(other)
         return other
 
-    def go_back(self) -> Any:
+    def go_back(self) -> Session:
         """Show again the session shown before the last switch; returns it."""
         if not self._trail:
             raise InvalidInput("This view has no earlier session to go back to.")
@@ -121,7 +123,7 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
         self._rebind(previous)
         return previous
 
-    def _rebind(self, other: Any) -> None:
+    def _rebind(self, other: Session) -> None:
         """Follow `other` instead of the current session and send every view its whole timeline."""
         with self._lock:  # no patch of either session slips between the switch and the snapshot
             self._unsubscribe()
@@ -154,14 +156,15 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
             self._deltas.flush()  # views that already follow need that text; the new one ignores it
             timeline = self.session.timeline()
             cards: list[protocol.CardRow] = []
-            self._known.clear()
-            self._unsent = self.session.not_sent()
+            told = self._told
+            told.forget_cards()
+            told.unsent = self.session.not_sent()
             for key, card in zip(list(timeline.keys), list(timeline.cards), strict=True):
-                payload = card_payload(card, self._unsent.get(card.id))
+                payload = card_payload(card, told.unsent.get(card.id))
                 self._deltas.knows(card.id, len(payload.get("text") or ""))
-                self._known[card.id] = (key, payload)
+                told.cards[card.id] = (key, payload)
                 cards.append(protocol.CardRow(card=payload, order_key=key))
-            self._state = self.session.state
+            told.state = self.session.state
             back = self._trail[-1] if self._trail else None  # the header's way back
             original, handovers = session_links(self.session)
             message = protocol.SnapshotMsg(
@@ -175,7 +178,7 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                 ),
                 came_from=protocol.CameFrom(id=back.id, title=back.title) if back else None,
                 cards=cards,
-                state=self._state,
+                state=told.state,
                 context=context_payload(self.session),
                 kinds=list(MENU_KINDS),
                 editable={kind: list(names) for kind, names in EDITABLE_FIELDS.items()},
@@ -183,8 +186,8 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                 # A preference of the folder, read at each snapshot; the watch tells views of a change.
                 confirm_delete=self._read_confirm_delete(),
                 commands=[protocol.CommandInfo.model_validate(c) for c in commands.offered(self.session)],
-                tools=self.tool_forms(),
-                vision=self.model_has_vision(),
+                tools=tool_forms(self.session),
+                vision=model_has_vision(self.session),
                 chunk=CHUNK,
                 heartbeat=HEARTBEAT_EVERY,
                 trust=untrusted_sentence(self.session.workspace.home),
@@ -196,8 +199,8 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
     def _restate_waiting(self, waiting: str | None, always: bool = False) -> None:
         """Tell the views whether a subagent's approval waits on this timeline (the composer's line);
         a line the engine set for something else (a compaction) is not cleared when none waits."""
-        if waiting != self._waiting or (always and waiting is not None):
-            self._waiting = waiting
+        if waiting != self._told.waiting or (always and waiting is not None):
+            self._told.waiting = waiting
             self._tell(protocol.StatusMsg(text=waiting))
 
     def _on_event(self, event: SessionEvent) -> None:
@@ -223,7 +226,7 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                     payload = card_payload(card, unsent.get(card.id))
                     self._deltas.knows(card.id, len(payload.get("text") or ""))  # the card carries that text
                     self._deltas.flush()
-                    self._known[card.id] = (key or "", payload)
+                    self._told.cards[card.id] = (key or "", payload)
                     patch = protocol.CardAddedMsg if isinstance(event, CardAdded) else protocol.CardChangedMsg
                     self._tell(patch(card=payload, order_key=key or ""))
                     self._restate_unsent(unsent)
@@ -231,13 +234,13 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                         self._tell(context_payload(self.session))
                 case CardRemoved(card_id=card_id):
                     self._deltas.forget(card_id)
-                    self._known.pop(card_id, None)
+                    self._told.cards.pop(card_id, None)
                     self._deltas.flush()
                     self._tell(protocol.CardRemovedMsg(card_id=card_id))
                     self._restate_unsent(self.session.not_sent())
                 case StateChanged(state=state):
                     self._deltas.flush()
-                    self._state = state
+                    self._told.state = state
                     self._tell(protocol.StateMsg(state=state))
                     if state != "running":
                         self._tell(context_payload(self.session))
@@ -248,22 +251,13 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                     self._deltas.flush()
                     # When the engine is done with its line, a subagent's approval that still waits
                     # keeps the composer's.
-                    self._waiting = waiting_status(self.session.timeline().cards)
-                    line = status if status is not None else self._waiting
+                    self._told.waiting = waiting_status(self.session.timeline().cards)
+                    line = status if status is not None else self._told.waiting
                     self._tell(protocol.StatusMsg(text=line, busy=BUSY.get(status or "")))
 
     def _restate_unsent(self, unsent: dict[str, str]) -> None:
         """Patch the cards whose "not sent" note changed: a change above a signed block reaches below it."""
-        before, self._unsent = self._unsent, unsent
-        for card_id in before.keys() | unsent.keys():
-            known = self._known.get(card_id)
-            if known is None or known[1].get("not_sent") == unsent.get(card_id):
-                continue
-            key, old = known
-            payload = cast(protocol.CardPayload, {k: v for k, v in old.items() if k != "not_sent"})
-            if card_id in unsent:
-                payload["not_sent"] = unsent[card_id]
-            self._known[card_id] = (key, payload)
+        for key, payload in self._told.unsent_now(unsent):
             self._tell(protocol.CardChangedMsg(card=payload, order_key=key))
 
     def _queue_delta(self, event: TextDelta) -> None:
@@ -288,19 +282,20 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
         with self._lock:
             self._deltas.flush()
             timeline = self.session.timeline()
-            self._unsent = self.session.not_sent()
+            told = self._told
+            told.unsent = self.session.not_sent()
             now = {}
             for key, card in zip(list(timeline.keys), list(timeline.cards), strict=True):
-                now[card.id] = (key, card_payload(card, self._unsent.get(card.id)))
-            for card_id in [cid for cid in self._known if cid not in now]:
-                self._known.pop(card_id)
+                now[card.id] = (key, card_payload(card, told.unsent.get(card.id)))
+            for card_id in [cid for cid in told.cards if cid not in now]:
+                told.cards.pop(card_id)
                 self._deltas.forget(card_id)
                 self._tell(protocol.CardRemovedMsg(card_id=card_id))
             for card_id, (key, payload) in now.items():
-                known = self._known.get(card_id)
+                known = told.cards.get(card_id)
                 if known == (key, payload):
                     continue
-                self._known[card_id] = (key, payload)
+                told.cards[card_id] = (key, payload)
                 self._deltas.knows(card_id, len(payload.get("text") or ""))
                 patch = protocol.CardChangedMsg if known is not None else protocol.CardAddedMsg
                 self._tell(patch(card=payload, order_key=key))
@@ -323,8 +318,8 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                 self.session.timeline()  # announces "reloaded" when another process wrote
                 with self._lock:
                     state = self.session.state
-                    if state != self._state:
-                        self._state = state
+                    if state != self._told.state:
+                        self._told.state = state
                         self._deltas.flush()
                         self._tell(protocol.StateMsg(state=state))
                         if state != "running":
@@ -334,15 +329,15 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
                 log.exception("the widget could not read session %s", self.session.id)
 
     def _read_confirm_delete(self) -> bool:
-        self._confirm_delete = preferences_at(self.session.workspace.home)[0].confirm_delete
-        return self._confirm_delete
+        self._told.confirm_delete = preferences_at(self.session.workspace.home)[0].confirm_delete
+        return self._told.confirm_delete
 
     def _restate_preferences(self) -> None:
         """Tell the views when the folder's preferences changed (mw.set_preferences, an editor, git)."""
-        told = self._confirm_delete
+        told = self._told.confirm_delete
         if self._read_confirm_delete() != told:
             self._deltas.flush()
-            self._tell(protocol.PreferencesMsg(confirm_delete=self._confirm_delete))
+            self._tell(protocol.PreferencesMsg(confirm_delete=self._told.confirm_delete))
 
     def _heard(self, view: Any) -> bool:
         """Note that a view is alive and make sure the watch runs; True if the view was not known."""
@@ -368,6 +363,14 @@ class TimelineWidget(Actions, anywidget.AnyWidget):
         """The views that said hello and not bye, with when each was last heard."""
         with self._lock:
             return dict(self._views)
+
+    def act(self, content: Any, view: str | None = None) -> protocol.ResultMsg:
+        """Carry out one action from a view and answer it with a `result` message (also returned); after
+        one that may move the dashboard's figures, the views get them again."""
+        answer = self.actions.answer(content, view)
+        name = content.get("action") if isinstance(content, dict) else None
+        self.tell_views(answer, *([context_payload(self.session)] if name in CHANGES_FIGURE else []))
+        return answer
 
     def receive(self, _widget: Any, content: Any, buffers: Any = None) -> None:
         """Handle one message from a view (the comm calls this; tests call it as a view would)."""

@@ -3,7 +3,10 @@ action that does not fit its model is refused in one sentence."""
 
 from __future__ import annotations
 
+import ast
+import inspect
 import json
+import textwrap
 from typing import Any, get_args
 
 import pytest
@@ -14,8 +17,9 @@ from mewrk_jupyter.cards.models import CARD_CLASSES, Attachment, Usage
 from mewrk_jupyter.engine.assembly.assemble import BROKEN_SIGNATURE
 from mewrk_jupyter.errors import InvalidInput
 from mewrk_jupyter.widget import protocol
-from mewrk_jupyter.widget.actions import Actions
+from mewrk_jupyter.widget.actions import ActionHandler
 from mewrk_jupyter.widget.payloads import card_payload
+from mewrk_jupyter.widget.settings import SettingsHandler, SettingsRequest
 
 CARD = {"id": "c1", "kind": "user_input", "origin": "person", "edited": False, "created_at": 1.5}
 CARD = {**CARD, "response_id": None, "text": "hi"}
@@ -184,10 +188,23 @@ def test_every_action_is_read_as_sent(action):
     assert {key: dumped[key] for key in content} == content  # nothing sent is lost or changed
 
 
-def test_every_action_has_its_handler_and_every_handler_its_action():
-    actions = {_tag(m, "action") for m in protocol.ACTION_MODELS}
-    handlers = {name.removeprefix("_do_") for name in dir(Actions) if name.startswith("_do_")}
-    assert actions == handlers
+def _matched(function) -> set[str]:
+    """The classes a function's `match` statements name in their patterns."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    return {
+        node.cls.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.MatchClass) and isinstance(node.cls, ast.Name)
+    }
+
+
+def test_every_action_has_its_case_and_every_case_its_action():
+    # The type checker holds the match complete (assert_never); this says the same without it.
+    actions = {m.__name__ for m in protocol.ACTION_MODELS}
+    settings = _matched(SettingsHandler.handle)
+    assert settings == {m.__name__ for m in get_args(SettingsRequest)}
+    assert _matched(ActionHandler.handle) == actions
+    assert settings < actions
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -72,7 +73,7 @@ class ContextInfo(BaseModel):
         return 100.0 * self.used / self.window if self.window else None
 
     @property
-    def level(self) -> str:
+    def level(self) -> Literal["ok", "amber", "red"]:
         """ok, amber (from 80 %) or red (from 95 %), by the larger of the last and the next request."""
         if not self.window:
             return "ok"
