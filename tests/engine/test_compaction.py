@@ -237,7 +237,7 @@ def test_the_built_in_agent_never_compacts_by_itself(workspace):
 def test_compact_from_the_composer_and_the_magic_says_what_it_did(workspace):
     s = mw.Session.new("offline/echo")
     chat(s)
-    message, _ = run_command(s, "/compact")
+    message = run_command(s, "/compact").message
     assert message == f"Compacted: {s.cards[-1].title_line()}."
     with pytest.raises(
         mw.NothingToCompact, match="^Nothing worth compacting: the conversation has 0 messages"

@@ -123,7 +123,7 @@ def test_stop_takes_a_frozen_process_s_session_over_at_once(workspace, monkeypat
         freeze(proc, path)
         row = run_rows.current_run(s.stored_timeline.db.conn(), s.id)
         assert not run_rows.is_stale(row)  # its heartbeat is recent: only Stop can free the session now
-        message, _ = run_command(s, "/stop")
+        message = run_command(s, "/stop").message
         assert (
             message
             == "Stopped the turn another window or process was running; the session is free to use here."

@@ -262,7 +262,8 @@ def test_compact_now_is_refused_while_background_work_runs(workspace):
 def test_compact_now_from_the_composer_and_its_usage(workspace):
     s = mw.Session.new("offline/echo", title="plan")
     s.send("hello")
-    message, data = run_command(s, "/compact now")
+    answer = run_command(s, "/compact now")
+    message, data = answer.message, answer.data
     (handover_id,) = s.handovers
     assert message == (
         f"Handed over to the new session “plan-handover-1” (`{handover_id}`); it waits for your next message."

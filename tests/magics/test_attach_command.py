@@ -55,7 +55,8 @@ def test_the_composer_attaches_through_the_same_table(ip, mewrk):
     ip.user_ns["numbers"] = [1, 2, 3]
     mewrk("new")
     session = magics.current_session()
-    said, data = run_command(session, "/attach numbers")
+    answer = run_command(session, "/attach numbers")
+    said, data = answer.message, answer.data
     assert said == "Attached `numbers` at the end of the timeline; the model reads it with your next message."
     assert data["card_id"] == session.cards[-1].id and "[1, 2, 3]" in session.cards[-1].text
 
@@ -85,7 +86,8 @@ def test_export_elsewhere_says_the_full_path_written_in_every_surface(mewrk, wor
         "../elsewhere/py.ipynb"
     )  # a path as a person types it, relative to the workspace
     assert written == elsewhere / "py.ipynb" and written.is_file()
-    said, data = run_command(session, f"/export {elsewhere}/x.ipynb")
+    answer = run_command(session, f"/export {elsewhere}/x.ipynb")
+    said, data = answer.message, answer.data
     assert said == f"Exported the session to {elsewhere / 'x.ipynb'}." and data["path"] == str(
         elsewhere / "x.ipynb"
     )

@@ -216,7 +216,7 @@ def test_set_in_the_composer_says_what_the_lock_holds(wire: Wire, wire_server):
     s = mw.Session.new(model=wire.model)
     wire_server.enqueue(wire.reply("One."))
     s.send("hello")
-    said, _ = run_command(s, "/set plan_mode on")
+    said = run_command(s, "/set plan_mode on").message
     assert said.startswith(
         "Changed plan_mode False → True. The prompt cache is warm, so requests keep the tools"
     )
