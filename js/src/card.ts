@@ -1,5 +1,5 @@
 // One card's DOM: a small label, the content by kind, a muted footer (model, tokens, time, notes).
-import type { CardPayload } from "./protocol";
+import type { CardPayload, CellChangeInfo } from "./protocol";
 import { renderMarkdownInto } from "./markdown";
 import { approvalBody } from "./toolform";
 
@@ -39,6 +39,21 @@ const ICONS: Record<string, string> = {
 };
 
 /** A small icon button of a card's toolbar (pencil, trash); the SVG is our own constant markup. */
+/** A notebook_edit call's change: which cell, and Revert (or that it was reverted). */
+function revertLine(change: CellChangeInfo): HTMLElement {
+  const what = { replace: "Changed", insert: "Inserted", delete: "Deleted" }[change.mode];
+  const line = h("div", { class: "mw-revert-line", "data-testid": "mw-change" }, `${what} cell ${change.index} of ${change.path}`);
+  if (change.reverted) {
+    line.append(h("span", { class: "mw-muted", "data-testid": "mw-reverted" }, " · reverted"));
+  } else {
+    line.append(
+      " ",
+      h("button", { class: "mw-button", type: "button", "data-act": "revert", "data-testid": "mw-revert", title: "Put the cell back as it was before this call" }, "Revert"),
+    );
+  }
+  return line;
+}
+
 export function iconButton(act: "edit" | "delete" | "reexecute", title: string): HTMLButtonElement {
   const button = h("button", { class: "mw-icon", type: "button", "data-act": act, "data-testid": `mw-${act}`, title, "aria-label": title });
   button.innerHTML = `<svg viewBox="0 0 24 24" width="14" height="14" aria-hidden="true" fill="currentColor">${ICONS[act]}</svg>`;
@@ -127,6 +142,7 @@ export function cardBody(card: CardPayload, opts: BodyOptions): HTMLElement {
       const box = h("div", { class: "mw-tool" }, head);
       const images = card.images ?? [];
       if (images.length) box.append(h("div", { class: "mw-tool-images" }, ...images.map((f, i) => toolImage(f.name, opts.image?.(i)))));
+      if (card.change) box.append(revertLine(card.change));
       if (card.result != null) {
         const result = h("pre", { class: "mw-tool-result" + (card.is_error ? " mw-is-error" : "") }, card.result);
         box.append(disclosure(firstLine(card.result) || "(empty result)", result, opts.open, opts.onToggle));

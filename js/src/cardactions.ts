@@ -49,6 +49,11 @@ export class CardActions {
     this.host.act({ action: "reexecute", card_id: id }, (r) => !r.ok && this.error(id, r.message));
   }
 
+  /** Put the notebook cell a notebook_edit call changed back as it was. */
+  revert(id: string): void {
+    this.host.act({ action: "revert", card_id: id }, (r) => (r.ok ? this.host.notice("info", r.message ?? "") : this.error(id, r.message)));
+  }
+
   /** Show another session (a subagent's own timeline) in this view; "back" returns. */
   openSession(sessionId: string): void {
     this.host.act({ action: "open_session", session_id: sessionId }, (r) => this.host.notice(r.ok ? "info" : "error", r.message ?? ""));

@@ -53,6 +53,7 @@ function click(event: MouseEvent, { selected, editing, actions }: GestureParts):
   if (act === "open-subagent" && button?.dataset.session && !(event.target as HTMLElement).closest("summary, pre")) {
     actions.openSession(button.dataset.session);
   } else if (act === "reexecute") actions.reexecute(id);
+  else if (act === "revert") actions.revert(id);
   else if (act === "approve" || act === "approve-always" || act === "reject") actions.decide(id, act as Decision);
   else if (act === "edit") editing.start(id);
   else if (act === "delete") actions.remove(id);

@@ -132,6 +132,16 @@ function asker(card: CardPayload): string {
 }
 
 /** The approval card (A1): the tool's name and full input; while pending, a reason box and the three decisions. */
+/** A unified diff, each line marked as removed, added, a hunk's head or context. */
+export function diffView(diff: string): HTMLElement {
+  const view = h("pre", { class: "mw-diff", "data-testid": "mw-approval-diff" });
+  for (const line of diff.split("\n")) {
+    const kind = line.startsWith("+++") || line.startsWith("---") ? "file" : line.startsWith("@@") ? "hunk" : line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "same";
+    view.append(h("span", { class: `mw-diff-${kind}`, "data-diff": kind }, line), "\n");
+  }
+  return view;
+}
+
 export function approvalBody(card: CardPayload, reason: string): HTMLElement {
   // The code of a `python` call is read as code; other calls show their parameters as JSON.
   const code = card.name === "python" && typeof card.params?.code === "string" ? card.params.code : null;
@@ -143,6 +153,9 @@ export function approvalBody(card: CardPayload, reason: string): HTMLElement {
     h("div", { "data-testid": "mw-approval-asker" }, asker(card), h("code", {}, card.name ?? "a tool"), ":"),
     h("pre", { class: code !== null ? "mw-tool-code" : "mw-tool-result", "data-testid": "mw-approval-input" }, shown),
   );
+  if (card.diff) {
+    body.append(diffView(card.diff));
+  }
   const decision = card.decision ?? "pending";
   if (decision !== "pending") {
     const words: Record<string, string> = {

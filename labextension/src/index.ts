@@ -13,6 +13,7 @@ import type { ICellModel } from "@jupyterlab/cells";
 import { IEditorLanguageRegistry } from "@jupyterlab/codemirror";
 import { INotebookTracker, type Notebook, type NotebookPanel } from "@jupyterlab/notebook";
 import type { IObservableList } from "@jupyterlab/observables";
+import { NotebookBridge } from "./bridge";
 
 /** The language of a Markdown cell's editor: Markdown with the notebook's LaTeX. */
 const MESSAGE_MIME = "text/x-ipythongfm";
@@ -113,4 +114,15 @@ const plugin: JupyterFrontEndPlugin<void> = {
   },
 };
 
-export default plugin;
+/** The notebook tools' way to the notebooks open in this window (see bridge.ts). */
+const bridge: JupyterFrontEndPlugin<void> = {
+  id: "mewrk-jupyter:notebook-bridge",
+  description: "Lets a kernel's mewrk_jupyter session read, edit and run the cells of the notebooks open here.",
+  autoStart: true,
+  requires: [INotebookTracker],
+  activate: (_app: JupyterFrontEnd, tracker: INotebookTracker) => {
+    new NotebookBridge(tracker);
+  },
+};
+
+export default [plugin, bridge];

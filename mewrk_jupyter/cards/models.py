@@ -128,6 +128,35 @@ class Thinking(Card):
         return self.signature is not None or self.encrypted is not None
 
 
+class ToolPreview(BaseModel):
+    """What a call would change, read when it waits for approval: the change as a unified diff (shown on
+    the approval), and a digest of the text it expects to find when it runs, so that a person's edit
+    meanwhile is not overwritten (the call answers that the text changed)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    diff: str
+    expected: str | None = None  # sha256 of the text as read (the text itself may hold a secret)
+
+
+class CellChange(BaseModel):
+    """What a `notebook_edit` call changed, kept on its card so that Revert can put the cell back: the
+    notebook, the cell (its id and place), and its source before and after (None: it did not exist)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    mode: Literal["replace", "insert", "delete"]
+    cell_id: str
+    index: int
+    cell_type: str = "code"
+    before: str | None = None
+    after: str | None = None
+    # False when a known secret in the cell's text had to be hidden here: the text kept is not the cell's.
+    exact: bool = True
+    reverted: bool = False
+
+
 class ToolCall(Card):
     """A tool call and its result in one card."""
 
@@ -141,6 +170,10 @@ class ToolCall(Card):
     # Images the call made (a `python` call's figures, an MCP tool's images): the person sees them, and a
     # model with vision input receives them with the result (a model without reads the result's notes).
     images: list[Attachment] = Field(default_factory=list)
+    # What it would change, read when it waited for approval (notebook_edit); None for other calls.
+    preview: ToolPreview | None = None
+    # What it changed in a notebook, for Revert (notebook_edit).
+    change: CellChange | None = None
 
     def title_line(self) -> str:
         """Tool name and parameters on one line."""
@@ -223,6 +256,8 @@ class Approval(Card):
     session_id: str | None = None
     # Who asked for the call: the model, or the person who ran it by hand (its card says "You asked").
     asked_by: Literal["model", "person"] = "model"
+    # The change the call would make, as a unified diff, when its tool can tell (notebook_edit).
+    diff: str | None = None
 
     def title_line(self) -> str:
         """Who asks to run which tool: the model, a subagent, or the person who ran it by hand."""

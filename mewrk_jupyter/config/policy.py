@@ -75,7 +75,7 @@ class PolicyConfig(ConfigModel):
 # With no `policy/default.yaml`: reading is free, anything that changes files or runs commands asks.
 DEFAULT_POLICY = PolicyConfig(
     safety_level="default",
-    allow=["ls", "read", "grep", "find", "lsp", "inspect"],
-    ask=["bash", "write", "edit", "python"],
+    allow=["ls", "read", "grep", "find", "lsp", "inspect", "notebook_read"],
+    ask=["bash", "write", "edit", "python", "notebook_edit", "notebook_run"],
     deny=[],
 )

@@ -29,7 +29,7 @@ from .settings.model import SessionSettings, parse_settings, stored_names
 from .toolbox.grants import grant_place
 from .toolbox.policy import plan_message
 from .toolbox.secrets import sandbox_at
-from .unbuilt import unbuilt_notices
+from .unbuilt import notebook_notice, unbuilt_notices
 from .workspace import Workspace
 
 
@@ -98,6 +98,9 @@ def new_start(
     for name in parsed.skills:
         read_skill(ws.home, name)  # and a skill that does not exist or cannot be read
     notices += unbuilt_notices(config, parsed.agent, agent_of(config, parsed.agent), parsed.model)
+    notebook = notebook_notice(parsed.agent, agent_of(config, parsed.agent))
+    if notebook is not None:
+        notices.append(notebook)
     notices += left_out(ws, parsed.memory, parsed.skills)  # an AGENTS.md linking outside, say
     sandbox = sandbox_notice(ws, config, parsed)
     if sandbox is not None:

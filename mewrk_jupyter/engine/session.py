@@ -21,6 +21,7 @@ from ..cards.models import (
     HostMessage,
     Interpolation,
     SummaryDivider,
+    ToolCall,
     UserInput,
     register_session_opener,
 )
@@ -77,7 +78,7 @@ class Session(StoredSession):
         settings = StoredSettings(db, self.id, value, rev=row["rev"])  # both as this one row holds them
         # The engine side of the session: the parts below receive what they need, nothing more.
         status = TurnStatus(self.stored_timeline)
-        toolbox = ToolBox(workspace, settings, self.stored_timeline)
+        toolbox = ToolBox(workspace, settings, self.stored_timeline, subagent=bool(row["subagent"]))
         # The session's MCP servers stop when it is collected, and at the latest when the process exits.
         weakref.finalize(self, toolbox.mcp.servers.close)
         approvals = Approvals(self.stored_timeline, settings, toolbox)
@@ -406,6 +407,14 @@ class Session(StoredSession):
     def reexecute(self, card_id: str | Card, *, wait: bool | None = None) -> Run:
         """Run an `ls`, `grep`, `find`, `read` or `lsp` call again with its edited parameters (T6)."""
         return self._turns.reexecute(card_id, wait)
+
+    def revert(self, card_id: str | Card) -> str:
+        """Put a notebook cell back as it was before a `notebook_edit` call changed it; refused with a
+        sentence when the cell changed since (the card stays, marked reverted once it is)."""
+        card = self.card(card_id)
+        if not isinstance(card, ToolCall):
+            raise InvalidInput("Only a notebook_edit call's card can be reverted.")
+        return self._parts.toolbox.revert(card)
 
     def stop(self) -> bool:
         """Stop the running turn, whichever window or process owns it (R3), and the session's background

@@ -10,6 +10,8 @@ import warnings
 
 from ..config import AgentConfig, Config
 from ..errors import ConfigNotice
+from ..tools.notebook import NOTEBOOK_TOOLS, offered_bridge
+from ..tools.notebook_bridge import NOT_IN_JUPYTERLAB
 from .toolbox.handoff_tool import HANDOFF
 
 # The HTTP API is the Jupyter server's own extension: it listens where that server listens and accepts that
@@ -45,6 +47,20 @@ def unbuilt_notices(config: Config, agent_name: str, agent: AgentConfig | None, 
                 "conversation's host-message container is box_tool_result, so listing it has no effect."
             )
     return notices
+
+
+def notebook_notice(agent_name: str, agent: AgentConfig | None) -> str | None:
+    """Why the notebook tools an agent file lists are not offered here (outside a kernel that a Jupyter
+    server with this package started). A session of no such agent is not told at each start (a kernel in
+    another front end would hear it every time): a call of one is answered with the same sentence."""
+    if agent is None or offered_bridge() is not None:
+        return None
+    listed = [name for name in agent.tools or [] if name in NOTEBOOK_TOOLS]
+    if not listed:
+        return None
+    return (
+        f"agents/{agent_name}.yaml lists {', '.join(listed)}, which are not offered here. {NOT_IN_JUPYTERLAB}"
+    )
 
 
 def warn_unbuilt(notices: list[str]) -> None:

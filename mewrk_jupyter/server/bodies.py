@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from tornado.web import RequestHandler
 
 from ..cards.rules import LONE_SURROGATE, SURROGATE_SENTENCE
 
@@ -17,6 +18,13 @@ class ApiError(Exception):
         super().__init__(sentence)
         self.status = status
         self.sentence = sentence
+
+
+def finish_json(handler: RequestHandler, body: dict[str, Any], status: int = 200) -> None:
+    """Finish a request with a JSON body (the routes' answers and refusals alike)."""
+    handler.set_status(status)
+    handler.set_header("Content-Type", "application/json; charset=utf-8")
+    handler.finish(json.dumps(body, ensure_ascii=False))
 
 
 class Body(BaseModel):

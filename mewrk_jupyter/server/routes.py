@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -28,7 +27,8 @@ from ..errors import (
     StoreError,
     WorkspaceNotTrusted,
 )
-from .bodies import ApiError, ApprovalDecision, B, NewSession, NoFields, RunRequest, parse
+from .bodies import ApiError, ApprovalDecision, B, NewSession, NoFields, RunRequest, finish_json, parse
+from .notebooks import notebook_routes
 from .stream import off_loop, start_stream, stream_run
 
 RUN_BODY = (
@@ -105,9 +105,7 @@ class MewrkHandler(APIHandler):
 
     def reply(self, body: dict[str, Any], status: int = 200) -> None:
         """Finish with a JSON body."""
-        self.set_status(status)
-        self.set_header("Content-Type", "application/json; charset=utf-8")
-        self.finish(json.dumps(body, ensure_ascii=False))
+        finish_json(self, body, status)
 
     def body_as(self, model: type[B]) -> B:
         """The request's JSON body, validated."""
@@ -251,8 +249,8 @@ class RunHandler(MewrkHandler):
         await stream_run(self, s, run_id, after, lambda: self.gone)
 
 
-def routes(base_url: str, root: Path) -> list[tuple[str, type[MewrkHandler], dict[str, Any]]]:
-    """The API's routes under the server's base URL."""
+def routes(base_url: str, root: Path) -> list[tuple[str, type[Any], dict[str, Any]]]:
+    """The API's routes under the server's base URL, the notebook bridge's with them."""
     api = url_path_join(base_url, "mewrk", "v2")
     sid = r"([^/]+)"
     table: list[tuple[str, type[MewrkHandler]]] = [
@@ -264,4 +262,7 @@ def routes(base_url: str, root: Path) -> list[tuple[str, type[MewrkHandler], dic
         (f"sessions/{sid}/compact", CompactHandler),
         ("run", RunHandler),
     ]
-    return [(url_path_join(api, path), handler, {"root": root}) for path, handler in table]
+    found: list[tuple[str, type[Any], dict[str, Any]]] = [
+        (url_path_join(api, path), handler, {"root": root}) for path, handler in table
+    ]
+    return [*found, *notebook_routes(api)]

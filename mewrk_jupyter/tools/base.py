@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+import hashlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -9,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from ..cards.models import Attachment
+from ..cards.models import Attachment, CellChange, ToolPreview
 from ..cards.words import count
 from ..providers.base import ToolSpec
 
@@ -31,6 +33,8 @@ class ToolResult(BaseModel):
     # Images the call made (`python`'s figures, an MCP tool's images): kept on its card and in an exported
     # notebook, and sent with the result to a model with vision input.
     images: tuple[Attachment, ...] = ()
+    # A notebook cell the call changed (notebook_edit): its card keeps it for Revert.
+    change: CellChange | None = None
 
 
 class ToolFailure(Exception):
@@ -38,6 +42,10 @@ class ToolFailure(Exception):
 
 
 Handler = Callable[[dict[str, Any], threading.Event | None], ToolResult | str]
+# What a call would change, read before it runs (while it waits for approval); None: nothing to show.
+Previewer = Callable[[dict[str, Any]], ToolPreview | None]
+# A handler that is given the preview read before (what the change expects to find).
+PreparedHandler = Callable[[dict[str, Any], ToolPreview, threading.Event | None], ToolResult | str]
 # Hides the known secret values in a text; a tool that cuts its output applies it before cutting, so that
 # a cut never shows the first characters of a secret the whole of which would have been hidden.
 Redact = Callable[[str], str]
@@ -65,6 +73,11 @@ class Tool:
     # What it does is declared outside the engine (an MCP server's tool, a tool file's command): plan mode
     # offers it only when it says it is read-only.
     declared: bool = False
+    # Reads what a call would change before it runs, and runs it against what was read (notebook_edit).
+    preview: Previewer | None = None
+    prepared: PreparedHandler | None = None
+    # Undoes what a call of it changed (notebook_edit's Revert); ToolFailure with a sentence when it cannot.
+    revert: Callable[[CellChange], str] | None = None
 
     def time_limit(self, params: dict[str, Any]) -> float:
         """Seconds this call may run: its own `timeout` parameter where the tool takes one, else the tool's."""
@@ -76,6 +89,28 @@ class Tool:
     def spec(self) -> ToolSpec:
         """The provider-neutral description of this tool that goes into a model request."""
         return ToolSpec(name=self.name, description=self.description, input_schema=self.input_schema)
+
+
+# Lines of a change's diff an approval shows; the rest is cut with a note.
+DIFF_LINES = 400
+
+
+def digest(text: str) -> str:
+    """A text's sha256, to tell later whether it changed without keeping it (it may hold a secret)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def unified_diff(before: str, after: str, old: str, new: str) -> str:
+    """The change from `before` to `after` as a unified diff, as an approval shows it (cut at DIFF_LINES)."""
+    lines = [
+        line if line.endswith("\n") else line + "\n"
+        for line in difflib.unified_diff(
+            before.splitlines(keepends=True), after.splitlines(keepends=True), old, new, lineterm=""
+        )
+    ]
+    if len(lines) > DIFF_LINES:
+        lines = [*lines[:DIFF_LINES], f"[… {len(lines) - DIFF_LINES} more lines of the diff]\n"]
+    return "".join(lines).rstrip("\n")
 
 
 def object_schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:

@@ -10,8 +10,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from ..cards.models import ToolPreview
 from ..cards.words import count
-from .base import Tool, ToolFailure, object_schema
+from .base import Tool, ToolFailure, digest, object_schema, unified_diff
 from .paths import Workspace
 
 READ_LINES = 2_000
@@ -113,14 +114,71 @@ def _edit(ws: Workspace, params: dict[str, Any]) -> str:
     return f"Edited `{ws.display(path)}` at line {line}: replaced {_lines(old)} with {_lines(new)}."
 
 
+def _current(ws: Workspace, shown: str) -> str | None:
+    """A file's text as it is now, for a change's preview; None when there is none (or it is not text)."""
+    path = ws.writable(shown)
+    if not path.is_file():
+        return None
+    try:
+        return read_text(path, shown)
+    except ToolFailure:
+        return None
+
+
+def _after(ws: Workspace, params: dict[str, Any], before: str | None) -> str | None:
+    """The file's text once the call ran, or None when the call will be refused (it says why)."""
+    if "content" in params:  # write
+        return str(params["content"])
+    old, new = str(params["old"]), str(params["new"])
+    if before is None or not old or before.count(old) != 1:
+        return None
+    return before.replace(old, new, 1)
+
+
+def _preview(ws: Workspace, params: dict[str, Any]) -> ToolPreview | None:
+    """A write's or an edit's change as a diff of the file, and a digest of the file as it is now."""
+    shown = str(params["path"])
+    before = _current(ws, shown)
+    after = _after(ws, params, before)
+    if after is None:
+        return None
+    old = f"a/{shown}" if before is not None else "(new file)"
+    expected = digest(before) if before is not None else None
+    return ToolPreview(diff=unified_diff(before or "", after, old, f"b/{shown}"), expected=expected)
+
+
+def _unchanged(ws: Workspace, params: dict[str, Any], preview: ToolPreview) -> None:
+    """Refuse a call whose file changed while it waited for approval: a person's edit is not overwritten."""
+    if preview.expected is None:
+        return
+    shown = str(params["path"])
+    now = _current(ws, shown)
+    if now is None or digest(now) != preview.expected:
+        raise ToolFailure(
+            f"`{shown}` changed while your call waited for approval, so nothing was written: read it again, "
+            "then make the change to the file as it is now."
+        )
+
+
 def file_tools(ws: Workspace) -> list[Tool]:
-    """The `ls`, `read`, `write` and `edit` tools working in `ws`."""
+    """The `ls`, `read`, `write` and `edit` tools working in `ws`; a write or an edit that waits for
+    approval shows its change as a diff, and is refused if the file changed meanwhile."""
 
     def bind(function: Any) -> Any:
         def handler(params: dict[str, Any], cancel: threading.Event | None) -> str:
             return function(ws, params)
 
         return handler
+
+    def checked(function: Any) -> Any:
+        def prepared(params: dict[str, Any], preview: ToolPreview, cancel: threading.Event | None) -> str:
+            _unchanged(ws, params, preview)
+            return function(ws, params)
+
+        return prepared
+
+    def previewer(params: dict[str, Any]) -> ToolPreview | None:
+        return _preview(ws, params)
 
     line = {"type": "integer", "minimum": 1}
     return [
@@ -142,6 +200,8 @@ def file_tools(ws: Workspace) -> list[Tool]:
             "Write a file (replacing it if it exists), creating its folders.",
             object_schema({"path": _PATH, "content": {"type": "string"}}, ["path", "content"]),
             bind(_write),
+            preview=previewer,
+            prepared=checked(_write),
         ),
         Tool(
             "edit",
@@ -150,5 +210,7 @@ def file_tools(ws: Workspace) -> list[Tool]:
                 {"path": _PATH, "old": {"type": "string"}, "new": {"type": "string"}}, ["path", "old", "new"]
             ),
             bind(_edit),
+            preview=previewer,
+            prepared=checked(_edit),
         ),
     ]

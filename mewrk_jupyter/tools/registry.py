@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..cards.models import ToolPreview
 from ..config import Config, EnvironmentPolicy, command_environment
 from ..errors import ConfigError
 from ..providers.base import ToolSpec
@@ -15,6 +16,8 @@ from .base import Redact, Tool, ToolFailure, ToolResult, no_redaction, truncate
 from .files import file_tools
 from .kernel import KERNEL_TOOLS, kernel_tools
 from .lsp import LSP_COMMAND, LspTool
+from .notebook import NOTEBOOK_TOOLS, notebook_tools
+from .notebook_bridge import NOT_IN_JUPYTERLAB
 from .paths import Workspace
 from .sandbox import Sandbox
 from .schema import check_params
@@ -56,6 +59,7 @@ class ToolRegistry:
         sandbox: Confinement | None = None,
         extra: Sequence[Tool] = (),
         redact: Redact = no_redaction,
+        withhold: Collection[str] = (),
     ) -> ToolRegistry:
         """The built-in tools and the configured ones for `root`; `enabled` keeps only those names.
 
@@ -65,7 +69,8 @@ class ToolRegistry:
         Commands (bash, command tools, the language server) run in `environment()`; without one, in the
         environment the `default` safety level of `config` allows; and in `sandbox()`, without one in the
         default sandbox with the `protected` folders read-only. `redact` hides known secrets in a result
-        before it is cut to the output limit.
+        before it is cut to the output limit. The `withhold` tools are left out even when `enabled` is None
+        (a subagent without a tool list of its own changes no notebook).
         """
         ws = Workspace(root, protected)
         environment = environment or _default_environment(config)
@@ -84,17 +89,22 @@ class ToolRegistry:
         }
         # `python` and `inspect` exist only inside a kernel; an agent that lists them elsewhere goes without.
         available.update((tool.name, tool) for tool in kernel_tools(redact=redact))
+        # The notebook tools exist only in a kernel that a Jupyter server with this package started.
+        available.update((tool.name, tool) for tool in notebook_tools())
         # A file named as a built-in was left out as it was read (config.tools.ENGINE_DECLARED).
         for name, tool_config in (config.tools if config else {}).items():
             available[name] = command_tool(tool_config, ws.root, environment, redact, sandbox)
         ordered = [*BUILTIN_TOOLS, *(name for name in available if name not in BUILTIN_TOOLS)]
         if enabled is not None:
-            unknown = [name for name in enabled if name not in available and name not in KERNEL_TOOLS]
+            elsewhere = (*KERNEL_TOOLS, *NOTEBOOK_TOOLS)
+            unknown = [name for name in enabled if name not in available and name not in elsewhere]
             if unknown:
                 raise ConfigError(
                     f"Unknown tools: {', '.join(unknown)} (the tools are: {', '.join(ordered)})"
                 )
             ordered = [name for name in ordered if name in enabled]
+        else:
+            ordered = [name for name in ordered if name not in withhold]
         tools = [available[name] for name in ordered]
         tools += [tool for tool in extra if tool.name not in available]
         return cls(tools, lsp if "lsp" in ordered else None, redact)
@@ -114,20 +124,42 @@ class ToolRegistry:
         """The tool called `name`, or None."""
         return self._tools.get(name)
 
-    def run(self, name: str, params: dict[str, Any], cancel: threading.Event | None = None) -> ToolResult:
-        """Run one call within the tool's time limit; never raises: a failure comes back as an error result."""
+    def preview(self, name: str, params: dict[str, Any]) -> ToolPreview | None:
+        """What the call would change, read now (shown while it waits for approval); None when its tool
+        cannot tell, or cannot read it now (the call, when it runs, says why)."""
+        tool = self._tools.get(name)
+        if tool is None or tool.preview is None or check_params(name, tool.input_schema, params):
+            return None
+        try:
+            return tool.preview(dict(params))
+        except Exception:  # the call itself will answer with the reason
+            return None
+
+    def run(
+        self,
+        name: str,
+        params: dict[str, Any],
+        cancel: threading.Event | None = None,
+        preview: ToolPreview | None = None,
+    ) -> ToolResult:
+        """Run one call within the tool's time limit; never raises: a failure comes back as an error result.
+        A call previewed while it waited runs against what that preview read."""
         tool = self._tools.get(name)
         if tool is None:
             known = ", ".join(self._tools) or "none"
+            if name in NOTEBOOK_TOOLS:  # a real tool, absent here: the person reads how to get it
+                return ToolResult(text=f"`{name}` is not offered here. {NOT_IN_JUPYTERLAB}", is_error=True)
             return ToolResult(text=f"There is no tool `{name}`; the tools are: {known}.", is_error=True)
         problem = check_params(name, tool.input_schema, params)
         if problem:
             return ToolResult(text=problem, is_error=True)
-        result = _bounded(tool, dict(params), cancel)
+        result = _bounded(tool, dict(params), cancel, preview)
         if result.truncated:
             return result
         limited = truncate(self._redact(result.text))
-        return limited.model_copy(update={"is_error": result.is_error, "images": result.images})
+        return limited.model_copy(
+            update={"is_error": result.is_error, "images": result.images, "change": result.change}
+        )
 
     def close(self) -> None:
         """Stop the language server this registry started, if any."""
@@ -148,10 +180,15 @@ def _default_environment(config: Config | None) -> Environment:
     return lambda: command_environment(policy, home)
 
 
-def _call(tool: Tool, params: dict[str, Any], cancel: threading.Event) -> ToolResult:
+def _call(
+    tool: Tool, params: dict[str, Any], cancel: threading.Event, preview: ToolPreview | None = None
+) -> ToolResult:
     """Run the tool's handler, turning any exception into an error result."""
     try:
-        outcome = tool.handler(params, cancel)
+        if preview is not None and tool.prepared is not None:
+            outcome = tool.prepared(params, preview, cancel)
+        else:
+            outcome = tool.handler(params, cancel)
     except ToolFailure as exc:
         return ToolResult(text=str(exc), is_error=True)
     except OSError as exc:
@@ -171,7 +208,9 @@ def _reason_to_end(cancel: threading.Event | None, deadline: float) -> str | Non
     return "limit" if time.monotonic() > deadline else None
 
 
-def _bounded(tool: Tool, params: dict[str, Any], cancel: threading.Event | None) -> ToolResult:
+def _bounded(
+    tool: Tool, params: dict[str, Any], cancel: threading.Event | None, preview: ToolPreview | None = None
+) -> ToolResult:
     """Run the call on a thread of its own and end it at the tool's time limit or when the turn stops.
 
     The tool is told to stop through its own event and gets a short grace to return what it has; one
@@ -183,7 +222,7 @@ def _bounded(tool: Tool, params: dict[str, Any], cancel: threading.Event | None)
     own_stop = threading.Event()
     outcome: list[ToolResult] = []
     worker = threading.Thread(
-        target=lambda: outcome.append(_call(tool, params, own_stop)),
+        target=lambda: outcome.append(_call(tool, params, own_stop, preview)),
         name=f"mewrk-tool-{tool.name}",
         daemon=True,
     )

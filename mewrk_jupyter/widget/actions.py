@@ -47,6 +47,7 @@ from .protocol import (
     ReexecuteAction,
     RejectAction,
     ResultMsg,
+    RevertAction,
     SendAction,
     SetPreferencesAction,
     SettingsAction,
@@ -65,7 +66,17 @@ if TYPE_CHECKING:
 log = logging.getLogger("mewrk_jupyter")
 
 # Actions after which the dashboard's figures may have moved.
-CHANGES_TIMELINE = ("edit", "insert", "delete", "undo", "redo", "command", "tool_call", "compact_now")
+CHANGES_TIMELINE = (
+    "edit",
+    "insert",
+    "delete",
+    "undo",
+    "redo",
+    "command",
+    "tool_call",
+    "compact_now",
+    "revert",
+)
 # Actions after which the views get the dashboard again: the ring marks the auto-compaction threshold.
 # (The tool lock's line is part of the dashboard: a change of a configuration file may move it.)
 CHANGES_FIGURE = (
@@ -169,6 +180,8 @@ class ActionHandler:
                 return Answer(data={"entry": entry})
             case ToolCallAction():
                 return self._tool_call(request)
+            case RevertAction():
+                return Answer(session.revert(request.card_id), {"card_id": request.card_id})
             case ReexecuteAction():
                 return Answer(data={"run_id": session.reexecute(request.card_id, wait=False).id})
             case ToolImageAction():

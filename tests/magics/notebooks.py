@@ -16,7 +16,8 @@ NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 def run_notebook(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     """Execute `notebooks/<name>` in `tmp_path` (its own HOME); each code cell's source and what it showed.
 
-    A cell that raised fails the test at once, naming the error.
+    A cell that raised fails the test at once, naming the error, unless the notebook tags it
+    `raises-exception` (a cell that fails on purpose, as a person's mistake does).
     """
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.delenv("MEWRK_HOME", raising=False)
@@ -30,7 +31,7 @@ def run_notebook(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     def shown(cell) -> str:
         texts = []
         for out in cell.outputs:
-            assert out.output_type != "error", out
+            assert out.output_type != "error" or "raises-exception" in cell.metadata.get("tags", []), out
             texts.append(out.get("data", {}).get("text/markdown", "") + out.get("text", ""))
         return "\n".join(texts)
 

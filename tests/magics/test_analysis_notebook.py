@@ -1,9 +1,12 @@
 """The data-analysis walkthrough runs top to bottom in a real kernel, offline: a DataFrame attached and
-interpolated, the model inspecting it and computing with approval, the session exported and imported."""
+interpolated, the model inspecting it and computing with approval, the session exported and imported; the
+section where the model fixes a cell says, outside JupyterLab, why it cannot."""
 
 from __future__ import annotations
 
 import nbformat
+
+from mewrk_jupyter.tools.notebook_bridge import NOT_IN_JUPYTERLAB
 
 from .notebooks import run_notebook
 
@@ -26,3 +29,9 @@ def test_data_analysis_notebook_runs(tmp_path, monkeypatch):
     assert "[result]" in python_cells[0].outputs[0]["text"]
     assert "### Tool call: python" in (tmp_path / "analysis.md").read_text()
     assert outputs[-1].startswith("True")
+    # Outside JupyterLab the notebook tools are not offered: the fix section's calls are answered so,
+    # with how to get them (tests/widget/test_browser_notebook.py walks the section in JupyterLab).
+    talk = (tmp_path / "analysis.md").read_text()
+    assert f"`notebook_edit` is not offered here. {NOT_IN_JUPYTERLAB}" in talk.replace("\n", " ")
+    assert "`notebook_edit(mode='replace', cell_id='monthly-totals'" in talk
+    assert "`notebook_run` is not offered here." in talk

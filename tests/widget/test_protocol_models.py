@@ -125,6 +125,7 @@ ACTION_EXAMPLES: list[dict[str, Any]] = [
         "where": "before",
     },
     {"action": "reexecute", "card_id": "c1"},
+    {"action": "revert", "card_id": "c1"},
     {"action": "tool_image", "card_id": "c1", "index": 0},
     {"action": "approve", "card_id": "c2", "reason": "", "always": True},
     {"action": "reject", "card_id": "c2", "reason": "no"},

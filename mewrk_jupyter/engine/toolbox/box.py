@@ -6,13 +6,15 @@ import threading
 import time
 from pathlib import Path
 
-from ...cards.models import HostMessage, ToolCall
+from ...cards.models import CellChange, HostMessage, ToolCall, ToolPreview
 from ...config import Config, policy_for, trust_state
 from ...config.policy import Tier
+from ...errors import InvalidInput
 from ...providers.base import ToolSpec
 from ...providers.registry import config_for
 from ...store import history as history_rows
 from ...tools import ToolRegistry
+from ...tools.base import ToolFailure
 from ...tools.mcp import PREFIX
 from ..background.command import start_background_command, wants_background
 from ..events import Notice
@@ -29,13 +31,18 @@ from .policy import PLAN_WITHHELD, plan_withholds, tier_of
 from .secrets import SessionSecrets
 
 ENGINE_TOOLS = ("box", "handoff", "agent_spawn", "task_wait")
+# What a subagent whose agent file lists no tools goes without: it may read the notebook, not change it.
+SUBAGENT_WITHHELD = ("notebook_edit", "notebook_run")
 
 
 class ToolBox:
     """The tools a session's model may call, rebuilt when the configuration folder changes."""
 
-    def __init__(self, workspace: Workspace, settings: StoredSettings, timeline: StoredTimeline):
+    def __init__(
+        self, workspace: Workspace, settings: StoredSettings, timeline: StoredTimeline, subagent: bool = False
+    ):
         self.workspace = workspace
+        self.subagent = subagent  # without a tool list of its own, it reads the notebook but changes none
         self.settings = settings
         self.timeline = timeline
         self.secrets = SessionSecrets(workspace, settings)
@@ -95,6 +102,7 @@ class ToolBox:
                     sandbox=self.secrets.sandbox,
                     extra=extra,
                     redact=self.secrets.redact,
+                    withhold=SUBAGENT_WITHHELD if self.subagent else (),
                 )
                 self._built_from = (config, trusted, served)
             return self._registry
@@ -149,6 +157,48 @@ class ToolBox:
         policy = policy_for(config_for(self.workspace.home), settings.safety_level)
         return tier_of(policy, name, settings.approved_always)
 
+    def _kept(self, change: CellChange | None) -> CellChange | None:
+        """A cell change as its card keeps it: a known secret in its text hidden, and then not exact."""
+        if change is None:
+            return None
+        hidden = {
+            side: self.secrets.redact(text)
+            for side, text in (("before", change.before), ("after", change.after))
+            if text is not None
+        }
+        exact = all(hidden[side] == getattr(change, side) for side in hidden)
+        return change.model_copy(update={**hidden, "exact": exact})
+
+    def revert(self, call: ToolCall) -> str:
+        """Put back what a notebook_edit call changed; InvalidInput with a sentence when it cannot."""
+        change = call.change
+        if change is None:
+            raise InvalidInput("Only a notebook_edit call that changed a cell can be reverted.")
+        if change.reverted:
+            raise InvalidInput("That change was reverted already.")
+        if not change.exact:
+            raise InvalidInput(
+                "That cell held a secret this session hides, so its card could not keep the cell's text: "
+                "put it back from the notebook's own history (Edit ▸ Undo, or File ▸ Revert Notebook to Checkpoint)."
+            )
+        tool = self.registry.get(call.name)
+        if tool is None or tool.revert is None:
+            raise InvalidInput(f"`{call.name}` is not offered here now, so its change cannot be reverted.")
+        try:
+            said = tool.revert(change)
+        except ToolFailure as exc:
+            raise InvalidInput(str(exc)) from None
+        call.change = change.model_copy(update={"reverted": True})
+        self.timeline.save(call)
+        return said
+
+    def preview(self, call: ToolCall) -> ToolPreview | None:
+        """What the call would change, read now for its approval (its diff, with known secrets hidden)."""
+        found = self.registry.preview(call.name, dict(call.params))
+        if found is None:
+            return None
+        return found.model_copy(update={"diff": self.secrets.redact(found.diff)})
+
     def run(self, call: ToolCall, run_id: str | None, cancel: threading.Event | None) -> ToolCall:
         """Run the call with its parameters as they stand now, record the result, and log what ran (T17)."""
         call.status = "running"
@@ -167,12 +217,13 @@ class ToolBox:
         else:
             if call.name.startswith(PREFIX):
                 self.mcp.sync(cancel=cancel)  # its server runs before its call does, in whatever process
-            result = self.registry.run(call.name, dict(call.params), cancel)
+            result = self.registry.run(call.name, dict(call.params), cancel, call.preview)
         # A secret the command printed anyway (read from a file, say) is hidden before it is stored.
         result = result.model_copy(update={"text": self.secrets.redact(result.text)})
         call.result = result.text
         call.is_error = result.is_error
         call.images = list(result.images)
+        call.change = self._kept(result.change)
         call.status = "done"
         self.timeline.save(call)
         with self.timeline.db.tx() as conn:

@@ -36,10 +36,11 @@ def denial(tool: str, level: str) -> str:
 
 # Plan mode (a conversation setting): the model plans and reads, and these tools are not offered, nor a
 # tool declared outside the engine (an MCP server's, a tool file's command) that does not say it only reads.
-PLAN_WITHHELD = ("write", "edit", "bash", "python")
+PLAN_WITHHELD = ("write", "edit", "bash", "python", "notebook_edit", "notebook_run")
 PLAN_ON = (
     "Plan mode is on: the person wants a plan before any change. Read and search as much as you need, "
-    "then present a plan for the person to review. `write`, `edit`, `bash` and `python`, the MCP "
+    "then present a plan for the person to review. `write`, `edit`, `bash`, `python`, `notebook_edit` "
+    "and `notebook_run`, the MCP "
     "servers' tools (`mcp__…`) that their servers do not mark read-only, and the workspace's command "
     "tools not declared read-only are not yours to use until the person turns plan mode off (a call of "
     "one, while the tool list still shows it, is not run); do not try to change files another way. Your "

@@ -141,7 +141,13 @@ class Approvals:
     def _open(self, call: ToolCall, resume: dict[str, Any]) -> str:
         """Show the approval card, then store its resume point (a crash between leaves it unresumable)."""
         asked_by: Literal["model", "person"] = "person" if call.origin == "person" else "model"
-        approval = Approval(tool_card_id=call.id, name=call.name, params=dict(call.params), asked_by=asked_by)
+        call.preview = self.toolbox.preview(call)  # what it would change, read as it starts to wait
+        if call.preview is not None:
+            self.timeline.save(call)
+        diff = call.preview.diff if call.preview is not None else None
+        approval = Approval(
+            tool_card_id=call.id, name=call.name, params=dict(call.params), asked_by=asked_by, diff=diff
+        )
         self.timeline.append(approval)
         with self.timeline.db.tx() as conn:
             resume_rows.put_resume_point(conn, self.session_id, approval.id, resume)
@@ -155,6 +161,9 @@ class Approvals:
         call = self.timeline.find(approval.tool_card_id)
         if isinstance(call, ToolCall) and call.params != approval.params:
             approval.params = dict(call.params)
+            call.preview = self.toolbox.preview(call)  # the edited call's change, read afresh
+            self.timeline.save(call)
+            approval.diff = call.preview.diff if call.preview is not None else None
             self.timeline.save(approval)
 
     def decide(self, decision: Decision, reason: str | None) -> tuple[Approval, dict[str, Any]]:

@@ -30,6 +30,29 @@ class InterpolationInfo(TypedDict):
 
 
 @with_config(ConfigDict(extra="forbid"))
+class ToolPreviewInfo(TypedDict):
+    """What a tool call would change, read when it waited for approval: its unified diff."""
+
+    diff: str
+    expected: str | None  # a digest of the text it expects to find
+
+
+@with_config(ConfigDict(extra="forbid"))
+class CellChangeInfo(TypedDict):
+    """What a notebook_edit call changed in a cell, for its card's Revert."""
+
+    path: str
+    mode: Literal["replace", "insert", "delete"]
+    cell_id: str
+    index: int
+    cell_type: str
+    before: str | None
+    after: str | None
+    exact: bool
+    reverted: bool
+
+
+@with_config(ConfigDict(extra="forbid"))
 class CardPayload(TypedDict):
     """A card as the views see it: the card's fields (one model per kind), minus opaque blobs."""
 
@@ -59,6 +82,8 @@ class CardPayload(TypedDict):
     is_error: NotRequired[bool]
     images: NotRequired[list[AttachmentInfo]]  # a tool call's images (a kernel `python` call's figures)
     call_id: NotRequired[str]
+    preview: NotRequired[ToolPreviewInfo | None]  # a tool call: what it would change (notebook_edit)
+    change: NotRequired[CellChangeInfo | None]  # a tool call: the cell it changed, for Revert
     status: NotRequired[Literal["saved", "pending", "running", "done", "rejected", "denied"]]
     model: NotRequired[str | None]
     usage: NotRequired[Usage | None]
@@ -78,6 +103,7 @@ class CardPayload(TypedDict):
     session_id: NotRequired[str | None]
     # approval: who asked for the call — the model, or the person who ran it by hand
     asked_by: NotRequired[Literal["model", "person"]]
+    diff: NotRequired[str | None]  # approval: the change the call would make, as a unified diff
     task_id: NotRequired[str]
     state: NotRequired[Literal["running", "awaiting_approval", "completed", "failed", "stopped"]]
 

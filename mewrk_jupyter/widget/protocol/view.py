@@ -144,6 +144,13 @@ class ReexecuteAction(ActionBase):
     card_id: Id
 
 
+class RevertAction(ActionBase):
+    """Put a notebook cell back as it was before a notebook_edit call changed it."""
+
+    action: Literal["revert"]
+    card_id: Id
+
+
 class ToolImageAction(ActionBase):
     """The bytes of an image a tool call made (a figure), to show on its card: asked when the card shows,
     so that a snapshot of thousands of cards carries none."""
@@ -233,6 +240,7 @@ Action = Annotated[
     | HistoryEntryAction
     | ToolCallAction
     | ReexecuteAction
+    | RevertAction
     | ToolImageAction
     | ApproveAction
     | RejectAction

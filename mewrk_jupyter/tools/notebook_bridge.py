@@ -1,0 +1,176 @@
+"""The kernel's end of the notebook bridge: where the Jupyter server that started this kernel listens, and
+one command sent there (server/notebooks.py hands it to the JupyterLab window that has the notebook open).
+
+The server is found by its runtime file (`jpserver-<pid>.json`, which Jupyter writes for every server it
+runs) whose pid is this kernel's parent or an ancestor, and this kernel by its connection file's name. The
+server's token read there goes only into the request's header: never into a result, a card or a log.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from .base import ToolFailure
+
+# Seconds the bridge gives JupyterLab beyond a command's own limit before it gives up on the answer.
+_SLACK = 5.0
+# How often, and how far apart, the main thread is looked at before it is taken as running a cell.
+_BUSY_LOOKS, _BUSY_GAP = 4, 0.05
+_KERNEL_FILE = re.compile(r"kernel-(?P<id>[0-9a-fA-F-]+)\.json$")
+
+# Why the notebook tools are not offered, for the session's notice.
+NOT_IN_JUPYTERLAB = (
+    "The notebook tools (notebook_read, notebook_edit, notebook_run) are offered only in a kernel that a "
+    "Jupyter server with mewrk_jupyter installed started, for a notebook open in JupyterLab: open the "
+    "notebook in JupyterLab (with mewrk_jupyter installed where the server runs) and work in its kernel."
+)
+
+
+@dataclass(frozen=True)
+class Bridge:
+    """The Jupyter server that started this kernel, and this kernel's id there."""
+
+    url: str  # the server's address, with its base URL
+    kernel_id: str
+    token: str = field(repr=False)
+
+    def command(self, op: str, args: dict[str, Any], path: str | None, timeout: float) -> dict[str, Any]:
+        """Send one command (read, edit, run) for the notebook at `path` (none: this kernel's own) and
+        return the window's answer; ToolFailure with the server's sentence when it refuses."""
+        body: dict[str, Any] = {"op": op, "args": args, "timeout": timeout}
+        body.update({"path": path} if path is not None else {"kernelId": self.kernel_id})
+        try:
+            response = _client().post(
+                self.url.rstrip("/") + "/mewrk/v2/notebook",
+                json=body,
+                headers={"Authorization": f"token {self.token}"},
+                timeout=timeout + _SLACK,
+            )
+        except httpx.TimeoutException:
+            raise ToolFailure(f"JupyterLab did not answer within {timeout:g} seconds.") from None
+        except httpx.HTTPError as exc:
+            raise ToolFailure(
+                f"The Jupyter server that started this kernel did not answer ({type(exc).__name__})."
+            ) from None
+        try:
+            answer = response.json()
+        except ValueError:
+            answer = None
+        if not isinstance(answer, dict):
+            raise ToolFailure(f"The Jupyter server answered {response.status_code} without a readable body.")
+        if response.status_code == 404 and "error" not in answer:
+            raise ToolFailure(
+                "The Jupyter server that started this kernel has no notebook bridge: install mewrk_jupyter in its environment and restart it."
+            )
+        if response.status_code != 200:
+            raise Refused(
+                str(answer.get("error") or f"The Jupyter server answered {response.status_code}."), answer
+            )
+        return answer
+
+
+@functools.cache
+def _client() -> httpx.Client:
+    """One client for the process's commands, so that each reuses the connection to the server."""
+    return httpx.Client(trust_env=False)  # the server is local: no proxy of the environment's
+
+
+class Refused(ToolFailure):
+    """JupyterLab refused a command; `answer` holds what it said besides (a changed cell's text)."""
+
+    def __init__(self, sentence: str, answer: dict[str, Any]) -> None:
+        super().__init__(sentence)
+        self.answer = answer
+
+
+def _kernel_id() -> str | None:
+    """This kernel's id, by its connection file's name; None outside a kernel."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    shell = get_ipython()
+    kernel = getattr(shell, "kernel", None)
+    if kernel is None:
+        return None
+    try:
+        from ipykernel.connect import get_connection_file
+
+        connection = get_connection_file()
+    except Exception:  # a kernel not started as an IPKernelApp
+        return None
+    found = _KERNEL_FILE.search(os.path.basename(str(connection)))
+    return found.group("id") if found else None
+
+
+def _ancestors() -> list[int]:
+    """This process's parent, its parent, … (from /proc where there is one; else the parent only)."""
+    chain, pid = [], os.getppid()
+    for _ in range(8):
+        if pid <= 1:
+            break
+        chain.append(pid)
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            break
+        pid = int(stat.rsplit(")", 1)[1].split()[1])
+    return chain
+
+
+def _server_info() -> dict[str, Any] | None:
+    """The runtime file of the Jupyter server that started this kernel, or None."""
+    try:
+        from jupyter_core.paths import jupyter_runtime_dir
+    except ImportError:
+        return None
+    runtime = Path(jupyter_runtime_dir())
+    for pid in _ancestors():
+        try:
+            info = json.loads((runtime / f"jpserver-{pid}.json").read_text())
+        except (OSError, ValueError):
+            continue
+        if isinstance(info, dict) and isinstance(info.get("url"), str) and not info.get("sock"):
+            return info
+    return None
+
+
+@functools.cache
+def find_bridge() -> Bridge | None:
+    """The bridge of this kernel, or None when no Jupyter server started it (a script, a console)."""
+    kernel_id = _kernel_id()
+    if kernel_id is None:
+        return None
+    info = _server_info()
+    if info is None:
+        return None
+    return Bridge(url=str(info["url"]), kernel_id=kernel_id, token=str(info.get("token") or ""))
+
+
+def kernel_running_a_cell() -> bool:
+    """Whether this kernel's main thread is running a cell now (a `%mewrk` cell waiting for its turn, a
+    person's long cell): a cell sent to run would wait behind it."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    kernel = getattr(get_ipython(), "kernel", None)
+    lock = getattr(kernel, "_main_asyncio_lock", None)  # ipykernel holds it while it handles a message
+    locked = getattr(lock, "locked", None)
+    if not callable(locked):
+        return False
+    # A view's message (a widget's heartbeat) holds it for a moment too: only a lock that stays is a cell.
+    for _ in range(_BUSY_LOOKS):
+        if not locked():
+            return False
+        time.sleep(_BUSY_GAP)
+    return True
