@@ -20,6 +20,7 @@ from typing import Any, Literal, cast
 from ..cards.models import Attachment, CellChange, ToolPreview
 from .base import Tool, ToolFailure, ToolResult, digest, object_schema, truncate, unified_diff
 from .notebook_bridge import Bridge, Refused, find_bridge, kernel_running_a_cell
+from .paths import Workspace
 
 EditMode = Literal["replace", "insert", "delete"]  # the schema's modes of notebook_edit
 NOTEBOOK_TOOLS = ("notebook_read", "notebook_edit", "notebook_run")
@@ -131,10 +132,36 @@ def _selected(cells: list[dict[str, Any]], wanted: list[Any] | None, count: int)
 
 
 class NotebookTools:
-    """The three tools over one bridge; a call's path stays inside the workspace (the server checks it)."""
+    """The three tools over one bridge. A call's `path` is relative to the workspace and stays inside it;
+    the server names its notebooks from the folder it serves, which may hold the workspace."""
 
-    def __init__(self, bridge: Bridge) -> None:
+    def __init__(self, bridge: Bridge, workspace: Workspace | None = None) -> None:
         self.bridge = bridge
+        self.workspace = workspace
+
+    def served(self, path: str | None) -> str | None:
+        """A notebook's path as the server names it; ToolFailure when it leaves the workspace, is not a
+        notebook or lies outside what the server serves. None: the kernel's own notebook."""
+        if path is None or self.workspace is None:
+            return path
+        real = self.workspace.resolve(path)
+        if real.suffix != ".ipynb":
+            raise ToolFailure(f"{path} is not a notebook (a notebook's name ends in .ipynb).")
+        root = self.bridge.root
+        if root is None:
+            return self.workspace.display(real)
+        try:
+            return real.relative_to(root.resolve()).as_posix()
+        except ValueError:
+            raise ToolFailure(f"{path} is outside the folder this Jupyter server serves ({root}).") from None
+
+    def shown(self, served: Any) -> str:
+        """A path the server gave, as the model names it: relative to the workspace where it is inside."""
+        root, ws = self.bridge.root, self.workspace
+        if not isinstance(served, str) or root is None or ws is None:
+            return str(served)
+        real = (root / served).resolve()
+        return ws.display(real) if real.is_relative_to(ws.root) else served
 
     def read(
         self, path: str | None, cells: list[Any] | None = None
@@ -149,9 +176,9 @@ class NotebookTools:
     # ---- notebook_read ---------------------------------------------------------------------------------
 
     def _read(self, params: dict[str, Any], _cancel: threading.Event | None) -> ToolResult:
-        found, chosen = self.read(params.get("path"), params.get("cells"))
+        found, chosen = self.read(self.served(params.get("path")), params.get("cells"))
         images: list[Attachment] = []
-        head = f"# {found.get('path')} · {found.get('count')} cells" + (
+        head = f"# {self.shown(found.get('path'))} · {found.get('count')} cells" + (
             " · unsaved changes" if found.get("dirty") else ""
         )
         body = [cell_text(cell, images) for cell in chosen]
@@ -185,7 +212,7 @@ class NotebookTools:
     def _preview(self, params: dict[str, Any]) -> ToolPreview | None:
         """The change as a diff of the cell, and a digest of the cell's source as it is now."""
         args = self._edit_args(params)
-        mode, path = args["mode"], params.get("path")
+        mode, path = args["mode"], self.served(params.get("path"))
         if mode == "insert":
             source = str(args["source"])
             diff = unified_diff("", source, "(new cell)", f"new {args['cell_type']} cell")
@@ -210,7 +237,7 @@ class NotebookTools:
     def _edit_against(self, params: dict[str, Any], preview: ToolPreview | None) -> ToolResult:
         """Make the edit; a replace or delete expects the cell as the preview read it (or as it is now)."""
         args = self._edit_args(params)
-        mode, path = args["mode"], params.get("path")
+        mode, path = args["mode"], self.served(params.get("path"))
         # A call that waited for approval changes the cell only if it still reads as it did then: the
         # window compares the digest (one round trip); a window that cannot hash (a page served over
         # plain HTTP elsewhere than localhost has no Web Crypto) is sent the text read just before.
@@ -227,7 +254,7 @@ class NotebookTools:
                 ) from None
             raise ToolFailure(_changed(str(refused), refused.answer)) from None
         cell = answer.get("cell") or answer.get("before") or {}
-        where = f"cell {cell.get('index')} (id {cell.get('id')}) of {answer.get('path')}"
+        where = f"cell {cell.get('index')} (id {cell.get('id')}) of {self.shown(answer.get('path'))}"
         said = {
             "replace": f"Replaced the source of {where}.",
             "insert": f"Inserted {where}.",
@@ -284,7 +311,7 @@ class NotebookTools:
             "insert": "Removed the inserted cell",
             "delete": "Put the deleted cell back",
         }
-        return f"{done[change.mode]} in {change.path}."
+        return f"{done[change.mode]} in {self.shown(change.path)}."
 
     def _current(self, path: str | None, target: dict[str, Any]) -> dict[str, Any]:
         """The cell a command names, as the window has it now."""
@@ -293,7 +320,7 @@ class NotebookTools:
     # ---- notebook_run ----------------------------------------------------------------------------------
 
     def _run(self, params: dict[str, Any], _cancel: threading.Event | None) -> ToolResult:
-        path = params.get("path")
+        path = self.served(params.get("path"))
         target = self._target(params)
         if not target:
             raise ToolFailure("Name the cell to run by `cell_id` or `index`.")
@@ -316,7 +343,7 @@ class NotebookTools:
         cell = answer.get("cell") or {}
         images: list[Attachment] = []
         shown = outputs_text(list(cell.get("outputs") or []), images, f"cell-{cell.get('index')}")
-        head = f"Ran cell {cell.get('index')} (id {cell.get('id')}) of {answer.get('path')}: In [{cell.get('execution_count')}], {answer.get('status')}."
+        head = f"Ran cell {cell.get('index')} (id {cell.get('id')}) of {self.shown(answer.get('path'))}: In [{cell.get('execution_count')}], {answer.get('status')}."
         result = truncate("\n".join([head, *(shown or ["(no output)"])]))
         return result.model_copy(
             update={"images": tuple(images), "is_error": answer.get("status") == "error"}
@@ -432,7 +459,8 @@ def offered_bridge() -> Bridge | None:
     return find_bridge()
 
 
-def notebook_tools(bridge: Bridge | None = None) -> list[Tool]:
-    """The notebook tools over this kernel's bridge; none outside a kernel a Jupyter server started."""
+def notebook_tools(workspace: Workspace | None = None, bridge: Bridge | None = None) -> list[Tool]:
+    """The notebook tools over this kernel's bridge, their paths inside `workspace`; none outside a
+    kernel a Jupyter server started."""
     bridge = bridge if bridge is not None else offered_bridge()
-    return [] if bridge is None else NotebookTools(bridge).tools()
+    return [] if bridge is None else NotebookTools(bridge, workspace).tools()

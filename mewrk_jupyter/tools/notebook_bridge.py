@@ -42,6 +42,7 @@ class Bridge:
     url: str  # the server's address, with its base URL
     kernel_id: str
     token: str = field(repr=False)
+    root: Path | None = None  # the folder the server serves; its notebooks' paths are relative to it
 
     def command(self, op: str, args: dict[str, Any], path: str | None, timeout: float) -> dict[str, Any]:
         """Send one command (read, edit, run) for the notebook at `path` (none: this kernel's own) and
@@ -153,7 +154,8 @@ def find_bridge() -> Bridge | None:
     info = _server_info()
     if info is None:
         return None
-    return Bridge(url=str(info["url"]), kernel_id=kernel_id, token=str(info.get("token") or ""))
+    root = Path(info["root_dir"]).expanduser() if isinstance(info.get("root_dir"), str) else None
+    return Bridge(url=str(info["url"]), kernel_id=kernel_id, token=str(info.get("token") or ""), root=root)
 
 
 def kernel_running_a_cell() -> bool:

@@ -90,7 +90,7 @@ class ToolRegistry:
         # `python` and `inspect` exist only inside a kernel; an agent that lists them elsewhere goes without.
         available.update((tool.name, tool) for tool in kernel_tools(redact=redact))
         # The notebook tools exist only in a kernel that a Jupyter server with this package started.
-        available.update((tool.name, tool) for tool in notebook_tools())
+        available.update((tool.name, tool) for tool in notebook_tools(ws))
         # A file named as a built-in was left out as it was read (config.tools.ENGINE_DECLARED).
         for name, tool_config in (config.tools if config else {}).items():
             available[name] = command_tool(tool_config, ws.root, environment, redact, sandbox)

@@ -206,7 +206,8 @@ def test_bad_input_gets_one_sentence_and_changes_nothing(lab, page):
         == "data.csv is not a notebook (a notebook's name ends in .ipynb)."
     )
     assert (
-        result("'notebook_read', path='../up.ipynb'") == "'../up.ipynb' is not a path inside the workspace."
+        result("'notebook_read', path='../up.ipynb'")
+        == f"`../up.ipynb` is outside the workspace; paths are relative to {lab.root}."
     )
     assert result("'notebook_read', path='elsewhere.ipynb'") == (
         "elsewhere.ipynb is not open in JupyterLab: open it there, then ask again."
@@ -313,3 +314,12 @@ def test_a_wire_protocol_vendor_reads_and_fixes_the_notebook(lab, page, wire_ser
     assert "print(x + )" in read and "## cell 0 · id " in read
     assert edited.startswith("Replaced the source of cell 0")
     assert "sk-nb-test" not in json.dumps([first, second, third])
+
+    # A workspace inside the folder the server serves: a path is the workspace's, the server's name follows.
+    nb.run("import os\nos.makedirs('proj', exist_ok=True)\ns = mw.Session.new(workspace='proj')")
+    assert result("'notebook_read', path='a.ipynb'") == (
+        "proj/a.ipynb is not open in JupyterLab: open it there, then ask again."
+    )
+    assert result("'notebook_read', path='../elsewhere.ipynb'").startswith(
+        "`../elsewhere.ipynb` is outside the workspace"
+    )
