@@ -22,7 +22,11 @@ if [ "${#missing[@]}" -gt 0 ]; then
   [ "$(id -u)" -ne 0 ] && as_root=(sudo)
   echo "Installing ${missing[*]} from Debian's packages" >&2
   "${as_root[@]}" apt-get update -qq
-  "${as_root[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+  # One at a time: apt refuses a whole set for one package's held dependency ("held broken packages")
+  # where each alone installs.
+  for package in "${missing[@]}"; do
+    "${as_root[@]}" apt-get install -y -qq "$package" >/dev/null
+  done
 fi
 
 # The front ends' packages, as their lock files pin them: in js/, tsc for the TypeScript gate, marked for
