@@ -230,6 +230,15 @@ def test_bad_input_gets_one_sentence_and_changes_nothing(lab, page):
     assert said == f"Put the cell's source back in {path}."
     expect(nb.cell(0).locator(".cm-content")).to_have_text("print(x + )")
 
+    # A workspace inside the folder the server serves: a path is the workspace's, the server's name follows.
+    nb.run("import os\nos.makedirs('proj', exist_ok=True)\ns = mw.Session.new(workspace='proj')")
+    assert result("'notebook_read', path='a.ipynb'") == (
+        "proj/a.ipynb is not open in JupyterLab: open it there, then ask again."
+    )
+    assert result("'notebook_read', path='../elsewhere.ipynb'").startswith(
+        "`../elsewhere.ipynb` is outside the workspace"
+    )
+
 
 def test_the_walkthrough_model_fixes_its_failing_cell_and_reruns_it(lab, page):
     shutil.copy(WALKTHROUGH, lab.root / "walkthrough.ipynb")
@@ -314,12 +323,3 @@ def test_a_wire_protocol_vendor_reads_and_fixes_the_notebook(lab, page, wire_ser
     assert "print(x + )" in read and "## cell 0 · id " in read
     assert edited.startswith("Replaced the source of cell 0")
     assert "sk-nb-test" not in json.dumps([first, second, third])
-
-    # A workspace inside the folder the server serves: a path is the workspace's, the server's name follows.
-    nb.run("import os\nos.makedirs('proj', exist_ok=True)\ns = mw.Session.new(workspace='proj')")
-    assert result("'notebook_read', path='a.ipynb'") == (
-        "proj/a.ipynb is not open in JupyterLab: open it there, then ask again."
-    )
-    assert result("'notebook_read', path='../elsewhere.ipynb'").startswith(
-        "`../elsewhere.ipynb` is outside the workspace"
-    )
