@@ -170,7 +170,7 @@ class ToolCall(Card):
     # Images the call made (a `python` call's figures, an MCP tool's images): the person sees them, and a
     # model with vision input receives them with the result (a model without reads the result's notes).
     images: list[Attachment] = Field(default_factory=list)
-    # What it would change, read when it waited for approval (notebook_edit); None for other calls.
+    # What it would change, read when it waited for approval (notebook_edit, write, edit); None otherwise.
     preview: ToolPreview | None = None
     # What it changed in a notebook, for Revert (notebook_edit).
     change: CellChange | None = None
@@ -256,7 +256,7 @@ class Approval(Card):
     session_id: str | None = None
     # Who asked for the call: the model, or the person who ran it by hand (its card says "You asked").
     asked_by: Literal["model", "person"] = "model"
-    # The change the call would make, as a unified diff, when its tool can tell (notebook_edit).
+    # The change the call would make, as a unified diff, when its tool can tell (notebook_edit, write, edit).
     diff: str | None = None
 
     def title_line(self) -> str:

@@ -91,6 +91,14 @@ class Tool:
         return ToolSpec(name=self.name, description=self.description, input_schema=self.input_schema)
 
 
+def asked_timeout(params: dict[str, Any], default: float, most: float) -> float:
+    """The seconds a call's own `timeout` asks for (a positive number), at most `most`; else `default`."""
+    asked = params.get("timeout")
+    if isinstance(asked, int | float) and not isinstance(asked, bool) and asked > 0:
+        return min(float(asked), most)
+    return default
+
+
 # Lines of a change's diff an approval shows; the rest is cut with a note.
 DIFF_LINES = 400
 

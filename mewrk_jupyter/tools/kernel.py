@@ -18,7 +18,7 @@ import threading
 import traceback
 from typing import Any
 
-from .base import Redact, Tool, ToolResult, no_redaction, object_schema, truncate
+from .base import Redact, Tool, ToolResult, asked_timeout, no_redaction, object_schema, truncate
 from .kernel_capture import (
     Displays,
     Kept,
@@ -47,13 +47,6 @@ def kernel_namespace() -> dict[str, Any] | None:
         return None
     namespace: dict[str, Any] = shell.user_ns
     return namespace
-
-
-def _limit(params: dict[str, Any]) -> float:
-    asked = params.get("timeout")
-    if isinstance(asked, int | float) and not isinstance(asked, bool) and asked > 0:
-        return min(float(asked), PYTHON_MAX_TIMEOUT)
-    return PYTHON_TIMEOUT
 
 
 def _interrupt(thread_id: int, error: type[BaseException] | None = KeyboardInterrupt) -> None:
@@ -168,7 +161,13 @@ def run_python(
 
 def _python(namespace: dict[str, Any], redact: Redact) -> Tool:
     def handler(params: dict[str, Any], cancel: threading.Event | None) -> ToolResult:
-        return run_python(str(params["code"]), namespace, _limit(params), cancel, redact)
+        return run_python(
+            str(params["code"]),
+            namespace,
+            asked_timeout(params, PYTHON_TIMEOUT, PYTHON_MAX_TIMEOUT),
+            cancel,
+            redact,
+        )
 
     return Tool(
         name="python",

@@ -4,9 +4,9 @@ runs one in the notebook's own kernel (`notebook_run`).
 
 Each command goes through the server to the JupyterLab window that has the notebook open
 (notebook_bridge.py), which changes the notebook's shared model: every open view shows the change at
-once, and it is saved as JupyterLab saves. A replace or delete carries the source last read, so that a
-person's edit of the same cell meanwhile is never overwritten: the call answers that the cell changed and
-shows both texts.
+once, and it is saved as JupyterLab saves. A replace or delete that waited for approval carries a digest
+of the cell as the approval read it, so that a person's edit of the same cell meanwhile is never
+overwritten: the call answers that the cell changed and shows what it reads now.
 """
 
 from __future__ import annotations
@@ -18,7 +18,16 @@ import threading
 from typing import Any, Literal, cast
 
 from ..cards.models import Attachment, CellChange, ToolPreview
-from .base import Tool, ToolFailure, ToolResult, digest, object_schema, truncate, unified_diff
+from .base import (
+    Tool,
+    ToolFailure,
+    ToolResult,
+    asked_timeout,
+    digest,
+    object_schema,
+    truncate,
+    unified_diff,
+)
 from .notebook_bridge import Bridge, Refused, find_bridge, kernel_running_a_cell
 from .paths import Workspace
 
@@ -331,15 +340,8 @@ class NotebookTools:
                 "runs), so a cell sent to run would wait behind it: ask from the timeline widget, or when "
                 "the kernel is idle."
             )
-        asked = params.get("timeout")
-        timeout = (
-            float(asked)
-            if isinstance(asked, int | float) and not isinstance(asked, bool) and asked > 0
-            else RUN_TIMEOUT
-        )
-        answer = self.bridge.command(
-            "run", {**target, "check_busy": not own}, path, min(timeout, RUN_MAX_TIMEOUT)
-        )
+        timeout = asked_timeout(params, RUN_TIMEOUT, RUN_MAX_TIMEOUT)
+        answer = self.bridge.command("run", {**target, "check_busy": not own}, path, timeout)
         cell = answer.get("cell") or {}
         images: list[Attachment] = []
         shown = outputs_text(list(cell.get("outputs") or []), images, f"cell-{cell.get('index')}")
@@ -427,11 +429,7 @@ def _change_of(mode: EditMode, answer: dict[str, Any]) -> CellChange | None:
     """What an edit changed, from the window's answer, for its card's Revert."""
     before, after = answer.get("before") or {}, answer.get("cell") or {}
     cell = after or before
-    if (
-        mode not in ("replace", "insert", "delete")
-        or not isinstance(cell.get("id"), str)
-        or not isinstance(cell.get("index"), int)
-    ):
+    if not isinstance(cell.get("id"), str) or not isinstance(cell.get("index"), int):
         return None
     return CellChange(
         path=str(answer.get("path")),
