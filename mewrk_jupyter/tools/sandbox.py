@@ -234,9 +234,16 @@ class Sandbox:
         ops.append((Path("/tmp"), 0, ["--tmpfs", "/tmp"]))
         for path in self._readable(env):
             bind(path, False, 1)
+        # A file the command names is bound on its own only where no folder shows it already: bubblewrap
+        # cannot make a mount point over a link (a venv's `bin/python`) inside a folder bound read-only.
+        shown = [*bound, self.root, cwd]
         for named in files:
             candidate = Path(named)
-            if candidate.is_absolute() and candidate.exists():
+            if (
+                candidate.is_absolute()
+                and candidate.exists()
+                and not any(_inside(candidate, b) for b in shown)
+            ):
                 bind(candidate, False, 1)
         bind(self.root, True, 2)
         if not _inside(cwd, self.root):
