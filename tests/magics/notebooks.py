@@ -29,10 +29,15 @@ def run_notebook(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     ).execute(env=dict(os.environ))
 
     def shown(cell) -> str:
-        texts = []
+        texts, stream = [], None
         for out in cell.outputs:
             assert out.output_type != "error" or "raises-exception" in cell.metadata.get("tags", []), out
-            texts.append(out.get("data", {}).get("text/markdown", "") + out.get("text", ""))
+            name = out.get("name") if out.output_type == "stream" else None
+            if name is not None and name == stream:  # one print the kernel sent in two pieces, shown as one
+                texts[-1] += out.get("text", "")
+            else:
+                texts.append(out.get("data", {}).get("text/markdown", "") + out.get("text", ""))
+            stream = name
         return "\n".join(texts)
 
     return [(cell.source, shown(cell)) for cell in nb.cells if cell.cell_type == "code"]
