@@ -68,7 +68,14 @@ export class CardActions {
       this.host.notice("info", r.message ?? "");
     };
     if (how === "reject") this.host.act({ action: "reject", card_id: id, reason }, done);
-    else this.host.act({ action: "approve", card_id: id, reason, always: how === "approve-always" }, done);
+    else if (how === "approve") this.host.act({ action: "approve", card_id: id, reason, always: false }, done);
+    else {
+      // What "approve always" adds is the one chosen on the card, shown there before it is added.
+      const card = this.list.get(id)?.el;
+      const chosen = (card?.querySelector("[data-testid=mw-always-choice]") as HTMLSelectElement | null)?.value ?? "tool";
+      const inPolicy = (card?.querySelector("[data-testid=mw-always-policy]") as HTMLInputElement | null)?.checked ?? false;
+      this.host.act({ action: "approve", card_id: id, reason, always: chosen === "tool" ? true : chosen, in_policy: inPolicy }, done);
+    }
   }
 
   private error(id: string | undefined, message?: string): void {

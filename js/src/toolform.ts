@@ -164,7 +164,7 @@ export function approvalBody(card: CardPayload, reason: string): HTMLElement {
       rejected: "Rejected",
       expired: "This approval can no longer be resumed — send a new message to continue",
     };
-    body.append(h("div", { class: "mw-muted", "data-testid": "mw-decision" }, `${words[decision] ?? decision}${card.reason ? ` — ${card.reason}` : ""}`));
+    body.append(h("div", { class: "mw-muted", "data-testid": "mw-decision" }, `${decidedWords(card, words)}${card.reason ? ` — ${card.reason}` : ""}`));
     return body;
   }
   const box = h("textarea", {
@@ -181,9 +181,44 @@ export function approvalBody(card: CardPayload, reason: string): HTMLElement {
       "div",
       { class: "mw-editor-bar mw-approval-bar" },
       h("button", { class: "mw-button mw-primary", type: "button", "data-act": "approve", "data-testid": "mw-approve" }, "Approve"),
-      h("button", { class: "mw-button", type: "button", "data-act": "approve-always", "data-testid": "mw-approve-always" }, "Approve always for this session"),
       h("button", { class: "mw-button", type: "button", "data-act": "reject", "data-testid": "mw-reject" }, "Reject"),
     ),
+    alwaysBar(card),
   );
   return body;
+}
+
+/** What "approve always" will add, chosen before it is added: the whole tool, this very command, or
+ * commands like it (the rules themselves are shown), for the session or in the policy file (A5). */
+function alwaysBar(card: CardPayload): HTMLElement {
+  const choice = h("select", { class: "mw-select mw-always-choice", "aria-label": "Approve always", "data-testid": "mw-always-choice" });
+  const option = (value: string, label: string, title: string) => {
+    const o = h("option", { value, title }, label);
+    choice.append(o);
+  };
+  const tool = card.name ?? "the tool";
+  const thisRules = card.rules_this ?? [];
+  const likeRules = card.rules_like ?? [];
+  if (thisRules.length) option("command", `this command: ${thisRules.join(", ")}`, thisRules.join("\n"));
+  if (likeRules.length) option("like", `commands like this: ${likeRules.join(", ")}`, likeRules.join("\n"));
+  option("tool", `every call of ${tool}`, tool);
+  const policy = h("input", { type: "checkbox", "data-testid": "mw-always-policy" }) as HTMLInputElement;
+  return h(
+    "div",
+    { class: "mw-editor-bar mw-always-bar" },
+    h("button", { class: "mw-button", type: "button", "data-act": "approve-always", "data-testid": "mw-approve-always" }, "Approve always:"),
+    choice,
+    h("label", { class: "mw-muted mw-always-policy", title: "Add it to the safety level's policy file (policy/<level>.yaml) instead of this session" }, policy, " in the policy file"),
+  );
+}
+
+/** How a decided approval reads: what an "approve always" added, and where. */
+function decidedWords(card: CardPayload, words: Record<string, string>): string {
+  const decision = card.decision ?? "pending";
+  const granted = card.granted ?? [];
+  if (decision !== "approved_always" || !granted.length || (granted.length === 1 && granted[0] === card.name)) {
+    return words[decision] ?? decision;
+  }
+  const where = !card.granted_in || card.granted_in === "session" ? "for this session" : `in ${card.granted_in}`;
+  return `Approved always ${where}: ${granted.join(", ")}`;
 }

@@ -258,6 +258,13 @@ class Approval(Card):
     asked_by: Literal["model", "person"] = "model"
     # The change the call would make, as a unified diff, when its tool can tell (notebook_edit, write, edit).
     diff: str | None = None
+    # What "approve always" can add besides the whole tool (A5): the rule for this very command or path,
+    # and the rules for commands like it (`bash(git status*)`); shown before either is added.
+    rules_this: list[str] = Field(default_factory=list)
+    rules_like: list[str] = Field(default_factory=list)
+    # What an "approve always" added, and where: the session, or the safety level's policy file.
+    granted: list[str] = Field(default_factory=list)
+    granted_in: str | None = None
 
     def title_line(self) -> str:
         """Who asks to run which tool: the model, a subagent, or the person who ran it by hand."""

@@ -154,7 +154,9 @@ COMMANDS: dict[str, Command] = {
         Command(
             "approve",
             "[REASON]",
-            "approve the pending tool call (`approve always`: for the rest of this session)",
+            "approve the pending tool call (`approve always`: the tool for the rest of this session; "
+            "`always command`, `always like`, `always bash(git *)`: this command, commands like it, or "
+            "the rule; `--policy`: kept in the safety level's policy file)",
             tools.approve,
             needs="approve",
         ),

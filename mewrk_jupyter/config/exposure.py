@@ -127,9 +127,10 @@ def exposure_of(config: Config) -> Exposure:
             passed.append(
                 f"{_listed(tuple(policy.environment.keep))} (policy/{level}.yaml, environment.keep)"
             )
+        # A rule by command (`bash(git *)`) lets the model run what it matches without asking, too.
         acting = [
-            name
-            for name in policy.allow
+            entry
+            for entry, name in ((entry, entry.partition("(")[0]) for entry in policy.allow)
             if name in ACTING_TOOLS or name in config.tools or name.startswith(_MCP)
         ]
         if acting:

@@ -21,7 +21,7 @@ from .subagents import (
     waiting_status,
 )
 from .subagents.spawn import Parent
-from .turns.approvals import Decision
+from .turns.approvals import Always, Decision
 from .turns.control import TurnControl, drive
 from .turns.parts import SessionParts
 from .turns.run import Run
@@ -54,31 +54,43 @@ class SessionDecisions:
         return waiting_status(self.parts.timeline.current().cards)
 
     def decide(
-        self, decision: Literal["approved", "rejected"], reason: str | None, always: bool, wait: bool | None
+        self,
+        decision: Literal["approved", "rejected"],
+        reason: str | None,
+        always: Always,
+        wait: bool | None,
+        in_policy: bool = False,
     ) -> Run:
-        """Approve (`approved`, `approved_always` with `always`) or reject (`rejected`) the session's own
-        pending call, else the call a subagent of it waits for."""
-        final: Decision = "approved_always" if always else decision
+        """Approve (`approved`, `approved_always` with `always`: what it grants) or reject (`rejected`)
+        the session's own pending call, else the call a subagent of it waits for."""
+        final: Decision = "approved_always" if decision == "approved" and always is not False else decision
         if self.parts.approvals.waiting_approval() is None:
-            run = decide_for_subagent(self.session_id, decision, reason, always)
+            run = decide_for_subagent(self.session_id, decision, reason, always, in_policy)
             if run is not None:
                 return run
             self.refuse_if_followed_elsewhere()
         else:
-            run = self.decide_as_subagent(final, reason)
+            run = self.decide_as_subagent(final, reason, always, in_policy)
             if run is not None:
                 return drive(run, wait)
-        return self.turns.decide(final, reason, wait)
+        return self.turns.decide(final, reason, wait, always, in_policy)
 
-    def decide_as_subagent(self, decision: Decision, reason: str | None) -> Run | None:
+    def decide_as_subagent(
+        self, decision: Decision, reason: str | None, always: Always, in_policy: bool
+    ) -> Run | None:
         """A subagent's own approval decided in its conversation, while it is shown above: its supervisor
         here goes on with the run, and every shown copy says how it was decided; None when none follows."""
         supervisor = supervisor_of(self.session_id)
         if supervisor is None:
             return None
         plain = "rejected" if decision == "rejected" else "approved"
-        always = decision == "approved_always"
-        return supervisor.decide(plain, reason, always, lambda: self.turns.decide(decision, reason, False))
+        return supervisor.decide(
+            plain,
+            reason,
+            always,
+            in_policy,
+            lambda: self.turns.decide(decision, reason, False, always, in_policy),
+        )
 
     def refuse_if_followed_elsewhere(self) -> None:
         """A subagent's approval shown here that no supervisor of this process follows is answered in the

@@ -239,9 +239,10 @@ class Session(StoredSession):
         for unless `wait=False` (then a server still starting says so)."""
         return self._parts.toolbox.mcp.statuses(wait)
 
-    def tool_tier(self, name: str) -> Tier:
-        """allow, ask or deny: what the safety level does with a call of the tool `name` (A4)."""
-        return self._parts.toolbox.tier(name)
+    def tool_tier(self, name: str, params: dict[str, Any] | None = None) -> Tier:
+        """allow, ask or deny: what the safety level does with a call of the tool `name` (A4) — with
+        `params`, by the level's rules by command too (`bash(git status*)`, A5)."""
+        return self._parts.toolbox.tier(name, params)
 
     def use_skill(self, name: str) -> HostMessage:
         """Give the model the skill `name` (`skills/<name>/SKILL.md`) now: its instructions arrive as a host
@@ -382,10 +383,21 @@ class Session(StoredSession):
             done = [i.model_copy(update={"text": redact(i.text)}) for i in done]
         return self._turns.send(text, attachments, wait, template, done)
 
-    def approve(self, reason: str | None = None, *, always: bool = False, wait: bool | None = None) -> Run:
-        """Approve the pending tool call (A1) — for this session from now on with `always=True` — and go on;
-        with none of its own waiting, the call a subagent of it waits for."""
-        return self._decisions.decide("approved", reason, always, wait)
+    def approve(
+        self,
+        reason: str | None = None,
+        *,
+        always: bool | str = False,
+        in_policy: bool = False,
+        wait: bool | None = None,
+    ) -> Run:
+        """Approve the pending tool call (A1) and go on; with none of its own waiting, the call a subagent
+        of it waits for. `always` approves more than this call from now on: True (or "tool") the whole
+        tool; "command" this very command or path, "like" commands like it (the rules the approval card
+        shows as `rules_this` and `rules_like`, A5), or a rule written out (`"bash(git status*)"`) that
+        allows this call. For this session — or, with `in_policy=True`, in the safety level's policy file,
+        through the settings editor's checks."""
+        return self._decisions.decide("approved", reason, always, wait, in_policy)
 
     def reject(self, reason: str | None = None, *, wait: bool | None = None) -> Run:
         """Reject the pending tool call; the model reads a statement with `reason` and goes on (A2); with

@@ -133,6 +133,8 @@ def present(shell: Any, result: Result) -> None:
     if result.opened is not None:
         STATE.session = result.opened
     if result.run is not None:
+        if result.markdown:  # what the command did before the turn went on (an approval's grant)
+            say(result.markdown)
         follow_turn(shell, result.run)
         return
     # A command's sentence may quote a card's text; its Markdown is built inert by the command.

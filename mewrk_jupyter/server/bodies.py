@@ -54,6 +54,10 @@ class ApprovalDecision(Body):
 
     decision: Literal["approve", "reject"]
     reason: str | None = None
+    # approve only: what it grants from now on (true or "tool", "command", "like", a rule such as
+    # "bash(git status*)"), and whether into the safety level's policy file rather than the session.
+    always: bool | str = False
+    inPolicy: bool = False
 
 
 class NoFields(Body):

@@ -190,8 +190,14 @@ class ApprovalHandler(MewrkHandler):
         s = await self.session(session_id)
         if await off_loop(lambda: s.pending_approval) is None:
             raise ApiError(409, "No approval is waiting in this session.")
-        decide = s.approve if body.decision == "approve" else s.reject
-        run = await off_loop(decide, body.reason, wait=False)
+        if body.decision == "reject" and (body.always is not False or body.inPolicy):
+            raise ApiError(400, "always and inPolicy go with an approval, not a rejection.")
+        if body.decision == "approve":
+            run = await off_loop(
+                s.approve, body.reason, always=body.always, in_policy=body.inPolicy, wait=False
+            )
+        else:
+            run = await off_loop(s.reject, body.reason, wait=False)
         self.reply({"runId": run.id, "sessionId": s.id})
 
 

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from typing_extensions import assert_never
 
-from ..cards.models import ToolCall, card_from_dict
+from ..cards.models import Approval, ToolCall, card_from_dict
 from ..cards.rules import INSERTABLE
 from ..cards.words import cards_of, noun
-from ..commands import Result, sentence, stopped
+from ..commands import Result, approved, sentence, stopped
 from ..engine.assembly.attachments import attachments_for_message
 from ..engine.navigation import copy_session, switched_sentence
 from ..errors import InvalidInput, MewrkError, SessionBusy
@@ -187,9 +187,12 @@ class ActionHandler:
             case ToolImageAction():
                 return Answer(data={"image": tool_image_url(session.card(request.card_id), request.index)})
             case ApproveAction():
-                always = request.always
-                session.approve(reason=(request.reason or "").strip() or None, always=always, wait=False)
-                return Answer("Approved for this session." if always else "Approved.")
+                always, reason = request.always, (request.reason or "").strip() or None
+                session.approve(reason=reason, always=always, in_policy=request.in_policy, wait=False)
+                decided = _found(session, request.card_id)
+                granted = decided.granted if isinstance(decided, Approval) else None
+                where = decided.granted_in if isinstance(decided, Approval) else None
+                return Answer(approved(always, granted if always is not True else None, where))
             case RejectAction():
                 session.reject(reason=(request.reason or "").strip() or None, wait=False)
                 return Answer("Rejected.")
@@ -265,3 +268,13 @@ class ActionHandler:
         card = ToolCall(name=request.name, params=request.params, result=request.result)
         placed = session.insert(card, **_place(request))
         return Answer("Saved — nothing was executed.", {"card_id": placed.id})
+
+
+def _found(session: Session, card_id: str | None) -> Any:
+    """The card `card_id` as it stands now, or None (no id, or the card is gone)."""
+    if card_id is None:
+        return None
+    try:
+        return session.card(card_id)
+    except InvalidInput:
+        return None

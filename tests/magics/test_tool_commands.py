@@ -38,6 +38,22 @@ def test_approve_always_and_reject_with_a_reason(mewrk, workspace):
     assert not (workspace / "b").exists()
 
 
+def test_approve_always_like_this_command_says_the_rule_it_added(mewrk, workspace):
+    mewrk("new")
+    mewrk('send call: bash {"command": "echo a && echo b"}')
+    out = mewrk("approve always like fine by me")
+    s = magics.current_session()
+    assert "from now on `bash(echo *)` run without asking (this session)" in out
+    assert s.settings.approved_always == ["bash(echo *)"]
+    assert [c for c in s.cards if c.kind == "approval"][0].reason == "fine by me"
+    mewrk('send call: bash {"command": "echo c"}')
+    assert s.state == "idle"
+    mewrk('send call: bash {"command": "touch c"}')
+    out = mewrk("approve always bash(touch c) --policy")
+    assert "`bash(touch c)` run without asking (policy/default.yaml)" in out
+    assert "bash(touch c)" in (workspace / ".mewrk" / "policy" / "default.yaml").read_text()
+
+
 def test_deciding_with_nothing_pending_is_one_readable_line(mewrk):
     mewrk("new")
     out = mewrk("approve")

@@ -312,6 +312,27 @@ def test_an_approval_is_decided_over_http_and_the_turn_goes_on(server: Server):
         assert call["status"] == "rejected"
 
 
+def test_approve_always_by_command_over_http(server: Server):
+    with server.client() as client:
+        sid = new_session(client, model="offline/echo")["id"]
+        stream(client, {"sessionId": sid, "question": 'call: bash {"command": "echo same && echo x"}'})
+        approval = next(c for c in cards_of(client, sid) if c["kind"] == "approval")
+        assert approval["rules_like"] == ["bash(echo *)"]
+        wrong = client.post(
+            f"/sessions/{sid}/approval", json={"decision": "reject", "always": "like", "reason": "no"}
+        )
+        assert wrong.status_code == 400 and "go with an approval" in wrong.json()["error"]
+        foreign = client.post(f"/sessions/{sid}/approval", json={"decision": "approve", "always": "ls(*)"})
+        assert foreign.status_code == 400 and "does not allow this call" in foreign.json()["error"]
+        decided = client.post(f"/sessions/{sid}/approval", json={"decision": "approve", "always": "like"})
+        assert decided.status_code == 200, decided.text
+        stream(client, {"runId": decided.json()["runId"]})
+        approval = next(c for c in cards_of(client, sid) if c["kind"] == "approval")
+        assert (approval["granted"], approval["granted_in"]) == (["bash(echo *)"], "session")
+        again = stream(client, {"sessionId": sid, "question": 'call: bash {"command": "echo other"}'})
+        assert again[-1].data["state"] == "done"  # ran without asking
+
+
 def test_compact_refuses_with_the_notebooks_sentence_then_compacts(server: Server):
     with server.client() as client:
         sid = new_session(client, model="offline/echo")["id"]

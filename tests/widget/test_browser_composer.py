@@ -227,6 +227,41 @@ def test_approval_card_and_the_tool_call_form(lab, page):
     expect(tool.locator("[data-testid='mw-reexecute']")).to_have_count(0)  # bash is not re-executable
 
 
+def test_approve_always_shows_the_rules_it_would_add_and_adds_the_one_chosen(lab, page):
+    # A5: the card lists "this command" and "commands like this" with their rules before either is added.
+    nb = Notebook.open(page, lab)
+    code = ATTACH + (
+        "s = mw.Session.new()\n"
+        's.send(\'call: bash {"command": "git --version && echo one"}\', wait=True)\n'
+        "s.widget()"
+    )
+    _, root = widget_cell(nb, code)
+    card = root.locator(".mw-card[data-kind='approval']")
+    choice = card.locator("[data-testid='mw-always-choice']")
+    labels = choice.locator("option").all_inner_texts()
+    assert labels == [
+        "this command: bash(git --version && echo one)",
+        "commands like this: bash(git *), bash(echo *)",
+        "every call of bash",
+    ]
+    choice.select_option("like")
+    card.locator("[data-testid='mw-always-policy']").check()
+    card.locator("[data-testid='mw-approve-always']").click()
+    expect(card.locator("[data-testid='mw-decision']")).to_have_text(
+        "Approved always in policy/default.yaml: bash(git *), bash(echo *)"
+    )
+    expect(root.locator("[data-testid='mw-state']")).to_have_text("idle")
+    assert nb.print_value("s.settings.approved_always") == "[]"
+    assert "bash(git *)" in nb.print_value("open('.mewrk/policy/default.yaml').read()")
+    try:
+        # The rule is the level's now: a command like it runs without asking.
+        nb.run('s.send(\'call: bash {"command": "echo two"}\', wait=True)')
+        assert nb.print_value("s.state") == "idle"
+        expect(root.locator(".mw-card[data-kind='approval']")).to_have_count(1)
+    finally:  # the other tests of this JupyterLab ask at the built-in level
+        nb.run("import os; os.remove('.mewrk/policy/default.yaml')")
+
+
 WITH_THE_CALL = ["user_input", "model_reply", "tool_call", "approval"]
 
 

@@ -31,7 +31,9 @@ class SubagentCalls:
         for call in sorted(ours, key=lambda c: c.name != AGENT_SPAWN):
             call.status = "running"
             self.parts.timeline.save(call)
-            if self.parts.toolbox.tier(call.name) == "deny":  # the safety level may refuse them by name
+            if (
+                self.parts.toolbox.tier(call.name, dict(call.params)) == "deny"
+            ):  # the safety level may refuse them by name
                 text, is_error = denial(call.name, self.parts.settings.value.safety_level), False
             elif call.name == AGENT_SPAWN:
                 text, is_error = spawn(self.session, call)

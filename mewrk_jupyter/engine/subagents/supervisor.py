@@ -155,7 +155,12 @@ class Supervisor:
         return run
 
     def decide(
-        self, decision: str, reason: str | None, always: bool, go_on: Callable[[], Any] | None = None
+        self,
+        decision: str,
+        reason: str | None,
+        always: bool | str,
+        in_policy: bool = False,
+        go_on: Callable[[], Any] | None = None,
     ) -> Any:
         """The person's decision on the approval shown on the parent — or, with `go_on` (which records it
         and returns the subagent's run), taken in the subagent's own conversation: the subagent goes on (or
@@ -171,10 +176,11 @@ class Supervisor:
                 elif decision == "rejected":
                     run = self.child.reject(reason, wait=False)
                 else:
-                    run = self.child.approve(reason, always=always, wait=False)
+                    run = self.child.approve(reason, always=always, in_policy=in_policy, wait=False)
             finally:
                 self.deciding = False
-            update = {"decision": "approved_always" if always else decision, "reason": reason}
+            final = "approved_always" if decision == "approved" and always is not False else decision
+            update = {"decision": final, "reason": reason}
             timelines = self.close_mirrors(update)
             self.next_run = run
             self.decided.set()
@@ -259,8 +265,10 @@ def subagent_approval(session_id: str) -> Approval | None:
     return supervisor.mirror_on(session_id) if supervisor is not None else None
 
 
-def decide_for_subagent(session_id: str, decision: str, reason: str | None, always: bool) -> Any:
+def decide_for_subagent(
+    session_id: str, decision: str, reason: str | None, always: bool | str, in_policy: bool = False
+) -> Any:
     """Answer the approval a subagent of the session (at any depth) waits for; returns the subagent's run
     that goes on, or None when none waits."""
     supervisor = waiting_supervisor(session_id)
-    return supervisor.decide(decision, reason, always) if supervisor is not None else None
+    return supervisor.decide(decision, reason, always, in_policy) if supervisor is not None else None

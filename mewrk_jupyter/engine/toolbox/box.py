@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from ...cards.models import CellChange, HostMessage, ToolCall, ToolPreview
 from ...config import Config, policy_for, trust_state
@@ -27,7 +28,7 @@ from .grants import drop_foreign_grants
 from .hooks import Hooks
 from .lock import ToolLocks
 from .mcp import SessionMcp
-from .policy import PLAN_WITHHELD, plan_withholds, tier_of
+from .policy import PLAN_WITHHELD, Subject, plan_withholds, subject_of, tier_of
 from .secrets import SessionSecrets
 
 ENGINE_TOOLS = ("box", "handoff", "agent_spawn", "task_wait")
@@ -147,15 +148,21 @@ class ToolBox:
         """Whether plan mode withholds the tool `name` from the model now."""
         return self.settings.value.plan_mode and _plan_withholds(self.registry, name)
 
-    def tier(self, name: str) -> Tier:
-        """allow, ask or deny for `name` at the session's safety level (A4); an approve-always grant
-        given in another folder, or before the folder's trust changed, is dropped first, with a notice."""
+    def tier(self, name: str, params: dict[str, Any] | None = None) -> Tier:
+        """allow, ask or deny for a call of `name` at the session's safety level (A4), with `params` by its
+        rules by command too (A5); an approve-always grant given in another folder, or before the
+        folder's trust changed, is dropped first, with a notice."""
         said = drop_foreign_grants(self.workspace, self.settings)
         if said is not None:
             self.timeline.emit(Notice(self.timeline.session_id, said))
         settings = self.settings.value
         policy = policy_for(config_for(self.workspace.home), settings.safety_level)
-        return tier_of(policy, name, settings.approved_always)
+        subject = None if params is None else subject_of(self.registry.get(name), params, self.workspace.root)
+        return tier_of(policy, name, settings.approved_always, subject)
+
+    def subject(self, call: ToolCall) -> Subject | None:
+        """What rules by command match in `call` (its command's parts, its path), None without one."""
+        return subject_of(self.registry.get(call.name), dict(call.params), self.workspace.root)
 
     def _kept(self, change: CellChange | None) -> CellChange | None:
         """A cell change as its card keeps it: a known secret in its text hidden, and then not exact."""

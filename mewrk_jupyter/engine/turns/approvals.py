@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
 
 from ...cards.models import Approval, ToolCall
+from ...config.rules import parse_rule, rule_problem
 from ...errors import RESUME_LOST, InvalidInput, MewrkError
 from ...store import approvals as resume_rows
 from ...store import fence
@@ -21,13 +22,26 @@ from ..settings.model import StoredSettings
 from ..timeline.stored import StoredTimeline
 from ..toolbox.box import ToolBox
 from ..toolbox.grants import grant_place
-from ..toolbox.policy import PLAN_TURN_ENDED, denial, plan_denial, plan_withdrawal, rejection
+from ..toolbox.policy import (
+    PLAN_TURN_ENDED,
+    allows,
+    denial,
+    plan_denial,
+    plan_withdrawal,
+    rejection,
+    suggested_rules,
+)
+from ..toolbox.policy_file import allow_in_policy
 
 PARALLEL_TOOLS = 4  # calls of one response that run at once
 BOX_ANSWER = "`box` only carries the host application's messages to you; calling it does nothing."
 NOT_RESUMABLE = "This call was not run: its approval could no longer be resumed."
 
 Decision = Literal["approved", "approved_always", "rejected"]
+# What an "approve always" grants: True or "tool", the whole tool; "command", the rule for this very
+# command (or path); "like", the rules for commands like it; or a rule written out (`bash(git *)`).
+Always = bool | str
+ALWAYS_CHOICES = ("tool", "command", "like")
 
 
 class ApprovalLost(MewrkError):
@@ -101,7 +115,7 @@ class Approvals:
                 # Nothing to approve: the registry answers at once that no such tool exists.
                 to_run.append(call)
                 continue
-            tier = self.toolbox.tier(call.name)
+            tier = self.toolbox.tier(call.name, dict(call.params))
             decided = decisions.get(call.id)
             if self.toolbox.withheld(call.name):  # a call from before plan mode, or one it made up
                 self._answer(call, plan_denial(call.name), "denied")
@@ -145,8 +159,15 @@ class Approvals:
         if call.preview is not None:
             self.timeline.save(call)
         diff = call.preview.diff if call.preview is not None else None
+        this, like = suggested_rules(call.name, self.toolbox.subject(call))
         approval = Approval(
-            tool_card_id=call.id, name=call.name, params=dict(call.params), asked_by=asked_by, diff=diff
+            tool_card_id=call.id,
+            name=call.name,
+            params=dict(call.params),
+            asked_by=asked_by,
+            diff=diff,
+            rules_this=this,
+            rules_like=like,
         )
         self.timeline.append(approval)
         with self.timeline.db.tx() as conn:
@@ -164,34 +185,89 @@ class Approvals:
             call.preview = self.toolbox.preview(call)  # the edited call's change, read afresh
             self.timeline.save(call)
             approval.diff = call.preview.diff if call.preview is not None else None
+            approval.rules_this, approval.rules_like = suggested_rules(call.name, self.toolbox.subject(call))
             self.timeline.save(approval)
 
-    def decide(self, decision: Decision, reason: str | None) -> tuple[Approval, dict[str, Any]]:
-        """Write the person's decision on the pending approval; returns it with the resume point to go on from."""
+    def decide(
+        self, decision: Decision, reason: str | None, always: Always = True, in_policy: bool = False
+    ) -> tuple[Approval, dict[str, Any]]:
+        """Write the person's decision on the pending approval; returns it with the resume point to go on
+        from. An `approved_always` grants what `always` says, for the session — or, with `in_policy`, in
+        the safety level's policy file, through the settings editor's checks."""
         if reason is not None and not isinstance(reason, str):
             raise InvalidInput(f"A reason is text; got {type(reason).__name__}.")
         approval = self.pending_approval()
         if approval is None:
             raise InvalidInput("No approval is waiting in this session.")
+        grants = self._grants(approval, always) if decision == "approved_always" else []
         with self.timeline.db.tx() as conn:
             resume = resume_rows.get_resume_point(conn, self.session_id, approval.id)
         if resume is None:
             self.abandon(approval)
             self.timeline.emit(Notice(self.session_id, RESUME_LOST, level="error"))
             raise ApprovalLost()
+        # Into the policy file first: a change its checks refuse leaves the approval waiting as it was.
+        granted_in = self._into_policy(grants) if grants and in_policy else None
+        if grants and not in_policy:
+            self._into_session(grants)
+            granted_in = "session"
         approval.decision = decision
         approval.reason = reason.strip() if reason and reason.strip() else None
-        always, where = self.settings.value.approved_always, self.settings.value.approved_where
-        if decision == "approved_always" and approval.name not in always:
-            # Bound to this folder and its configuration as they are now: elsewhere it is not used.
-            place = grant_place(self.toolbox.workspace)
-            self.settings.update(
-                approved_always=[*always, approval.name], approved_where={**where, approval.name: place}
-            )
+        approval.granted, approval.granted_in = grants, granted_in
         self.timeline.save(approval)
         with self.timeline.db.tx() as conn:
             resume_rows.drop_resume_point(conn, self.session_id, approval.id)
         return approval, resume
+
+    def _grants(self, approval: Approval, always: Always) -> list[str]:
+        """The entries an "approve always" of `approval` adds; InvalidInput with a sentence when `always`
+        names none, or a rule that does not allow this call."""
+        if always is True or always == "tool":
+            return [approval.name]
+        if always == "command" or always == "like":
+            found = approval.rules_this if always == "command" else approval.rules_like
+            if not found:
+                what = "command or path" if always == "command" else "rule for commands like this one"
+                raise InvalidInput(
+                    f"This call of `{approval.name}` has no {what} to approve by: approve always the "
+                    "tool (always=True), or approve it once."
+                )
+            return list(found)
+        if not isinstance(always, str):
+            raise InvalidInput(
+                f"always is True, {', '.join(ALWAYS_CHOICES)} or a rule such as `bash(git status*)`; "
+                f"got {always!r}."
+            )
+        rule = parse_rule(always.strip())
+        if rule is None:
+            raise InvalidInput(f"always: {rule_problem(always.strip())}.")
+        call = self.timeline.find(approval.tool_card_id)
+        subject = self.toolbox.subject(call) if isinstance(call, ToolCall) else None
+        covers = rule.tool == approval.name and (
+            rule.pattern is None or (subject is not None and allows([rule], subject))
+        )
+        if not covers:
+            raise InvalidInput(
+                f"The rule `{rule}` does not allow this call of `{approval.name}`, so approving always by it "
+                "would still ask next time: write one that matches it, or approve it once."
+            )
+        return [str(rule)]
+
+    def _into_session(self, grants: list[str]) -> None:
+        """Approved for the rest of the session, bound to this folder and its configuration as they are
+        now: elsewhere the grants are not used."""
+        always, where = self.settings.value.approved_always, self.settings.value.approved_where
+        new = [entry for entry in grants if entry not in always]
+        if new:
+            place = grant_place(self.toolbox.workspace)
+            self.settings.update(
+                approved_always=[*always, *new], approved_where={**where, **dict.fromkeys(new, place)}
+            )
+
+    def _into_policy(self, grants: list[str]) -> str:
+        """Add the grants to the safety level's allow list through the settings editor (its checks
+        refuse a rule that another tier lists); returns the file written."""
+        return allow_in_policy(self.toolbox.workspace, self.settings.value.safety_level, grants)
 
     def reopen(self, approval: Approval, resume: dict[str, Any]) -> None:
         """Undo a decision whose turn could not start (another window took the session): it waits again."""

@@ -17,7 +17,7 @@ from ...providers.registry import check_trusted, one_reading, resolve
 from ...store import runs as run_rows
 from ..assembly.attachments import attachments_for_message, check_attachments
 from . import run as turn_run
-from .approvals import Decision
+from .approvals import Always, Decision
 from .handtools import HandTools
 from .parts import SessionParts
 from .run import Run, TakeCalls
@@ -105,8 +105,16 @@ class TurnControl:
             run = self.start(user)
         return drive(run, wait)
 
-    def decide(self, decision: Decision, reason: str | None, wait: bool | None) -> Run:
-        """Approve or reject the pending tool call and go on from where the turn paused."""
+    def decide(
+        self,
+        decision: Decision,
+        reason: str | None,
+        wait: bool | None,
+        always: Always = True,
+        in_policy: bool = False,
+    ) -> Run:
+        """Approve or reject the pending tool call and go on from where the turn paused (an
+        `approved_always` grants what `always` says: approvals.Always)."""
         # A notebook run top to bottom decides in the next cell while this process's turn still
         # streams: wait for it to pause (or end) rather than refuse.
         run = self.last_run
@@ -115,7 +123,7 @@ class TurnControl:
         self.parts.status.check_idle()
         # The turn goes on to the model: refused while its folder is not trusted, the approval still waiting.
         check_trusted(self.parts.settings.value.model, self.parts.workspace.home)
-        approval, resume = self.parts.approvals.decide(decision, reason)
+        approval, resume = self.parts.approvals.decide(decision, reason, always, in_policy)
         try:
             return drive(self.resume(resume, self.hand_tools.after_decision(resume)), wait)
         except SessionBusy:  # another window took the session between the decision and the claim

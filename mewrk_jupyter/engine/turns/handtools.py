@@ -94,7 +94,7 @@ class HandTools:
         if not toolbox.offers(name):
             enabled = ", ".join(toolbox.registry.names)
             raise InvalidInput(f"There is no tool `{name}` in this session; enabled tools: {enabled}.")
-        if toolbox.tier(name) == "deny":
+        if toolbox.tier(name, params) == "deny":
             raise InvalidInput(denial(name, self.parts.settings.value.safety_level))
 
     def _start(self, call_id: str, label: str, before: CardState | None, earlier: set[str]) -> Run:

@@ -104,6 +104,11 @@ class CardPayload(TypedDict):
     # approval: who asked for the call — the model, or the person who ran it by hand
     asked_by: NotRequired[Literal["model", "person"]]
     diff: NotRequired[str | None]  # approval: the change the call would make, as a unified diff
+    # approval: the rules "approve always" can add (this command, commands like it), and what it added
+    rules_this: NotRequired[list[str]]
+    rules_like: NotRequired[list[str]]
+    granted: NotRequired[list[str]]
+    granted_in: NotRequired[str | None]
     task_id: NotRequired[str]
     state: NotRequired[Literal["running", "awaiting_approval", "completed", "failed", "stopped"]]
 

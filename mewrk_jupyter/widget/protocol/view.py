@@ -161,12 +161,15 @@ class ToolImageAction(ActionBase):
 
 
 class ApproveAction(ActionBase):
-    """Approve the waiting tool call (always: for the rest of the session)."""
+    """Approve the waiting tool call; `always` approves more from now on: true (or "tool") the whole
+    tool, "command" this very command, "like" commands like it, or a rule written out (A5); `in_policy`
+    keeps it in the safety level's policy file instead of the session."""
 
     action: Literal["approve"]
     card_id: str | None = None
     reason: str | None = None
-    always: bool = False
+    always: bool | str = False
+    in_policy: bool = False
 
 
 class RejectAction(ActionBase):
