@@ -140,6 +140,12 @@ export function cardBody(card: CardPayload, opts: BodyOptions): HTMLElement {
         ? h("pre", { class: "mw-tool-code", "data-testid": "mw-tool-code" }, h("code", { class: "language-python" }, code))
         : h("code", { class: "mw-tool-line" }, toolLine(card));
       const box = h("div", { class: "mw-tool" }, head);
+      // A before_tool hook rewrote the model's input: the card shows both (A5).
+      if (card.original_params) {
+        const given = h("pre", { class: "mw-tool-result", "data-testid": "mw-original-input" }, JSON.stringify(card.original_params, null, 2));
+        box.append(disclosure("The model's input, before a hook rewrote it", given, false, () => undefined));
+      }
+      if (card.hook_reason) box.append(h("div", { class: "mw-muted", "data-testid": "mw-hook-reason" }, card.hook_reason));
       const images = card.images ?? [];
       if (images.length) box.append(h("div", { class: "mw-tool-images" }, ...images.map((f, i) => toolImage(f.name, opts.image?.(i)))));
       if (card.change) box.append(revertLine(card.change));

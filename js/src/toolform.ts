@@ -156,6 +156,7 @@ export function approvalBody(card: CardPayload, reason: string): HTMLElement {
   if (card.diff) {
     body.append(diffView(card.diff));
   }
+  if (card.hook_reason) body.append(h("div", { class: "mw-muted", "data-testid": "mw-hook-reason" }, card.hook_reason));
   const decision = card.decision ?? "pending";
   if (decision !== "pending") {
     const words: Record<string, string> = {

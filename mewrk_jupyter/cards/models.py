@@ -174,6 +174,12 @@ class ToolCall(Card):
     preview: ToolPreview | None = None
     # What it changed in a notebook, for Revert (notebook_edit).
     change: CellChange | None = None
+    # The workspace's `before_tool` hooks had their say (once: not again when its approval resumes the
+    # turn): what they decided, why, and the input the model gave when a hook rewrote it (A5).
+    hooked: bool = False
+    hook_decision: Literal["allow", "ask", "deny"] | None = None
+    hook_reason: str | None = None
+    original_params: dict[str, Any] | None = None
 
     def title_line(self) -> str:
         """Tool name and parameters on one line."""
@@ -265,6 +271,8 @@ class Approval(Card):
     # What an "approve always" added, and where: the session, or the safety level's policy file.
     granted: list[str] = Field(default_factory=list)
     granted_in: str | None = None
+    # Why a `before_tool` hook asked the person about this call, when one did (A5).
+    hook_reason: str | None = None
 
     def title_line(self) -> str:
         """Who asks to run which tool: the model, a subagent, or the person who ran it by hand."""

@@ -26,7 +26,7 @@ from ..cards.models import (
     register_session_opener,
 )
 from ..cards.order import key_between
-from ..config.hooks import HOOK_EVENTS
+from ..config.hooks import ANSWERING_EVENTS, HOOK_EVENTS
 from ..config.policy import Tier
 from ..errors import ConfigError, ConfigNotice, InvalidInput, ToolChangeHeld
 from ..providers.base import ModelInfo, ToolSpec
@@ -254,6 +254,11 @@ class Session(StoredSession):
         timeline as host messages, which are returned. The engine runs them itself at their moments."""
         if event not in HOOK_EVENTS:
             raise InvalidInput(f"There is no hook event {event!r}; the events are {', '.join(HOOK_EVENTS)}.")
+        if event in ANSWERING_EVENTS:
+            raise InvalidInput(
+                f"{event} hooks answer for a call, a message or a summary, so they run at that moment only: "
+                "send a message, or let the model call a tool, or compact."
+            )
         return self._parts.toolbox.hooks.run(event)
 
     # ---- a person's changes (T4–T11) ---------------------------------------------------------------

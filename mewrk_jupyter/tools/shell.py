@@ -17,10 +17,12 @@ import selectors
 import shlex
 import signal
 import subprocess
+import tempfile
 import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -130,6 +132,86 @@ def run_process(
     run no command of the model's or the configuration's). `sandbox` confines it (None: not confined,
     for the same callers).
     """
+    ran = _run(argv, cwd, timeout, cancel, env, sandbox)
+    if isinstance(ran, ToolResult):
+        return ran
+    result = ran.output.result(redact)
+    note = ran.note(timeout)
+    if note is None:
+        return result if result.text else ToolResult(text="(no output)")
+    failed = not (ran.stopped or ran.timed_out)  # it exited non-zero by itself
+    if failed and sandbox is not None and sandbox.kind == "bubblewrap" and READ_ONLY in result.text:
+        note += f"\n{SANDBOX_NOTE}"
+    separator = "" if not result.text or result.text.endswith("\n") else "\n"
+    text = f"{result.text}{separator}{note}"
+    return ToolResult(text=text, is_error=True, truncated=result.truncated)
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A hook's process as it ended: what it printed on stdout and on stderr (secrets hidden), its exit
+    code (None when it was stopped or overran), and the note saying why it failed, if it did."""
+
+    stdout: str
+    stderr: str
+    code: int | None
+    note: str | None
+
+
+def run_with_input(
+    argv: list[str],
+    cwd: Path,
+    timeout: float,
+    stdin: str,
+    cancel: threading.Event | None,
+    env: Mapping[str, str],
+    redact: Redact,
+    sandbox: Sandbox,
+) -> Finished:
+    """Run `argv` as run_process does, with `stdin` as its input and its stderr kept apart (a hook that
+    answers on stdout and explains on stderr)."""
+    with tempfile.TemporaryFile() as given, tempfile.TemporaryFile() as errors:
+        given.write(stdin.encode("utf-8", "surrogatepass"))
+        given.seek(0)
+        ran = _run(argv, cwd, timeout, cancel, env, sandbox, stdin=given, stderr=errors)
+        if isinstance(ran, ToolResult):
+            return Finished("", "", None, ran.text)
+        errors.seek(0)
+        apart = redact(errors.read(_KEEP_BYTES).decode("utf-8", errors="replace"))
+    stopped = ran.stopped or ran.timed_out
+    return Finished(redact(ran.output.result().text), apart, None if stopped else ran.code, ran.note(timeout))
+
+
+@dataclass
+class _Ran:
+    output: _Output
+    code: int
+    stopped: bool
+    timed_out: bool
+
+    def note(self, timeout: float) -> str | None:
+        """Why the command failed, as its result ends; None when it exited 0."""
+        if self.stopped:
+            return "[stopped: the command was stopped before it finished]"
+        if self.timed_out:
+            return f"[timed out: the command was stopped after {timeout:g} seconds]"
+        if self.code != 0:
+            return f"[exit code {self.code}]"
+        return None
+
+
+def _run(
+    argv: list[str],
+    cwd: Path,
+    timeout: float,
+    cancel: threading.Event | None,
+    env: Mapping[str, str] | None,
+    sandbox: Sandbox | None,
+    stdin: IO[bytes] | None = None,
+    stderr: IO[bytes] | None = None,
+) -> _Ran | ToolResult:
+    """Start the process and read its output until it ends, overruns or is stopped; a ToolResult with
+    the sentence when it could not start."""
     mark = None
     if sandbox is not None:
         # Said here as an unconfined start says it, rather than by the sandbox's own program.
@@ -148,9 +230,9 @@ def run_process(
             argv,
             cwd=cwd,
             env=env,
-            stdin=subprocess.DEVNULL,
+            stdin=stdin if stdin is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
+            stderr=stderr if stderr is not None else subprocess.STDOUT,
             start_new_session=True,
         )
     except OSError as exc:
@@ -194,20 +276,7 @@ def run_process(
         if mark is not None:
             kill_marked(mark)
         code = process.wait()
-    result = output.result(redact)
-    if stopped:
-        note = "[stopped: the command was stopped before it finished]"
-    elif timed_out:
-        note = f"[timed out: the command was stopped after {timeout:g} seconds]"
-    elif code != 0:
-        note = f"[exit code {code}]"
-        if sandbox is not None and sandbox.kind == "bubblewrap" and READ_ONLY in result.text:
-            note += f"\n{SANDBOX_NOTE}"
-    else:
-        return result if result.text else ToolResult(text="(no output)")
-    separator = "" if not result.text or result.text.endswith("\n") else "\n"
-    text = f"{result.text}{separator}{note}"
-    return ToolResult(text=text, is_error=True, truncated=result.truncated)
+    return _Ran(output, code, stopped, timed_out)
 
 
 def bash_tool(

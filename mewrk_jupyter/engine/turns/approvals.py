@@ -117,6 +117,15 @@ class Approvals:
                 continue
             tier = self.toolbox.tier(call.name, dict(call.params))
             decided = decisions.get(call.id)
+            if not self.toolbox.withheld(call.name) and tier != "deny":
+                # The workspace's before_tool hooks may block, rewrite, ask or allow (A5), once a call.
+                verdict = self.toolbox.hooks.before_tool(call, cancel)
+                if verdict.blocked is not None:
+                    self._answer(call, verdict.blocked, "denied")
+                    continue
+                tier = self.toolbox.tier(call.name, dict(call.params))  # its input may be another now
+                if tier != "deny" and verdict.decision is not None:
+                    tier = verdict.decision
             if self.toolbox.withheld(call.name):  # a call from before plan mode, or one it made up
                 self._answer(call, plan_denial(call.name), "denied")
             elif tier == "deny":
@@ -168,6 +177,7 @@ class Approvals:
             diff=diff,
             rules_this=this,
             rules_like=like,
+            hook_reason=call.hook_reason if call.hook_decision == "ask" else None,
         )
         self.timeline.append(approval)
         with self.timeline.db.tx() as conn:

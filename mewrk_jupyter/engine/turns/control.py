@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ...cards.models import Card, Interpolation, UserInput
+from ...cards.models import Card, HostMessage, Interpolation, UserInput
 from ...cards.rules import check_text
 from ...errors import InvalidInput, SessionBusy
 from ...providers.base import ModelInfo
@@ -49,8 +49,10 @@ class TurnControl:
         user: UserInput | None,
         resume: dict[str, Any] | None = None,
         on_finish: Callable[[Run], None] | None = None,
+        context: list[HostMessage] | None = None,
     ) -> Run:
-        """Claim the session's turn (or raise SessionBusy) and start a run on its own thread."""
+        """Claim the session's turn (or raise SessionBusy) and start a run on its own thread; `context`,
+        host messages placed right after the person's message (what before_send hooks added)."""
         run = Run(
             self.parts,
             user,
@@ -58,6 +60,7 @@ class TurnControl:
             session=self.session,
             before_request=self.before_request,
             take_calls=self.take_calls,
+            context=context or [],
         )
         if on_finish is not None:
             run.on_finish.append(on_finish)
@@ -101,8 +104,10 @@ class TurnControl:
             check_attachments([*cards, *([user] if user else [])], info, new=user)
             self.parts.status.check_no_approval()
             self.parts.toolbox.check()
+            # The workspace's before_send hooks may refuse the message (nothing is stored) or add context.
+            context = self.parts.toolbox.hooks.before_send(user.text) if user is not None else []
             self.parts.approvals.abandon_lost()
-            run = self.start(user)
+            run = self.start(user, context=context)
         return drive(run, wait)
 
     def decide(

@@ -73,6 +73,7 @@ class Run:
         session: Any = None,
         before_request: Callable[[Run, ModelInfo], None] | None = None,
         take_calls: TakeCalls | None = None,
+        context: list[HostMessage] | None = None,
     ):
         self.id = "run_" + uuid.uuid4().hex[:12]
         self.parts = parts
@@ -83,6 +84,7 @@ class Run:
         # Answers the engine's own tool calls of a response (`handoff`) before the registry runs the rest.
         self.take_calls = take_calls
         self._user = user
+        self._context = context or []  # placed after the person's message as the turn starts
         # Where a turn paused for an approval goes on from (A3), or a tool call run by hand (T5).
         self._resume = resume
         self.paused = False  # the turn waits for an approval
@@ -268,6 +270,8 @@ class Run:
         parts, timeline = self.parts, self.timeline
         sid = timeline.session_id
         steps, continues = 0, 0
+        for said in self._context:  # what the before_send hooks added to the person's message
+            timeline.append(said)
         if self._resume is not None:  # an approval was decided, or a person runs a tool by hand
             steps = self._resume.get("steps", 0)
             if not self._settle(self._resume["calls"], steps) or not self._resume.get("continue_turn"):

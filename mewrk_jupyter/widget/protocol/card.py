@@ -109,6 +109,12 @@ class CardPayload(TypedDict):
     rules_like: NotRequired[list[str]]
     granted: NotRequired[list[str]]
     granted_in: NotRequired[str | None]
+    # a tool call: what the before_tool hooks decided, why, and the model's input when one rewrote it;
+    # an approval: why a hook asked (A5)
+    hooked: NotRequired[bool]
+    hook_decision: NotRequired[Literal["allow", "ask", "deny"] | None]
+    hook_reason: NotRequired[str | None]
+    original_params: NotRequired[dict[str, Any] | None]
     task_id: NotRequired[str]
     state: NotRequired[Literal["running", "awaiting_approval", "completed", "failed", "stopped"]]
 
