@@ -165,8 +165,13 @@ export function cardBody(card: CardPayload, opts: BodyOptions): HTMLElement {
       if (card.covered) parts.push(`${card.covered} earlier message${card.covered === 1 ? "" : "s"}`);
       parts.push("compacted into a summary");
       if (card.tokens_saved != null) parts.push(`≈${formatTokens(card.tokens_saved)} tokens saved`);
-      // A rule across the timeline with the line in its middle; the summary itself is never shown.
-      return h("div", { class: "mw-divider-line", role: "separator", "data-testid": "mw-divider" }, h("span", {}, parts.join(" · ")));
+      if (card.instructions) parts.push("with instructions");
+      // A rule across the timeline with the line in its middle; the summary is the model's working
+      // material, hidden until asked for (C7: read here, and edited with the card's Edit).
+      const line = h("div", { class: "mw-divider-line", role: "separator", "data-testid": "mw-divider" }, h("span", {}, parts.join(" · ")));
+      const body = h("div", { class: "mw-plain", "data-testid": "mw-summary" }, card.summary ?? "");
+      if (card.instructions) body.prepend(h("div", { class: "mw-muted", "data-testid": "mw-summary-instructions" }, `Written with the instructions: ${card.instructions}`));
+      return h("div", {}, line, disclosure("Summary the model reads", body, opts.open, opts.onToggle));
     }
     case "handoff": {
       // The documents the new session starts from, read as the model wrote them.

@@ -52,6 +52,10 @@ export function makeEditor(card: CardPayload | undefined, tools: ToolInfo[] | nu
       }
       return { params: parsed, result: result.value };
     };
+  } else if (card?.kind === "summary_divider") {
+    const summary = area(card.summary ?? "", "Summary");
+    node.append(h("label", { class: "mw-muted" }, "The summary the model reads in place of the cards above"), summary);
+    fields = () => ({ summary: summary.value });
   } else {
     const text = area(card?.text ?? "", "Card text");
     const interpolated = card ? interpolations(card) : null;

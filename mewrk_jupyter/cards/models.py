@@ -221,10 +221,14 @@ class SummaryDivider(Card):
     summary: str = ""
     covered: int = 0  # the messages above the divider that the summary stands for
     tokens_saved: int | None = None  # an estimate; None when it could not be measured
+    # The instructions the summary was written with: the person's, then a before_compact hook's (C7).
+    instructions: str | None = None
 
     def title_line(self) -> str:
-        """The divider's line: how many messages it covers and about how many tokens it saves."""
-        return divider_text(self.covered, self.tokens_saved)
+        """The divider's line: how many messages it covers, about how many tokens it saves, and whether
+        the summary was written with instructions."""
+        line = divider_text(self.covered, self.tokens_saved)
+        return f"{line} · with instructions" if self.instructions else line
 
     def _repr_markdown_(self) -> str:
         return for_notebook(f"──── {self.title_line()} ────")

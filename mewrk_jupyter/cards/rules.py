@@ -21,6 +21,8 @@ EDITABLE_FIELDS: dict[str, tuple[str, ...]] = {
     "model_reply": ("text",),
     "host_message": ("text",),
     "handoff": ("text",),
+    # The summary a divider carries, read and corrected after the fact (C7); the rest is the engine's.
+    "summary_divider": ("summary",),
 }
 
 # Kinds no one may edit, with the reason a person is told (the widget shows it on an edit attempt).
@@ -28,7 +30,6 @@ READ_ONLY_REASON: dict[str, str] = {
     "preview": "Preview cards are read-only.",
     "subagent": "Subagent cards are read-only; they show what a subagent did.",
     "approval": "An approval is decided with approve() or reject(), not edited.",
-    "summary_divider": "A compaction divider cannot be edited; delete it to read the messages again.",
     "native_compaction": "A native-compaction card carries the provider's encrypted item and cannot be edited.",
 }
 

@@ -144,10 +144,11 @@ COMMANDS: dict[str, Command] = {
         Command("context", "", "how full the context window is, by card kind", timeline.context),
         Command(
             "compact",
-            "[now]",
-            "summarise the conversation so far: later requests carry the summary instead of the cards above "
-            "(`compact now`: continue in a new session, from the provider's own compaction in the mode native, "
-            "else from handoff documents the model writes)",
+            "[TEXT]",
+            "summarise the conversation so far: later requests carry the summary instead of the cards above; "
+            "text after it is instructions for the summary (`compact keep the schema decisions`) "
+            "(`compact now [TEXT]`: continue in a new session, from the provider's own compaction in the mode "
+            "native, else from handoff documents the model writes)",
             timeline.compact,
             needs="compact",
         ),

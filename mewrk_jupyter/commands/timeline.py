@@ -11,7 +11,7 @@ from ..engine.history_summary import full_markdown, previous_request, summarise
 from ..engine.navigation import copy_session
 from ..engine.session import Session
 from ..errors import InvalidInput
-from .base import NOTEBOOK, Call, Result, refuse, sentence
+from .base import NOTEBOOK, Call, Result, sentence
 from .interpolate import interpolate
 
 STOPPING = "Stopping the turn."
@@ -127,14 +127,14 @@ def context(_call: Call) -> Result:
 
 
 def compact(call: Call) -> Result:
-    """`compact`: the conversation so far summarised in place, behind a divider; `compact now`: it
-    continues in a new session, which becomes the one commands act on."""
-    if call.args and call.args != ["now"]:
-        refuse(f"`{call.args[0]}` is not an option of compact (only `now`)")
+    """`compact [TEXT]`: the conversation so far summarised in place, behind a divider, TEXT its
+    instructions; `compact now [TEXT]`: it continues in a new session, which becomes the one commands
+    act on."""
+    words = call.text.split(None, 1)
     session = call.current
-    if not call.args:
-        return Result(compacted(session.compact()))
-    handover = session.compact_now()
+    if not words or words[0] != "now":
+        return Result(compacted(session.compact(instructions=call.text.strip() or None)))
+    handover = session.compact_now(instructions=words[1].strip() if len(words) > 1 else None)
     said = f"Handed over to the new session “{handover.title}” (`{handover.id}`); it waits for your next message."
     return Result(said, opened=handover, left=session, show="view")
 

@@ -15,6 +15,8 @@ class PromptProfile(ConfigModel):
 
     handoff_armed_notice: str | None = Field(default=None, alias="handoff.armed_notice")
     handoff_start_message: str | None = Field(default=None, alias="handoff.start_message")
+    # The question a summary compaction asks the model (C7); the person's instructions follow it.
+    summary_instruction: str | None = Field(default=None, alias="summary.instruction")
 
     @model_validator(mode="before")
     @classmethod

@@ -34,7 +34,14 @@ from ..store.db import Database
 from ..tools.mcp import ServerStatus
 from .assembly.context import ContextInfo
 from .background.tasks import TASKS
-from .compaction import AutoCompaction, HandoffTool, compact_in_place, compact_now, compact_now_refusal
+from .compaction import (
+    AutoCompaction,
+    HandoffTool,
+    compact_in_place,
+    compact_now,
+    compact_now_refusal,
+    compaction_instructions,
+)
 from .decisions import FOLLOWED_ELSEWHERE, SessionDecisions
 from .display import make_view, markdown_view, view_bundle
 from .notebook import write_export
@@ -317,22 +324,27 @@ class Session(StoredSession):
         cards = list(self.stored_timeline.current().cards)
         return write_export(target, cards, self.title, self.id, self.settings.model)
 
-    def compact(self) -> SummaryDivider:
+    def compact(self, instructions: str | None = None) -> SummaryDivider:
         """Summarise the conversation in place (C6): one call to the session's model writes a summary, and
         the divider placed after the last card makes requests carry it instead of every card above (they
-        stay on the timeline). Refused, changing nothing, with too little to compact (fewer than 4
-        messages or about 4k tokens), while a turn runs or an approval waits; undo takes it back."""
+        stay on the timeline). `instructions` say what the summary must keep or leave (C7): the request
+        carries them and the divider says they were given. Refused, changing nothing, with too little
+        to compact (fewer than 4 messages or about 4k tokens), while a turn runs or an approval waits;
+        undo takes it back. The summary is read and edited from the divider (`s.edit(id, summary=…)`)."""
+        given = compaction_instructions(instructions)
         self._config.settings()  # the summary is written by the model as stored, whoever changed it last
-        return compact_in_place(self._parts)
+        return compact_in_place(self._parts, given)
 
-    def compact_now(self) -> Session:
+    def compact_now(self, instructions: str | None = None) -> Session:
         """Continue the conversation in a new session now, whatever the threshold and the auto-compaction
-        toggle (C5): one call to the model writes handoff documents, the original stops at its handoff
-        card, and the new session `<title>-handover-<n>` is returned opened, waiting for the next message.
-        Refused, changing and sending nothing, while a turn runs, while an approval waits, when the model
-        has not replied since the last compaction (or at all), and while background work runs."""
+        toggle (C5): one call to the model writes handoff documents (with `instructions`, what they must
+        keep, C7), the original stops at its handoff card, and the new session `<title>-handover-<n>` is
+        returned opened, waiting for the next message. Refused, changing and sending nothing, while a turn
+        runs, while an approval waits, when the model has not replied since the last compaction (or at
+        all), while background work runs, and with instructions where the compaction is native."""
+        given = compaction_instructions(instructions)
         self._config.settings()  # the documents are written by the model as stored, whoever changed it last
-        handover: Session = compact_now(self._parts, self)
+        handover: Session = compact_now(self._parts, self, given)
         return handover
 
     def compact_now_unavailable(self) -> str | None:

@@ -60,6 +60,12 @@ class ApprovalDecision(Body):
     inPolicy: bool = False
 
 
+class CompactBody(Body):
+    """`POST /mewrk/v2/sessions/{id}/compact`: what the summary must keep or leave, if anything (C7)."""
+
+    instructions: str | None = None
+
+
 class NoFields(Body):
     """A route that takes no fields (stop, compact): an empty body or `{}`."""
 

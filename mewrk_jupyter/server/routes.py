@@ -27,7 +27,17 @@ from ..errors import (
     StoreError,
     WorkspaceNotTrusted,
 )
-from .bodies import ApiError, ApprovalDecision, B, NewSession, NoFields, RunRequest, finish_json, parse
+from .bodies import (
+    ApiError,
+    ApprovalDecision,
+    B,
+    CompactBody,
+    NewSession,
+    NoFields,
+    RunRequest,
+    finish_json,
+    parse,
+)
 from .notebooks import notebook_routes
 from .stream import off_loop, start_stream, stream_run
 
@@ -208,11 +218,11 @@ class CompactHandler(MewrkHandler):
     @authorized
     @answers
     async def post(self, session_id: str) -> None:
-        """Compact the session's older messages into a summary."""
-        self.body_as(NoFields)
+        """Compact the session's older messages into a summary (with `instructions` for it, C7)."""
+        body = self.body_as(CompactBody)
         s = await self.session(session_id)
         try:
-            divider = await off_loop(s.compact)
+            divider = await off_loop(s.compact, body.instructions)
         except (SessionNotFound, StoreError):
             raise
         except MewrkError as exc:  # a refusal (too short, a turn runs) is a conflict with the session's state

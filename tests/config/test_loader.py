@@ -101,7 +101,7 @@ def test_prompts_flat_or_nested_keys():
     nested = validate_file("prompts", "handoff:\n  armed_notice: A\n  start_message: B\n", name="default")
     assert flat == nested
     assert flat.as_mapping() == {"handoff.armed_notice": "A", "handoff.start_message": "B"}
-    assert set(PROMPT_KEYS) == {"handoff.armed_notice", "handoff.start_message"}
+    assert set(PROMPT_KEYS) == {"handoff.armed_notice", "handoff.start_message", "summary.instruction"}
 
 
 def test_prompt_values_are_strings_and_keys_known():

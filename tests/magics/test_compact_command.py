@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mewrk_jupyter import magics
+from mewrk_jupyter.commands import COMMANDS
 
 
 def test_compact_places_the_divider_and_says_so(mewrk):
@@ -47,10 +48,13 @@ def test_compact_now_hands_over_and_the_next_commands_act_on_the_new_session(mew
         "**mewrk:** The model has not replied since the last compaction, so there is nothing new to "
         "compact: send a message first."
     )
-    usage = mewrk("compact later").strip()
-    assert usage.startswith("Usage: `%mewrk compact [now]` — summarise the conversation so far")
+    # Words after `compact` are the summary's instructions, not an unknown option.
+    later = mewrk("compact later").strip()
+    assert later.startswith("**mewrk:** Nothing worth compacting: the conversation has 1 message")
     # In the mode native (offline/echo compacts by itself) the provider compacts instead.
-    assert "from the provider's own compaction in the mode native, else from handoff documents" in usage
+    assert "from the provider's own compaction in the mode native, else from handoff documents" in (
+        COMMANDS["compact"].summary
+    )
     handover.send("go on")
     handover.configure(compaction="native")
     mewrk("compact now")
@@ -71,3 +75,15 @@ def test_compact_now_in_native_mode_is_refused_again_until_the_model_replies(mew
         "compact: send a message first."
     )
     assert original.handovers == [handover] and magics.current_session().id == original.id
+
+
+def test_compact_with_instructions_carries_them_to_the_summary(mewrk):
+    mewrk("new")
+    session = magics.current_session()
+    for i in range(5):
+        session.send(f"question {i}\nlong: 900")
+    out = mewrk("compact keep the open questions")
+    divider = session.cards[-1]
+    assert divider.instructions == "keep the open questions"
+    assert out.strip() == f"Compacted: {divider.title_line()}."
+    assert out.strip().endswith("· with instructions.")

@@ -343,10 +343,12 @@ def test_compact_refuses_with_the_notebooks_sentence_then_compacts(server: Serve
         for _ in range(3):  # enough to compact: 6 messages, several thousand tokens
             events = stream(client, {"sessionId": sid, "question": "long: 1500"})
             assert events[-1].event == "end" and events[-1].data["state"] == "done"
-        done = client.post(f"/sessions/{sid}/compact", json={})
+        done = client.post(f"/sessions/{sid}/compact", json={"instructions": "keep the numbers"})
         assert done.status_code == 200, done.text
         assert done.json()["result"].startswith("Compacted: 6 earlier messages · compacted into a summary")
-        assert cards_of(client, sid)[-1]["kind"] == "summary_divider"
+        assert done.json()["result"].endswith("· with instructions.")
+        divider = cards_of(client, sid)[-1]
+        assert divider["kind"] == "summary_divider" and divider["instructions"] == "keep the numbers"
 
 
 def readme_script() -> str:

@@ -241,3 +241,33 @@ def test_compact_now_in_native_mode_closes_with_the_reason_until_the_model_repli
     expect(section).to_be_visible()  # the panel stayed open, and follows the turn's end
     expect(reason).to_have_text("")
     expect(now).not_to_have_attribute("aria-disabled", "true")
+
+
+def test_a_summary_is_read_and_edited_from_its_divider(lab, page):
+    # C7: hidden by default, opened from the divider, corrected with the card's Edit.
+    nb = Notebook.open(page, lab)
+    code = ATTACH + (
+        "s = mw.Session.new('offline/echo')\n"
+        "for i in range(5):\n"
+        "    s.send(f'question {i}\\nlong: 900', wait=True)\n"
+        "d = s.compact(instructions='keep the question numbers')\n"
+        "s.widget()"
+    )
+    _, root = widget_cell(nb, code)
+    divider = root.locator(".mw-card[data-kind='summary_divider']")
+    expect(divider.locator("[data-testid='mw-divider']")).to_contain_text("with instructions")
+    summary = divider.locator("[data-testid='mw-summary']")
+    expect(summary).to_be_hidden()
+    divider.locator("summary").click()
+    expect(summary).to_contain_text("question 0")
+    expect(divider.locator("[data-testid='mw-summary-instructions']")).to_have_text(
+        "Written with the instructions: keep the question numbers"
+    )
+    divider.hover()
+    divider.locator("[data-act='edit']").click()
+    area = divider.locator("textarea")
+    expect(area).to_be_focused()
+    area.fill("## Goal\n- the person counts questions")
+    area.press("Control+Enter")
+    expect(divider.locator("textarea")).to_have_count(0)
+    assert nb.print_value("s.card(d.id).summary") == "## Goal\n- the person counts questions"

@@ -8,6 +8,7 @@ from .handover import open_handover, session_links
 from .native import native_compaction
 from .now import compact_now, compact_now_refusal
 from .policy import AutoCompaction
+from .prompt import compaction_instructions
 from .summary import COMPACTING, Summary, compact_in_place, compacted, too_little
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "HandoffTool",
     "Summary",
     "compact_in_place",
+    "compaction_instructions",
     "compact_now",
     "compact_now_refusal",
     "compacted",

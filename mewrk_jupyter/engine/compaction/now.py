@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...cards.models import Card, Handoff, NativeCompaction, SummaryDivider
-from ...errors import MewrkError, NothingToCompact, SessionBusy
+from ...errors import InvalidInput, MewrkError, NothingToCompact, SessionBusy
 from ...providers.base import ModelRequest
 from ...providers.offline_handoff import HANDOFF_REQUEST
 from ...providers.registry import check_trusted, resolve
@@ -26,6 +26,7 @@ from .prompt import with_question
 from .summary import Call, append_unless_changed, ask_model
 
 HANDING_OVER = "Writing the handoff documents…"
+PERSON_SAYS_HANDOFF = "The person's instructions for these documents: "
 INSTRUCTION = (
     f"{HANDOFF_REQUEST}\n"
     "This conversation will continue in a new session that starts from handoff documents alone, with the "
@@ -82,9 +83,18 @@ def not_replied(cards: list[Card], handed_over_at: float | None = None) -> str |
     return NO_REPLY_SINCE if since or handed_over_at is not None else NO_REPLY_YET
 
 
-def handoff_request(request: ModelRequest) -> ModelRequest:
-    """The same request with the question for handoff documents at its end (joined to a last user message)."""
-    return with_question(request, INSTRUCTION)
+NATIVE_TAKES_NONE = (
+    "This conversation compacts natively, and the provider's own compaction takes no instructions for "
+    "its summary from here, so nothing was compacted: compact now without instructions, or switch the "
+    'compaction to handoff (s.configure(compaction="handoff")) to give them.'
+)
+
+
+def handoff_request(request: ModelRequest, instructions: str | None = None) -> ModelRequest:
+    """The same request with the question for handoff documents at its end (joined to a last user
+    message), the person's instructions after it (C7)."""
+    question = INSTRUCTION if not instructions else f"{INSTRUCTION}\n\n{PERSON_SAYS_HANDOFF}{instructions}"
+    return with_question(request, question)
 
 
 def compact_now_refusal(parts: SessionParts) -> MewrkError | None:
@@ -105,8 +115,9 @@ def compact_now_refusal(parts: SessionParts) -> MewrkError | None:
     return None
 
 
-def compact_now(parts: SessionParts, session: Handed) -> Any:
-    """Hand the conversation over to a new session now; returns it, opened but not run.
+def compact_now(parts: SessionParts, session: Handed, instructions: str | None = None) -> Any:
+    """Hand the conversation over to a new session now; returns it, opened but not run. The handoff
+    question carries the person's `instructions`; a native compaction takes none (refused).
 
     Refused, changing nothing and sending nothing, while a turn runs, while an approval waits, when the
     model has not replied since the last compaction (or at all), and while background work runs.
@@ -122,10 +133,12 @@ def compact_now(parts: SessionParts, session: Handed) -> Any:
     parts.toolbox.check()  # the call carries the tools: a broken tool is said before anything is sent
     provider, info = resolve(model, home)
     if parts.settings.value.compaction == "native" and info.native_compaction:
+        if instructions:
+            raise InvalidInput(NATIVE_TAKES_NONE)
         return native_handover(parts, session)  # the provider compacts; the original stays as it is
     timeline.emit(StatusChanged(sid, HANDING_OVER))
     try:
-        request = handoff_request(parts.assemble(cards, info).request)
+        request = handoff_request(parts.assemble(cards, info).request, instructions)
         written = ask_model(parts, None, provider, info, request, None, HANDOFF_CALL)
     finally:
         timeline.emit(StatusChanged(sid, None))

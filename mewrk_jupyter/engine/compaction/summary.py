@@ -19,7 +19,7 @@ from typing import Any
 
 from ...cards.models import Card, ModelReply, SummaryDivider
 from ...cards.undo import UNDO, CardChange, CardState, UndoStep
-from ...cards.words import count, divider_text, format_tokens
+from ...cards.words import count, format_tokens
 from ...errors import MewrkError, NothingToCompact, ProviderError, SessionBusy
 from ...providers.base import Exchange, ModelInfo, ModelRequest, Provider
 from ...providers.faults import describe_failure
@@ -35,7 +35,8 @@ from ..events import CardAdded, StatusChanged
 from ..timeline.state import state_of
 from ..turns.fold import ResponseState, accumulate, finish, record
 from ..turns.parts import SessionParts
-from .prompt import INSTRUCTION, summary_request
+from .handoff import wording
+from .prompt import SUMMARY_KEY, given_instructions, summary_question, summary_request
 
 COMPACTING = "Compacting the conversation…"
 MIN_MESSAGES = 4  # fewer, and a summary (with its opening and the person's words) may be longer than them
@@ -138,7 +139,7 @@ def too_little(cards: list[Card], size: int) -> str | None:
 
 def compacted(divider: SummaryDivider) -> str:
     """What a compaction says when it is done: "Compacted: 12 earlier messages · … · ≈62k tokens saved."."""
-    return f"Compacted: {divider_text(divider.covered, divider.tokens_saved)}."
+    return f"Compacted: {divider.title_line()}."
 
 
 @dataclass(frozen=True)
@@ -153,9 +154,12 @@ class Written:
 class Summary:
     """One summary of a session's conversation, from the call to the model to the divider on the timeline."""
 
-    def __init__(self, parts: SessionParts, run_id: str | None = None):
+    def __init__(self, parts: SessionParts, run_id: str | None = None, instructions: str | None = None):
         self.parts = parts
         self.run_id = run_id  # the turn the compaction happens in, if any
+        self.instructions = instructions  # the person's, for this summary (C7)
+        self.question = ""  # the question the summary call asked, once written
+        self.given: str | None = None  # every instruction it was written with, the hooks' too
 
     def compact(
         self, watch: Callable[[Exchange], None] | None = None, cancelled: Callable[[], bool] = lambda: False
@@ -189,16 +193,21 @@ class Summary:
         cards: list[Card],
         watch: Callable[[Exchange], None] | None = None,
     ) -> Written:
-        """One call to the model, recorded in the history: the conversation as it stands, and the question."""
-        request = summary_request(self.parts.assemble(cards, info).request)
+        """One call to the model, recorded in the history: the conversation as it stands, and the question
+        (the prompt profile's wording, the person's instructions and those of the before_compact hooks)."""
+        hooks = self.parts.toolbox.hooks.before_compact(self.instructions)
+        self.given = given_instructions(self.instructions, hooks)
+        worded = wording(self.parts.workspace.home, SUMMARY_KEY, "")
+        self.question = summary_question(worded, self.instructions, hooks)
+        request = summary_request(self.parts.assemble(cards, info).request, self.question)
         return ask_model(self.parts, self.run_id, provider, info, request, watch, SUMMARY_CALL)
 
     def divider(self, cards: list[Card], written: Written) -> SummaryDivider:
         """The divider for a summary: the messages it covers and, when the call was counted, the saving."""
-        divider = SummaryDivider(summary=written.text, covered=messages_of(cards))
+        divider = SummaryDivider(summary=written.text, covered=messages_of(cards), instructions=self.given)
         if written.usage:
             size = request_size(written.usage)
-            before = size - estimate_tokens(INSTRUCTION)
+            before = size - estimate_tokens(self.question)
             after = beside_timeline(size, written.body) + sum(tokens_by_kind([*cards, divider]).values())
             divider.tokens_saved = max(0, before - after)
         return divider
@@ -235,9 +244,10 @@ def append_unless_changed(
     return key
 
 
-def compact_in_place(parts: SessionParts) -> SummaryDivider:
-    """A person's compaction: refused, changing nothing and sending nothing, while a turn runs, while an
-    approval waits, or when there is too little to compact."""
+def compact_in_place(parts: SessionParts, instructions: str | None = None) -> SummaryDivider:
+    """A person's compaction, with their instructions for the summary if any: refused, changing nothing
+    and sending nothing, while a turn runs, while an approval waits, or when there is too little to
+    compact."""
     state = parts.status.state()
     if state == "running":
         raise SessionBusy(TURN_RUNS)
@@ -251,6 +261,6 @@ def compact_in_place(parts: SessionParts) -> SummaryDivider:
     if why is not None:
         raise NothingToCompact(why)
     parts.toolbox.check()  # the summary call carries the tools: a broken tool is said before it is sent
-    divider = Summary(parts).compact()
+    divider = Summary(parts, instructions=instructions).compact()
     assert divider is not None  # only a turn's compaction can be stopped
     return divider

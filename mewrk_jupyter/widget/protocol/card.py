@@ -92,6 +92,7 @@ class CardPayload(TypedDict):
     stop_reason: NotRequired[str | None]
     topic: NotRequired[str]
     summary: NotRequired[str]
+    instructions: NotRequired[str | None]  # summary_divider: what the summary was written with (C7)
     covered: NotRequired[int]
     tokens_saved: NotRequired[int | None]
     kept: NotRequired[list[str]]
