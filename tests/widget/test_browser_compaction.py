@@ -57,7 +57,8 @@ def test_slash_compact_shows_the_status_then_the_divider_as_a_rule_and_undo_remo
     style, width, share = divider.evaluate(RULE)
     assert style == "solid" and width == "1px" and share > 0.8  # a rule across the timeline
     assert nb.print_value("len(s.cards)") == "11"  # the cards above stay
-    expect(root).not_to_contain_text("## Goal")  # the summary is the model's, not shown
+    # The summary is the model's working material: closed until the person opens it (C7).
+    expect(root.locator("[data-testid='mw-summary']")).to_be_hidden()
     assert nb.print_value("s.cards[-1].summary.splitlines()[0]") == "## Goal"
 
     nb.run("s.undo()")
