@@ -17,6 +17,7 @@ from .cards.models import (
     ToolCall,
     Usage,
     UserInput,
+    Workflow,
 )
 from .cards.undo import UNDO
 from .config.preferences import Preferences
@@ -78,6 +79,7 @@ __all__ = [
     "SettingsEditor",
     "StoreError",
     "Subagent",
+    "Workflow",
     "SummaryDivider",
     "SystemPrompt",
     "Thinking",

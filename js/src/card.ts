@@ -15,6 +15,7 @@ export const LABELS: Record<string, string> = {
   native_compaction: "Native compaction",
   approval: "Approval",
   subagent: "Subagent",
+  workflow: "Workflow",
   preview: "Preview",
 };
 
@@ -185,6 +186,8 @@ export function cardBody(card: CardPayload, opts: BodyOptions): HTMLElement {
       return approvalBody(card, opts.reason ?? "");
     case "subagent":
       return subagentBody(card, opts);
+    case "workflow":
+      return workflowBody(card, opts);
     case "user_input": {
       // An attached object's text is Markdown the engine wrote (a DataFrame's table): rendered, as a reply is.
       const body = card.attached ? h("div", { class: "mw-markdown" }) : h("div", { class: "mw-plain" }, text);
@@ -256,6 +259,48 @@ const SUBAGENT_STATES: Record<string, string> = {
   failed: "failed",
   stopped: "stopped",
 };
+
+const STEP_STATES: Record<string, string> = { ...SUBAGENT_STATES, waiting: "waiting" };
+
+/** A workflow (X8): its name, state and input, each step with its agent and state and a button to its
+ * own timeline once it started, and the workflow's result once it ended. */
+function workflowBody(card: CardPayload, opts: BodyOptions): HTMLElement {
+  const state = card.state ?? "running";
+  const ended = state !== "running" && state !== "awaiting_approval";
+  const body = h(
+    "div",
+    { class: "mw-workflow", "data-testid": "mw-workflow" },
+    h("div", {}, h("code", {}, card.name ?? "workflow"), " · ", h("span", { "data-testid": "mw-workflow-state" }, SUBAGENT_STATES[state] ?? state)),
+  );
+  if (card.text) body.append(h("div", { class: "mw-plain" }, card.text));
+  const steps = h("ol", { class: "mw-workflow-steps" });
+  for (const step of card.steps ?? []) {
+    // A step the workflow never reached, once it ended, did not run; before that it waits its turn.
+    const words = step.state === "waiting" && ended ? "not run" : STEP_STATES[step.state] ?? step.state;
+    const row = h(
+      "li",
+      { "data-testid": "mw-workflow-step" },
+      h("span", {}, step.name), " · ", h("code", {}, step.agent), " · ", h("span", { "data-testid": "mw-workflow-step-state" }, words),
+    );
+    if (step.session_id) {
+      row.append(
+        " ",
+        h(
+          "button",
+          { class: "mw-button", type: "button", "data-act": "open-subagent", "data-session": step.session_id, "data-testid": "mw-open-step" },
+          "Open its timeline",
+        ),
+      );
+    }
+    steps.append(row);
+  }
+  body.append(steps);
+  if (card.result) {
+    const result = h("pre", { class: "mw-tool-result" + (state === "completed" ? "" : " mw-is-error") }, card.result);
+    body.append(disclosure(firstLine(card.result) || "(empty result)", result, opts.open, opts.onToggle));
+  }
+  return body;
+}
 
 /** A subagent (T15): its agent, state and task, its result once it ended; a click opens its own timeline here. */
 function subagentBody(card: CardPayload, opts: BodyOptions): HTMLElement {

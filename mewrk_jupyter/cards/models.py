@@ -321,6 +321,58 @@ class Subagent(Card):
         return line[:80] + ("…" if len(line) > 80 else "")
 
 
+WorkState = Literal["running", "awaiting_approval", "completed", "failed", "stopped"]
+
+
+class WorkflowStep(BaseModel):
+    """One step of a workflow's run: its agent, its own session once it started, how it stands."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    agent: str
+    session_id: str = ""  # empty until the step starts
+    state: Literal["waiting", "running", "awaiting_approval", "completed", "failed", "stopped"] = "waiting"
+    result: str | None = None
+
+
+class Workflow(Card):
+    """A workflow's run, shown read-only (X8): its name, what it was started with, each step's state and
+    own session, and once it ended its result (the last step's)."""
+
+    kind: Literal["workflow"] = "workflow"
+    origin: Literal["person", "model", "engine"] = "engine"
+    text: str = ""  # what the workflow was started with: its {input}
+    name: str = ""
+    task_id: str = ""
+    state: WorkState = "running"
+    steps: list[WorkflowStep] = Field(default_factory=list)
+    result: str | None = None
+
+    def title_line(self) -> str:
+        """The workflow, its state and the step it is at."""
+        at = next((s for s in self.steps if s.state in ("running", "awaiting_approval")), None)
+        where = f", step `{at.name}`" if at is not None else ""
+        line = f"workflow {self.name} ({self.state.replace('_', ' ')}{where}): {super().title_line()}"
+        return line[:80] + ("…" if len(line) > 80 else "")
+
+    def step_session(self, step: str | int) -> Any:
+        """A step's own session, opened, by the step's name or its place (0 first)."""
+        found = (
+            self.steps[step]
+            if isinstance(step, int)
+            else next((s for s in self.steps if s.name == step), None)
+        )
+        if found is None:
+            names = ", ".join(f"`{s.name}`" for s in self.steps)
+            raise KeyError(f"The workflow {self.name} has no step `{step}`; its steps: {names}.")
+        if not found.session_id:
+            raise LookupError(f"The step `{found.name}` has not started yet.")
+        if not SESSION_OPENERS:
+            raise RuntimeError("No session opener is registered: import mewrk_jupyter first.")
+        return SESSION_OPENERS[0](found.session_id)
+
+
 class Preview(Card):
     """A read-only preview of something the engine shows the person."""
 
@@ -341,6 +393,7 @@ AnyCard = Annotated[
     | NativeCompaction
     | Approval
     | Subagent
+    | Workflow
     | Preview,
     Field(discriminator="kind"),
 ]
@@ -361,6 +414,7 @@ CARD_CLASSES: dict[str, type[Card]] = {
         NativeCompaction,
         Approval,
         Subagent,
+        Workflow,
         Preview,
     )
 }

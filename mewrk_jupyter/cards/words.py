@@ -19,6 +19,7 @@ LABELS: dict[str, str] = {
     "native_compaction": "Native compaction",
     "approval": "Approval",
     "subagent": "Subagent",
+    "workflow": "Workflow",
     "preview": "Preview",
 }
 
@@ -35,6 +36,7 @@ NOUNS: dict[str, tuple[str, str]] = {
     "native_compaction": ("compaction", "compactions"),
     "approval": ("approval", "approvals"),
     "subagent": ("subagent card", "subagent cards"),
+    "workflow": ("workflow card", "workflow cards"),
     "preview": ("preview", "previews"),
 }
 

@@ -153,6 +153,13 @@ COMMANDS: dict[str, Command] = {
             needs="compact",
         ),
         Command(
+            "workflow",
+            "NAME [TEXT]",
+            "start the workflow `.mewrk/workflows/NAME.yaml` in the background, TEXT its input: its steps run "
+            "one after the other and its card shows each one's timeline; stop stops it",
+            timeline.workflow,
+        ),
+        Command(
             "approve",
             "[REASON]",
             "approve the pending tool call (`approve always`: the tool for the rest of this session; "

@@ -139,6 +139,17 @@ def compact(call: Call) -> Result:
     return Result(said, opened=handover, left=session, show="view")
 
 
+def workflow(call: Call) -> Result:
+    """`workflow NAME [TEXT]`: start a workflow with TEXT as its input; its card follows its steps."""
+    card = call.current.workflow(call.args[0], call.text.strip())
+    steps = ", ".join(f"`{step.name}`" for step in card.steps)
+    said = (
+        f"Started the workflow `{card.name}` in the background ({steps}); its card shows each step, and "
+        "its result reaches the model before its next request."
+    )
+    return Result(said, data={"card_id": card.id})
+
+
 def help_(_call: Call) -> Result:
     """`help`: the commands."""
     return Result(show="help")

@@ -22,6 +22,7 @@ from .prompts import PromptProfile
 from .server import ServerConfig
 from .shares import read_fractions
 from .tools import ToolConfig
+from .workflows import WorkflowConfig
 from .yamlfile import MAX_FILE_BYTES, parse_yaml, too_large
 
 SUFFIXES = (".yaml", ".yml")
@@ -53,6 +54,7 @@ KINDS: dict[str, FileKind] = {
     "prompts": FileKind("prompts", PromptProfile, "prompt profile"),
     "hooks": FileKind("hooks", HookConfig, "hook"),
     "mcp": FileKind("mcp", McpServerConfig, "MCP server"),
+    "workflows": FileKind("workflows", WorkflowConfig, "workflow"),
 }
 EDITABLE_KINDS: tuple[str, ...] = tuple(k for k, v in KINDS.items() if v.editable)
 

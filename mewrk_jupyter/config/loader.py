@@ -18,6 +18,7 @@ from .problems import InvalidConfig, Problem, raise_problems
 from .prompts import PromptProfile
 from .server import ServerConfig
 from .tools import ToolConfig
+from .workflows import WorkflowConfig
 
 
 class Config(BaseModel):
@@ -33,6 +34,7 @@ class Config(BaseModel):
     prompts: dict[str, PromptProfile] = {}
     hooks: dict[str, HookConfig] = {}
     mcp: dict[str, McpServerConfig] = {}
+    workflows: dict[str, WorkflowConfig] = {}
     server: ServerConfig | None = None
     # What is wrong with the files that were left out: each disables only what it defines.
     problems: tuple[Problem, ...] = ()
@@ -45,7 +47,16 @@ class Config(BaseModel):
     @property
     def is_empty(self) -> bool:
         """True when no file configures anything, so the session falls back to the offline provider."""
-        parts = (self.vendors, self.agents, self.policies, self.tools, self.prompts, self.hooks, self.mcp)
+        parts = (
+            self.vendors,
+            self.agents,
+            self.policies,
+            self.tools,
+            self.prompts,
+            self.hooks,
+            self.mcp,
+            self.workflows,
+        )
         return not any(parts) and self.server is None
 
     def broken(self, folder: str, name: str) -> tuple[Problem, ...]:
@@ -85,6 +96,17 @@ class Config(BaseModel):
             raise ConfigError(f"There is no agent `{name}`: `.mewrk/agents/{name}.yaml` does not exist")
         return self.agents[name]
 
+    def workflow(self, name: str) -> WorkflowConfig:
+        """The workflow declared by `workflows/<name>.yaml`."""
+        if name not in self.workflows:
+            self._refuse_broken("workflows", name)
+            listed = ", ".join(f"`{known}`" for known in sorted(self.workflows)) or "none"
+            raise ConfigError(
+                f"There is no workflow `{name}`: `.mewrk/workflows/{name}.yaml` does not exist "
+                f"(the workflows: {listed})"
+            )
+        return self.workflows[name]
+
     def policy(self, level: str) -> PolicyConfig:
         """The tiers of safety level `level`, from `policy/<level>.yaml`."""
         if level not in self.policies:
@@ -108,6 +130,7 @@ _FIELDS = {
     "prompts": "prompts",
     "hooks": "hooks",
     "mcp": "mcp",
+    "workflows": "workflows",
 }
 
 

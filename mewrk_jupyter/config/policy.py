@@ -18,7 +18,7 @@ from .sandbox import SandboxPolicy
 Tier = Literal["allow", "ask", "deny"]
 TIERS: tuple[Tier, ...] = ("allow", "ask", "deny")
 # The engine's background-work tools run or are refused; what a subagent does asks under the level itself.
-NEVER_ASK = ("agent_spawn", "task_wait")
+NEVER_ASK = ("agent_spawn", "task_wait", "workflow")
 
 
 class PolicyConfig(ConfigModel):

@@ -41,6 +41,10 @@ class Problem:
     def __str__(self) -> str:
         return f"{self.file}: {self.message}"
 
+    def located(self) -> str:
+        """The problem with its line, where known: "workflows/fix.yaml, line 4: …"."""
+        return f"{self.file}, line {self.line}: {self.message}" if self.line else str(self)
+
 
 class InvalidConfig(ConfigError):
     """A ConfigError that also lists its problems one by one, for the settings editor to point at."""

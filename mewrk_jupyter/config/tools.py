@@ -15,7 +15,7 @@ from .problems import invalid
 ENGINE_DECLARED = (
     *("ls", "read", "grep", "find", "write", "edit", "bash", "lsp"),
     *("python", "inspect"),
-    *("box", "handoff", "agent_spawn", "task_wait"),
+    *("box", "handoff", "agent_spawn", "task_wait", "workflow"),
 )
 # `{name}` in the command stands for a parameter; `${NAME}` stays the shell's own variable.
 _PLACEHOLDER = re.compile(r"(?<!\$)\{([A-Za-z_][A-Za-z0-9_]*)\}")

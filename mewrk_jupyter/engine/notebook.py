@@ -20,7 +20,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from ..cards.models import CARD_CLASSES, Approval, Card, Subagent, ToolCall, card_from_dict
+from ..cards.models import CARD_CLASSES, Approval, Card, Subagent, ToolCall, Workflow, card_from_dict
 from ..cards.words import label
 from ..errors import InvalidInput
 
@@ -178,12 +178,12 @@ def _card_of(cell: Any, number: int) -> Card | None:
 
 def _ended(card: Card) -> Card:
     """An imported card as a record of what happened, never as something going on: a notebook (perhaps a
-    stranger's) decides nothing here — an approval it says waits does not wait, a subagent it says runs is
-    not followed (its session id could name another conversation of this store), a call it says runs is
-    not run."""
+    stranger's) decides nothing here — an approval it says waits does not wait, a subagent or workflow it
+    says runs is not followed (its session ids could name another conversation of this store), a call it
+    says runs is not run."""
     if isinstance(card, Approval) and card.decision == "pending":
         return card.model_copy(update={"decision": "expired"})
-    if isinstance(card, Subagent) and card.state in ("running", "awaiting_approval"):
+    if isinstance(card, Subagent | Workflow) and card.state in ("running", "awaiting_approval"):
         result = f"{card.result}\n\n{NOT_HERE}" if card.result else NOT_HERE
         return card.model_copy(update={"state": "stopped", "result": result})
     if isinstance(card, ToolCall) and card.status in ("pending", "running"):

@@ -23,6 +23,7 @@ from ..cards.models import (
     SummaryDivider,
     ToolCall,
     UserInput,
+    Workflow,
     register_session_opener,
 )
 from ..cards.order import key_between
@@ -51,6 +52,7 @@ from .session_config import SessionConfig
 from .settings.model import SessionSettings, StoredSettings
 from .stored_session import StoredSession
 from .subagents import SubagentCalls, chain, reach_subagents
+from .subagents.workflow import WorkflowRefused, start_workflow
 from .timeline.edits import TimelineEdits
 from .toolbox.box import ToolBox
 from .toolbox.grants import drop_foreign_grants
@@ -444,6 +446,20 @@ class Session(StoredSession):
         if not isinstance(card, ToolCall):
             raise InvalidInput("Only a notebook_edit call's card can be reverted.")
         return self._parts.toolbox.revert(card)
+
+    def workflow(self, name: str, text: str = "") -> Workflow:
+        """Start the workflow `.mewrk/workflows/<name>.yaml` with `text` as its input (X8): its steps run
+        one after the other in the background, each a subagent session of its own, and its card on this
+        timeline follows them; its result reaches the model before its next request, as a
+        `<task-notification>`. Refused with a sentence, starting nothing, for an unknown or broken
+        workflow, an unknown agent or model in a step, or too many subagents at work; `stop()` stops it."""
+        if not isinstance(name, str) or not isinstance(text, str):
+            raise InvalidInput("A workflow is started with its name and its input, both text.")
+        try:
+            _, card = start_workflow(self, name, text)
+        except WorkflowRefused as exc:
+            raise InvalidInput(str(exc)) from None
+        return card
 
     def stop(self) -> bool:
         """Stop the running turn, whichever window or process owns it (R3), and the session's background

@@ -66,6 +66,13 @@ class CompactBody(Body):
     instructions: str | None = None
 
 
+class WorkflowBody(Body):
+    """`POST /mewrk/v2/sessions/{id}/workflows`: the workflow to start and its input (X8)."""
+
+    name: str
+    input: str = ""
+
+
 class NoFields(Body):
     """A route that takes no fields (stop, compact): an empty body or `{}`."""
 

@@ -35,6 +35,7 @@ from .bodies import (
     NewSession,
     NoFields,
     RunRequest,
+    WorkflowBody,
     finish_json,
     parse,
 )
@@ -230,6 +231,26 @@ class CompactHandler(MewrkHandler):
         self.reply({"result": compacted(divider), "card": divider.model_dump(mode="json")})
 
 
+class WorkflowsHandler(MewrkHandler):
+    """`POST /sessions/{id}/workflows`: start a workflow in the background, refused with the notebook's
+    sentence; its card (the task id in it) follows the steps on the session's timeline."""
+
+    @web.authenticated
+    @authorized
+    @answers
+    async def post(self, session_id: str) -> None:
+        """Start the workflow `name` with `input`; 202 with its card."""
+        body = self.body_as(WorkflowBody)
+        s = await self.session(session_id)
+        try:
+            card = await off_loop(s.workflow, body.name, body.input)
+        except (SessionNotFound, StoreError):
+            raise
+        except MewrkError as exc:  # unknown or broken, an unknown agent, too many at work
+            raise ApiError(409, str(exc)) from None
+        self.reply({"taskId": card.task_id, "card": card.model_dump(mode="json")}, 202)
+
+
 class RunHandler(MewrkHandler):
     """`POST /run`: start a turn and stream it, or stream the rest of a run, as Server-Sent Events."""
 
@@ -276,6 +297,7 @@ def routes(base_url: str, root: Path) -> list[tuple[str, type[Any], dict[str, An
         (f"sessions/{sid}/stop", StopHandler),
         (f"sessions/{sid}/approval", ApprovalHandler),
         (f"sessions/{sid}/compact", CompactHandler),
+        (f"sessions/{sid}/workflows", WorkflowsHandler),
         ("run", RunHandler),
     ]
     found: list[tuple[str, type[Any], dict[str, Any]]] = [

@@ -128,6 +128,6 @@ def test_a_file_that_is_not_utf8_is_named(home):
 
 
 def test_s1_s2_which_folders_the_settings_editor_may_edit():
-    assert EDITABLE_KINDS == ("llm", "agents", "policy", "tools", "prompts", "hooks", "mcp")
+    assert EDITABLE_KINDS == ("llm", "agents", "policy", "tools", "prompts", "hooks", "mcp", "workflows")
     assert KINDS["server"].editable is False and KINDS["server"].hot_reloadable is False
     assert all(KINDS[kind].hot_reloadable for kind in EDITABLE_KINDS)

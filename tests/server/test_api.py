@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 import mewrk_jupyter as mw
+from tests.conftest import wait_for
 from tests.server.conftest import REPO, Event, Server, events_of
 
 R1 = "This session is running in another window — stop it to take over"
@@ -349,6 +350,34 @@ def test_compact_refuses_with_the_notebooks_sentence_then_compacts(server: Serve
         assert done.json()["result"].endswith("· with instructions.")
         divider = cards_of(client, sid)[-1]
         assert divider["kind"] == "summary_divider" and divider["instructions"] == "keep the numbers"
+
+
+def test_a_workflow_starts_over_http_and_its_card_follows_its_steps(server: Server):
+    folder = server.root / ".mewrk" / "workflows"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "twice.yaml").write_text("steps:\n  - prompt: First {input}.\n  - prompt: Then {previous}\n")
+    with server.client() as client:
+        sid = new_session(client, model="offline/echo")["id"]
+        refused = client.post(f"/sessions/{sid}/workflows", json={"name": "nope"})
+        assert refused.status_code == 409
+        assert refused.json()["error"].startswith("No workflow was started: There is no workflow `nope`")
+        assert client.post(f"/sessions/{sid}/workflows", json={"input": "x"}).status_code == 400
+        assert cards_of(client, sid) == []
+        started = client.post(f"/sessions/{sid}/workflows", json={"name": "twice", "input": "the parser"})
+        assert started.status_code == 202, started.text
+        card = started.json()["card"]
+        assert started.json()["taskId"] == card["task_id"] and card["kind"] == "workflow"
+        assert [step["name"] for step in card["steps"]] == ["step1", "step2"]
+
+        def ended() -> dict | None:
+            found = next(c for c in cards_of(client, sid) if c["kind"] == "workflow")
+            return found if found["state"] == "completed" else None
+
+        done = wait_for(ended)
+        assert [step["state"] for step in done["steps"]] == ["completed", "completed"]
+        assert "First the parser." in done["result"]  # the second step read the first one's result
+        first = client.get(f"/sessions/{done['steps'][0]['session_id']}").json()
+        assert [c["kind"] for c in first["cards"]] == ["user_input", "model_reply"]
 
 
 def readme_script() -> str:

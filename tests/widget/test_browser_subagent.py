@@ -66,3 +66,47 @@ def test_the_agent_filter_shows_one_figure_per_agent_and_opens_the_one_chosen(la
     expect(root.locator(".mw-header .mw-title")).to_contain_text(f"· {child_id} ·")
     expect(root.locator("[data-testid='mw-dashboard']")).to_contain_text("Agent: helper")
     expect(agent_filter).to_have_value(child_id)
+
+
+WORKFLOW = (
+    "folder = pathlib.Path('.mewrk/workflows'); folder.mkdir(parents=True, exist_ok=True)\n"
+    "(folder / 'review.yaml').write_text(\n"
+    "    'steps:\\n'\n"
+    "    '  - name: check\\n    agent: helper\\n    prompt: \\'call: bash {\"command\": \"echo {input}\"}\\'\\n'\n"
+    "    '  - name: report\\n    prompt: Report.\\n'\n"
+    ")\n"
+    "w = mw.Session.new(title='flow')\n"
+    "w.widget()"
+)
+
+
+def test_a_workflow_typed_in_the_composer_shows_its_steps_and_opens_each_ones_timeline(lab, page):
+    nb = Notebook.open(page, lab)
+    _, root = widget_cell(nb, SETUP.replace("s.widget()", WORKFLOW))
+    box = root.locator("[data-testid='mw-input']")
+    box.fill("/workflow review the parser")
+    box.press("Control+Enter")  # a command with its text is sent as a message is
+    card = root.locator(".mw-card[data-kind='workflow']")
+    expect(card.locator("[data-testid='mw-workflow-state']")).to_have_text("waiting for an approval")
+    steps = card.locator("[data-testid='mw-workflow-step']")
+    expect(steps).to_have_count(2)
+    expect(steps.nth(0)).to_contain_text("check · helper · waiting for an approval")
+    expect(steps.nth(1)).to_contain_text("report · main · waiting")
+    expect(steps.nth(1).locator("[data-testid='mw-open-step']")).to_have_count(0)  # not started yet
+    approval = root.locator(".mw-card[data-kind='approval']")
+    expect(approval).to_contain_text("A subagent asks to run bash")
+    approval.locator("[data-testid='mw-approve']").click()
+    expect(card.locator("[data-testid='mw-workflow-state']")).to_have_text("completed")
+    expect(steps.nth(1).locator("[data-testid='mw-workflow-step-state']")).to_have_text("completed")
+    # Each step's own timeline opens in place, and Back returns.
+    steps.nth(0).locator("[data-testid='mw-open-step']").click()
+    header = root.locator(".mw-header .mw-title")
+    first = nb.print_value("[c for c in w.cards if c.kind == 'workflow'][0].steps[0].session_id")
+    expect(header).to_contain_text(f"· {first} ·")
+    expect(root.locator(".mw-card[data-kind='tool_call']")).to_contain_text("echo the parser")
+    root.locator("[data-testid='mw-back']").click()
+    expect(header).to_contain_text("flow · ")
+    card.locator("[data-testid='mw-open-step']").nth(1).click()
+    second = nb.print_value("[c for c in w.cards if c.kind == 'workflow'][0].steps[1].session_id")
+    expect(header).to_contain_text(f"· {second} ·")
+    expect(root.locator(".mw-card[data-kind='user_input']").first).to_contain_text("Report.")

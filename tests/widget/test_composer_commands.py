@@ -31,6 +31,7 @@ TYPED: dict[str, list[str]] = {
     "reject": ["/reject not now"],
     "mcp": ["/mcp"],
     "skill": ["/skill", "/skill review"],
+    "workflow": ["/workflow review the parser", "/workflow"],
     "set": [
         "/set",
         "/set model offline/thinker",

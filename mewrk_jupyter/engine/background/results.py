@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...cards.models import Approval, Card, HostMessage, ModelReply, Subagent, ToolCall
+from ...cards.models import Approval, Card, HostMessage, ModelReply, Subagent, ToolCall, Workflow
 from ...store import cards as card_rows
 from ...store import runs as run_rows
 from ...store import tasks as task_rows
@@ -83,6 +83,42 @@ def recover_orphans(timeline: StoredTimeline, cards: list[Card]) -> None:
         timeline.save(card.model_copy(update={"state": state, "result": result}))
 
 
+WORKFLOW_ORPHANED = (
+    "(The process that ran this workflow ended before the workflow did; each step's own session keeps "
+    "what it did.)"
+)
+
+
+def recover_orphan_workflows(timeline: StoredTimeline, cards: list[Card]) -> None:
+    """Workflow cards still running whose runner no live process has any more end as stopped, each step
+    at work marked so, and their result (what the last finished step said) waits to be delivered."""
+    conn = timeline.db.conn()
+    running = [c for c in cards if isinstance(c, Workflow) and c.state in ("running", "awaiting_approval")]
+    if not running:
+        return
+    live = {row["id"] for row in task_rows.live_tasks(conn, timeline.session_id)}
+    for card in running:
+        if TASKS.get(card.task_id) is not None or card.task_id in live:
+            continue  # followed here, or by another process that still beats for it
+        done = [step for step in card.steps if step.state == "completed"]
+        result = f"{done[-1].result or ''}\n\n{WORKFLOW_ORPHANED}".strip() if done else WORKFLOW_ORPHANED
+        steps = [
+            s.model_copy(update={"state": "stopped"}) if s.state in ("running", "awaiting_approval") else s
+            for s in card.steps
+        ]
+        task = BackgroundTask(
+            session_id=timeline.session_id,
+            kind="workflow",
+            label=f"workflow `{card.name}`",
+            call_card="",
+            id=card.task_id,
+            card_id=card.id,
+        )
+        TASKS.add(task)
+        TASKS.set_state(task, "stopped", result)
+        timeline.save(card.model_copy(update={"state": "stopped", "result": result, "steps": steps}))
+
+
 def expire_orphan_approvals(timeline: StoredTimeline, cards: list[Card]) -> None:
     """A subagent's approval shown here whose subagent no live process follows any more can never be
     answered: it is closed, so that no card waits for a decision nobody can take."""
@@ -100,6 +136,7 @@ def deliver_results(timeline: StoredTimeline) -> list[str]:
     the output of its starting call (async tool calls), or as a host message; returns the task ids."""
     cards = timeline.current().cards  # one reading for both: each changes only cards of its own kind
     recover_orphans(timeline, cards)
+    recover_orphan_workflows(timeline, cards)
     expire_orphan_approvals(timeline, cards)
     delivered = []
     for task in TASKS.of(timeline.session_id):

@@ -35,7 +35,7 @@ class BackgroundTask:
     """One piece of background work: what it is, where its result goes, and how it ended."""
 
     session_id: str  # the session that started it, which receives its result
-    kind: Literal["subagent", "command"]
+    kind: Literal["subagent", "command", "workflow"]
     label: str  # how a sentence names it: "subagent `helper`", "command `make test`"
     call_card: str  # the tool-call card that started it
     as_output: bool = False  # async tool calls: the result becomes that call's output

@@ -1,4 +1,4 @@
-"""Answers the model's `agent_spawn` and `task_wait` calls inside a turn, before the registry runs the rest
+"""Answers the model's `agent_spawn`, `workflow` and `task_wait` calls inside a turn, before the registry runs the rest
 (the run asks the engine's own tools first, as it asks `handoff`)."""
 
 from __future__ import annotations
@@ -7,15 +7,16 @@ from typing import Any
 
 from ...cards.models import ToolCall
 from ..background.results import wait_for_tasks
-from ..toolbox.agent_tools import AGENT_SPAWN, TASK_WAIT, background_tools
+from ..toolbox.agent_tools import AGENT_SPAWN, TASK_WAIT, WORKFLOW, background_tools
 from ..toolbox.policy import denial
 from ..turns.parts import SessionParts
 from ..turns.run import TakeCalls
 from .spawn import Parent, spawn
+from .workflow import call_workflow
 
 
 class SubagentCalls:
-    """Takes a response's `agent_spawn` and `task_wait` calls, when the session's agent offers them."""
+    """Takes a response's `agent_spawn`, `workflow` and `task_wait` calls, when the session's agent offers them."""
 
     def __init__(self, parts: SessionParts, session: Parent) -> None:
         self.parts = parts
@@ -27,8 +28,8 @@ class SubagentCalls:
         ours = [call for call in calls if call.name in offered]
         if not ours:
             return calls, False
-        # Spawns first, so that a `task_wait` of the same response can wait for them.
-        for call in sorted(ours, key=lambda c: c.name != AGENT_SPAWN):
+        # Spawns and workflows first, so that a `task_wait` of the same response can wait for them.
+        for call in sorted(ours, key=lambda c: c.name == TASK_WAIT):
             call.status = "running"
             self.parts.timeline.save(call)
             if (
@@ -37,6 +38,8 @@ class SubagentCalls:
                 text, is_error = denial(call.name, self.parts.settings.value.safety_level), False
             elif call.name == AGENT_SPAWN:
                 text, is_error = spawn(self.session, call)
+            elif call.name == WORKFLOW:
+                text, is_error = call_workflow(self.session, call)
             else:
                 assert call.name == TASK_WAIT
                 text, is_error = wait_for_tasks(self.parts.session_id, call.params, lambda: run.cancelled)

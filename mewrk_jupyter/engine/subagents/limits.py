@@ -30,7 +30,7 @@ def running_under(session_id: str, depth: int = 0) -> int:
     """How many subagents run under the session, its subagents' own included."""
     found = 0
     for task in TASKS.of(session_id):
-        if task.kind == "subagent" and task.child_session:
+        if task.kind in ("subagent", "workflow") and task.child_session:
             found += 0 if task.ended else 1
             if depth < MAX_DEPTH:
                 found += running_under(task.child_session, depth + 1)

@@ -10,6 +10,7 @@ from typing import Any
 from ...cards.models import CellChange, HostMessage, ToolCall, ToolPreview
 from ...config import Config, policy_for, trust_state
 from ...config.policy import Tier
+from ...config.workflows import describe_workflows
 from ...errors import InvalidInput
 from ...providers.base import ToolSpec
 from ...providers.registry import config_for
@@ -31,7 +32,7 @@ from .mcp import SessionMcp
 from .policy import PLAN_WITHHELD, Subject, plan_withholds, subject_of, tier_of
 from .secrets import SessionSecrets
 
-ENGINE_TOOLS = ("box", "handoff", "agent_spawn", "task_wait")
+ENGINE_TOOLS = ("box", "handoff", "agent_spawn", "task_wait", "workflow")
 # What a subagent whose agent file lists no tools goes without: it may read the notebook, not change it.
 SUBAGENT_WITHHELD = ("notebook_edit", "notebook_run")
 
@@ -121,16 +122,19 @@ class ToolBox:
         return agent.tools if agent is not None else None
 
     def background_enabled(self) -> bool:
-        """Whether the session's agent may start background work (it lists agent_spawn or task_wait)."""
+        """Whether the session's agent may start background work (it lists agent_spawn, workflow or
+        task_wait)."""
         return bool(background_tools(self.agent_tools()))
 
     def specs(self) -> list[ToolSpec]:
         """What the model is told about the tools, in every request (in plan mode, no tool that changes
         files or runs commands, nor an MCP server's tool or a command tool not declared read-only); with
-        background work, `agent_spawn` and `task_wait` after the others, and `bash` takes `background`."""
+        background work, `agent_spawn`, `workflow` and `task_wait` after the others, and `bash` takes
+        `background`."""
         registry = self.registry
         specs = registry.specs()
-        extra = background_tools(self.agent_tools())
+        config = config_for(self.workspace.home)
+        extra = background_tools(self.agent_tools(), describe_workflows(config.workflows if config else {}))
         if extra:
             specs = [with_background(s) if s.name == "bash" else s for s in specs] + extra
         if self.settings.value.plan_mode:

@@ -53,6 +53,17 @@ class CellChangeInfo(TypedDict):
 
 
 @with_config(ConfigDict(extra="forbid"))
+class WorkflowStepInfo(TypedDict):
+    """One step of a workflow card: its agent, its own session once it started, how it stands."""
+
+    name: str
+    agent: str
+    session_id: str
+    state: Literal["waiting", "running", "awaiting_approval", "completed", "failed", "stopped"]
+    result: str | None
+
+
+@with_config(ConfigDict(extra="forbid"))
 class CardPayload(TypedDict):
     """A card as the views see it: the card's fields (one model per kind), minus opaque blobs."""
 
@@ -118,6 +129,7 @@ class CardPayload(TypedDict):
     original_params: NotRequired[dict[str, Any] | None]
     task_id: NotRequired[str]
     state: NotRequired[Literal["running", "awaiting_approval", "completed", "failed", "stopped"]]
+    steps: NotRequired[list[WorkflowStepInfo]]  # a workflow: its steps (X8)
 
 
 @with_config(ConfigDict(extra="forbid"))
