@@ -321,17 +321,17 @@ def vendor_models(config: Config, vendor_name: str) -> dict[str, ModelConfig]:
         return {}
 
 
-def listing_problems(config: Config) -> list[str]:
-    """For a trusted folder, a sentence for each vendor whose server was to list its models and did not."""
+def listing_problems(config: Config) -> dict[str, str]:
+    """For a trusted folder, by vendor, the sentence of each server that was to list its models and did not."""
     if not trust_state(config).trusted:
-        return []
-    problems = []
+        return {}
+    problems = {}
     for name, vendor in config.vendors.items():
         if vendor.discovers:
             try:
                 discovered_models(config, name, vendor, _lister(vendor))
             except ConfigError as exc:
-                problems.append(str(exc))
+                problems[name] = str(exc)
     return problems
 
 

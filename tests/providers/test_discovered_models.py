@@ -199,6 +199,25 @@ def test_a_server_that_is_down_is_said_and_the_rest_keeps_working(workspace, wir
     assert "fine" in offline.cards[-1].text
 
 
+def test_an_agent_files_model_on_a_server_that_is_down_leaves_the_session_on_the_offline_model(
+    workspace, monkeypatch
+):
+    monkeypatch.setenv("LOCAL_KEY", KEY)
+    down = f"http://127.0.0.1:{free_port()}/v1"
+    write_local(workspace, down, trust=False)
+    (workspace / ".mewrk" / "agents").mkdir()
+    (workspace / ".mewrk" / "agents" / "main.yaml").write_text("model: local/llama3.2:latest\n")
+    mw.trust()
+    with pytest.warns(mw.ConfigNotice) as told:
+        s = mw.Session.new()
+    assert s.settings.model == "offline/echo"
+    assert "Until it answers, this session runs on offline/echo instead of local/llama3.2:latest." in [
+        str(w.message) for w in told
+    ]
+    s.send("hi")
+    assert s.cards[-1].kind == "model_reply"
+
+
 @pytest.mark.parametrize(
     ("answer", "why"),
     [
