@@ -10,8 +10,8 @@ PAGE = ROOT / "docs" / "requirements.md"
 # Where codes are used: the package, the tests and the widget's TypeScript source.
 SOURCES = [("mewrk_jupyter", "*.py"), ("tests", "*.py"), ("js/src", "*.ts")]
 # A code, or a range of codes of one letter ("A1–A3", "T4-T11").
-CODE = re.compile(r"\b([TCASDRNP])([0-9]{1,2})(?:\s*[–-]\s*\1([0-9]{1,2}))?\b")
-ENTRY = re.compile(r"^### ([TCASDRNP][0-9]{1,2}) — \S", re.MULTILINE)
+CODE = re.compile(r"\b([TCASDRNPX])([0-9]{1,2})(?:\s*[–-]\s*\1([0-9]{1,2}))?\b")
+ENTRY = re.compile(r"^### ([TCASDRNPX][0-9]{1,2}) — \S", re.MULTILINE)
 PATH = re.compile(r"`((?:mewrk_jupyter|tests|js)/[^`\s]*)`")
 
 

@@ -5,7 +5,14 @@ from __future__ import annotations
 import re
 from typing import Any, Literal, get_args
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    Field,
+    ModelWrapValidatorHandler,
+    PrivateAttr,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from .base import ConfigModel
 from .problems import http_address, invalid
@@ -22,6 +29,9 @@ Protocol = Literal[
     "offline",
 ]
 PROTOCOLS: tuple[str, ...] = get_args(Protocol)
+DISCOVER = "discover"
+# The protocols whose servers answer the list of their models (GET /v1/models) in a shape known here.
+DISCOVERING = ("openai-chat",)
 # The fields of Amazon Bedrock (protocol bedrock); the three credentials are references.
 AWS_SECRETS = ("aws_access_key", "aws_secret_key", "aws_session_token")
 AWS_FIELDS = ("aws_region", *AWS_SECRETS, "aws_profile")
@@ -67,6 +77,7 @@ class VendorConfig(ConfigModel):
     """One vendor file; the vendor's name is the file's stem and models are addressed `vendor/model`."""
 
     protocol: Protocol
+    # Empty when the file says `models: discover`: the server lists them (`discovers`).
     models: dict[str, ModelConfig]
     base_url: str | None = None
     api_key: str | None = None
@@ -88,10 +99,17 @@ class VendorConfig(ConfigModel):
     service_account: str | None = None
     # OpenAI Codex (protocol openai-codex): `codex-cli` reads the Codex CLI's own login file.
     credentials: Literal["codex-cli"] | None = None
+    _discovers: bool = PrivateAttr(default=False)
 
     @field_validator("models", mode="before")
     @classmethod
     def _models(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            raise invalid(
+                f"models must map each model's name to its settings, or be `{DISCOVER}` (the server lists "
+                f"them); got {value!r}",
+                "models",
+            )
         if isinstance(value, dict):
             if not value:
                 raise invalid("models must declare at least one model", "models")
@@ -146,6 +164,28 @@ class VendorConfig(ConfigModel):
     @classmethod
     def _base_url(cls, value: str | None) -> str | None:
         return http_address(value, "base_url", "use api_key or headers")
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _discover(cls, data: Any, handler: ModelWrapValidatorHandler[VendorConfig]) -> VendorConfig:
+        """`models: discover`: the models are the ones the server lists, which only openai-chat servers do."""
+        if not isinstance(data, dict) or data.get("models") != DISCOVER:
+            return handler(data)
+        protocol = data.get("protocol")
+        if isinstance(protocol, str) and protocol in PROTOCOLS and protocol not in DISCOVERING:
+            raise invalid(
+                f"models: {DISCOVER} is only for protocol openai-chat, whose servers list their models "
+                f"(GET /v1/models); protocol {protocol} has no such list, so name its models under models:",
+                "models",
+            )
+        # The other checks see one model of every default, as each listed model will be.
+        return cls._listed_by_server(handler({**data, "models": {DISCOVER: {}}}))
+
+    def _listed_by_server(self) -> VendorConfig:
+        """This vendor, its models left to its server's list."""
+        object.__setattr__(self, "models", {})  # frozen once built, as it is now
+        self._discovers = True
+        return self
 
     @model_validator(mode="after")
     def _bedrock(self) -> VendorConfig:
@@ -264,6 +304,11 @@ class VendorConfig(ConfigModel):
                 "credentials",
             )
         return self
+
+    @property
+    def discovers(self) -> bool:
+        """Whether the server lists the models (`models: discover`) rather than the file."""
+        return self._discovers
 
     def deployment(self, model: str) -> str:
         """The Azure deployment serving `model` (its own name when the map has none)."""

@@ -1,4 +1,4 @@
-"""Anthropic models on Amazon Bedrock (P5, protocol `bedrock`) over the official SDK's Bedrock client.
+"""Anthropic models on Amazon Bedrock (X7, protocol `bedrock`) over the official SDK's Bedrock client.
 
 It is the Anthropic Messages adapter with another client: `anthropic.AnthropicBedrock` sends the same
 body to InvokeModelWithResponseStream (`/model/{id}/invoke-with-response-stream`), signs it with SigV4

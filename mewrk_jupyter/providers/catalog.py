@@ -5,16 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from .offline import MODELS as OFFLINE_MODELS
-from .registry import config_for
+from .registry import config_for, vendor_models
 
 
 def model_names(home: Path | None) -> list[str]:
     """Every `vendor/model` of the configuration folder `home` (the vendors of llm/, in file order), then
-    the offline models; a vendor whose file is invalid is left out, as the engine leaves it out."""
+    the offline models; a vendor whose file is invalid is left out, as the engine leaves it out, and a
+    server that lists its models gives the ones it lists now."""
     config = config_for(home)
-    configured = [
-        f"{vendor}/{model}"
-        for vendor, spec in (config.vendors.items() if config is not None else ())
-        for model in spec.models
-    ]
+    configured = []
+    if config is not None:
+        configured = [
+            f"{vendor}/{model}" for vendor in config.vendors for model in vendor_models(config, vendor)
+        ]
     return configured + [f"offline/{name}" for name in OFFLINE_MODELS]

@@ -34,6 +34,7 @@ from .base import (
     data_url,
     tool_images_label,
 )
+from .discovery import ListedModel, ListingFailed
 from .unstreamed import ended_early, json_object, not_a_reply, whole_body
 
 PROTOCOL = "openai-chat"
@@ -47,6 +48,8 @@ STOP_REASONS = {
     "content_filter": "refusal",
 }
 REASONING_FIELDS = ("reasoning_content", "reasoning")  # DeepSeek and most vendors; vLLM
+# How long the list of a server's models may take: a session's settings wait for it.
+LISTING_TIMEOUT = 10.0
 
 
 def _user_content(parts: list[Any], blocks: list[dict[str, Any]] | None = None) -> str | list[dict[str, Any]]:
@@ -296,3 +299,43 @@ class OpenAIChatProvider(SDKProvider):
         body = request_body(request, info, official=official)
         client = self._sdk_client(openai.OpenAI, openai.DefaultHttpxClient, base_url=self._base_url)
         return OpenAIChatExchange(body, client, info.name)
+
+    def listed_models(self) -> list[ListedModel]:
+        """The models the server lists (GET /models), with the window each reports; ListingFailed says why not."""
+        client = self._sdk_client(openai.OpenAI, openai.DefaultHttpxClient, base_url=self._base_url)
+        try:
+            page = client.with_options(timeout=LISTING_TIMEOUT, max_retries=0).models.list()
+            return [
+                ListedModel(name=model.id, context_window=_window(model.model_extra or {}))
+                for model in page.data
+                if isinstance(model.id, str) and model.id
+            ]
+        except openai.APITimeoutError as exc:
+            raise ListingFailed(f"no answer within {LISTING_TIMEOUT:.0f} s") from exc
+        except openai.APIConnectionError as exc:
+            raise ListingFailed("nothing answers there") from exc
+        except openai.APIStatusError as exc:
+            raise ListingFailed(f"it answered HTTP {exc.status_code}: {_said(exc)}") from exc
+        except (openai.OpenAIError, ValueError, TypeError, AttributeError) as exc:
+            raise ListingFailed(f"its answer is not a list of models ({type(exc).__name__})") from exc
+
+
+def _window(fields: dict[str, Any]) -> int | None:
+    """The context window a listed model's own fields report: vLLM's `max_model_len`, llama.cpp's
+    `meta.n_ctx_train` (or the `meta.n_ctx` it was started with, where a build reports it); Ollama's list
+    reports none."""
+    meta = fields.get("meta")
+    meta = meta if isinstance(meta, dict) else {}
+    for value in (fields.get("max_model_len"), meta.get("n_ctx"), meta.get("n_ctx_train")):
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
+
+
+def _said(exc: openai.APIStatusError) -> str:
+    """The server's own message for a refused listing, short (the SDK keeps the body's `error` object)."""
+    body = exc.body
+    error = body.get("error", body) if isinstance(body, dict) else body
+    message = error.get("message") if isinstance(error, dict) else error
+    text = str(message) if isinstance(message, str) and message else f"HTTP {exc.status_code}"
+    return text if len(text) <= 200 else text[:199] + "…"

@@ -15,6 +15,7 @@ from ..config.files import KINDS
 from ..config.secrets import resolve_secret
 from ..errors import ConfigError, WorkspaceNotTrusted
 from .base import Exchange, ModelInfo, ModelRequest, Provider
+from .discovery import ListedModel, discovered_models
 from .offline import OfflineProvider
 
 DEFAULT_MODEL = "offline/echo"
@@ -27,7 +28,7 @@ _cache: dict[Path, tuple[tuple, Config]] = {}
 _cache_lock = threading.Lock()
 # The provider built for a vendor's configuration, as long as that configuration stands (it keeps no
 # secret: the key and headers are read at each request).
-_providers: dict[tuple[Path | None, str], tuple[VendorConfig, Provider]] = {}
+_providers: dict[tuple[Path | None, str], tuple[VendorConfig, dict[str, ModelConfig], Provider]] = {}
 # Inside `one_reading()`: the configuration each folder had when it was first read there.
 _reading: ContextVar[dict[Path, Config] | None] = ContextVar("mewrk_config_reading", default=None)
 
@@ -143,17 +144,20 @@ class _Reach(TypedDict):
     headers: Callable[[], dict[str, str]]
 
 
-def _provider(vendor_name: str, vendor: VendorConfig) -> Provider:
-    models = {
-        f"{vendor_name}/{m}": model_info(f"{vendor_name}/{m}", vendor, spec)
-        for m, spec in vendor.models.items()
-    }
+def _reach(vendor: VendorConfig) -> _Reach:
     # The key and headers are read from their references at each request, never kept (S3).
-    reach = _Reach(
+    return _Reach(
         api_key=lambda: vendor.resolve_api_key() or "no-key",
         base_url=vendor.base_url,
         headers=vendor.resolve_headers,
     )
+
+
+def _provider(vendor_name: str, vendor: VendorConfig, specs: dict[str, ModelConfig]) -> Provider:
+    models = {
+        f"{vendor_name}/{m}": model_info(f"{vendor_name}/{m}", vendor, spec) for m, spec in specs.items()
+    }
+    reach = _reach(vendor)
     # Each adapter is imported with its SDK when a vendor of its protocol is first asked for: importing
     # `anthropic` and `openai` takes over a second, which a session on the offline models never needs.
     if vendor.protocol == "anthropic-messages":
@@ -252,19 +256,83 @@ def resolve(model: str, home: Path | None = None) -> tuple[Provider, ModelInfo]:
         if config is not None and config.broken("llm", vendor_name):
             config.vendor(vendor_name)  # the vendor's file failed to load: its own problems say why
         raise ConfigError(f"The model `{model}` is not in `.mewrk/llm/{vendor_name}.yaml`.")
-    vendor, _ = config.model(model)
+    state = trust_state(config)
+    vendor = config.vendors[vendor_name]
+    if vendor.discovers:
+        specs = _listed_specs(config, model, vendor, trusted=state.trusted)
+    else:
+        vendor, _ = config.model(model)
+        specs = vendor.models
     key = (home, vendor_name)
     with _cache_lock:
         built = _providers.get(key)
-    if built is None or built[0] is not vendor:  # the vendor's file changed since: build it again
-        built = (vendor, _provider(vendor_name, vendor))
+    # The vendor's file changed since, or its server lists other models now: build it again.
+    if built is None or built[0] is not vendor or built[1] is not specs:
+        built = (vendor, specs, _provider(vendor_name, vendor, specs))
         with _cache_lock:
             _providers[key] = built
-    provider = built[1]
-    state = trust_state(config)
+    provider = built[2]
     if not state.trusted:
         provider = _Untrusted(provider, state.sentence)
     return provider, provider.model_info(model)
+
+
+def _listed_specs(
+    config: Config, model: str, vendor: VendorConfig, *, trusted: bool
+) -> dict[str, ModelConfig]:
+    """The models of a vendor whose server lists them, `model` among them (else a ConfigError saying so).
+
+    In a folder not trusted yet nothing is asked: the model is taken as named, with no known window, and
+    its provider refuses to send with the trust sentence.
+    """
+    vendor_name, _, model_name = model.partition("/")
+    if not trusted:
+        return {model_name: ModelConfig()}
+    specs = discovered_models(config, vendor_name, vendor, _lister(vendor))
+    if model_name not in specs:
+        listed = ", ".join(f"`{vendor_name}/{name}`" for name in specs)
+        raise ConfigError(
+            f"The model `{model}` is not among the models the server of `.mewrk/llm/{vendor_name}.yaml` "
+            f"lists ({vendor.base_url or 'the default address'}): {listed}."
+        )
+    return specs
+
+
+def _lister(vendor: VendorConfig) -> Callable[[], list[ListedModel]]:
+    """How to ask the vendor's server for its models, through the adapter that talks to it."""
+
+    def ask() -> list[ListedModel]:
+        from .openai_chat import OpenAIChatProvider
+
+        return OpenAIChatProvider({}, **_reach(vendor)).listed_models()
+
+    return ask
+
+
+def vendor_models(config: Config, vendor_name: str) -> dict[str, ModelConfig]:
+    """The models a vendor offers now: the ones its file names, or the ones its server lists (none while
+    the folder is not trusted or the server gives no list: `listing_problems` says why)."""
+    vendor = config.vendors[vendor_name]
+    if not vendor.discovers:
+        return vendor.models
+    try:
+        return discovered_models(config, vendor_name, vendor, _lister(vendor))
+    except ConfigError:
+        return {}
+
+
+def listing_problems(config: Config) -> dict[str, str]:
+    """For a trusted folder, by vendor, the sentence of each server that was to list its models and did not."""
+    if not trust_state(config).trusted:
+        return {}
+    problems = {}
+    for name, vendor in config.vendors.items():
+        if vendor.discovers:
+            try:
+                discovered_models(config, name, vendor, _lister(vendor))
+            except ConfigError as exc:
+                problems[name] = str(exc)
+    return problems
 
 
 def prices_of(model: str, home: Path | None = None) -> dict[str, float | None] | None:

@@ -3,7 +3,7 @@
 The official SDKs (``anthropic``, ``openai``) are pointed at a local `WireServer` through ``base_url``;
 the test scripts the replies in order and afterwards asserts on the exact requests the SDK sent. Each
 protocol has its own module of reply builders (`anthropic`, `bedrock`, `openai_chat`, `openai_responses`,
-`vertex`, with `openai_errors` shared by the two OpenAI ones); `core` holds what they share and `server`
+`vertex`, `openai_models` for the list of a server's models, with `openai_errors` shared by the two OpenAI ones); `core` holds what they share and `server`
 the HTTP side. `bedrock` sends an Anthropic reply as Bedrock's AWS event-stream frames, to SigV4-signed
 requests; `vertex` answers Vertex AI's streamRawPredict route.
 
@@ -31,6 +31,7 @@ from .bedrock import bedrock_reply, sigv4_problem
 from .core import RecordedRequest, Reply, disconnect_reply, json_reply, sse_reply
 from .openai_chat import chat_reply, chat_tool_call, chat_usage
 from .openai_errors import openai_error
+from .openai_models import llamacpp_model, models_reply, ollama_model, vllm_model
 from .openai_responses import (
     compact_reply,
     responses_function_call,
@@ -68,6 +69,10 @@ __all__ = [
     "responses_usage",
     "compact_reply",
     "openai_error",
+    "models_reply",
+    "vllm_model",
+    "llamacpp_model",
+    "ollama_model",
     "vertex_reply",
     "google_token_reply",
     "sse_reply",

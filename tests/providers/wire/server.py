@@ -15,11 +15,18 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from . import anthropic, bedrock, openai_chat, openai_responses, vertex
+from . import anthropic, bedrock, openai_chat, openai_models, openai_responses, vertex
 from .core import RecordedRequest, Rendered, Reply, dumps
 
 # Every protocol's path suffixes; within a protocol the most specific comes first.
-ROUTES = (*anthropic.ROUTES, *bedrock.ROUTES, *openai_chat.ROUTES, *openai_responses.ROUTES, *vertex.ROUTES)
+ROUTES = (
+    *anthropic.ROUTES,
+    *bedrock.ROUTES,
+    *openai_chat.ROUTES,
+    *openai_responses.ROUTES,
+    *vertex.ROUTES,
+    *openai_models.ROUTES,
+)
 
 
 def route(path: str) -> str | None:
