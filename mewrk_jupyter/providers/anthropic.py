@@ -308,11 +308,14 @@ def _usage(raw: dict[str, Any] | None, before: Usage) -> Usage:
     )
 
 
-def compact_body(request: ModelRequest, info: ModelInfo) -> dict[str, Any]:
+def compact_body(request: ModelRequest, info: ModelInfo, instructions: str | None = None) -> dict[str, Any]:
     """The request the engine was about to send, with the compaction edit: compact at the lowest trigger
-    the API accepts, and pause after it, so that the reply is the compaction block alone."""
+    the API accepts, and pause after it, so that the reply is the compaction block alone; the person's
+    `instructions` for the summary go in the edit's own field (C7)."""
     body = request_body(request, info)
-    edit = {"type": COMPACT_EDIT, "trigger": {"type": "input_tokens", "value": MIN_TRIGGER}}
+    edit: dict[str, Any] = {"type": COMPACT_EDIT, "trigger": {"type": "input_tokens", "value": MIN_TRIGGER}}
+    if instructions:
+        edit["instructions"] = instructions
     body["context_management"] = {"edits": [{**edit, "pause_after_compaction": True}]}
     return body
 
@@ -360,11 +363,11 @@ class AnthropicProvider(SDKProvider):
         body = {**request_body(request, info), **self.body_fields}
         return self.exchange_type(body, self._client(), info.name)
 
-    def compaction(self, request: ModelRequest) -> Compaction:
+    def compaction(self, request: ModelRequest, instructions: str | None = None) -> Compaction:
         info = self.model_info(request.model)
         if not info.native_compaction:
-            return super().compaction(request)
-        body = {**compact_body(request, info), **self.body_fields}
+            return super().compaction(request, instructions)
+        body = {**compact_body(request, info, instructions), **self.body_fields}
         return AnthropicCompaction(body, self._client(), info.name)
 
     def _client(self) -> MessagesClient:

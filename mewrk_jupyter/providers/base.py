@@ -277,9 +277,10 @@ class Provider(ABC):
     def open(self, request: ModelRequest) -> Exchange:
         """Prepare the exchange for a request: its body is final, and reading its events sends it."""
 
-    def compaction(self, request: ModelRequest) -> Compaction:
-        """Prepare a native compaction of the request the engine was about to send (C4); refused by the
-        protocols that have none and for models that do not declare one."""
+    def compaction(self, request: ModelRequest, instructions: str | None = None) -> Compaction:
+        """Prepare a native compaction of the request the engine was about to send (C4), `instructions`
+        for its summary where the protocol takes them (C7); refused by the protocols that have none, for
+        models that do not declare one, and with instructions where they cannot be given."""
         raise ProviderError(
             f"`{request.model}` has no compaction of its own ({self.protocol} offers none, or the model "
             "does not declare native_compaction), so nothing was compacted: use the handoff instead."

@@ -151,11 +151,11 @@ class OfflineProvider(Provider):
             return OfflineExchange(body, [], delay, refusal)
         return OfflineExchange(body, list(_script(request, info)), delay)
 
-    def compaction(self, request: ModelRequest) -> Compaction:
+    def compaction(self, request: ModelRequest, instructions: str | None = None) -> Compaction:
         info = self.model_info(request.model)
         if not info.native_compaction:
-            return super().compaction(request)
-        return OfflineCompaction(request, request_tokens(request))
+            return super().compaction(request, instructions)
+        return OfflineCompaction(request, request_tokens(request), instructions)
 
 
 def _last_user_text(messages: list[Message]) -> str | None:

@@ -83,13 +83,18 @@ def folded(messages: list[Message]) -> list[Message]:
 class OfflineCompaction(Compaction):
     """An offline model's compaction: the request as it would have gone, marked as a compaction."""
 
-    def __init__(self, request: ModelRequest, tokens_before: int):
+    def __init__(self, request: ModelRequest, tokens_before: int, instructions: str | None = None):
         self.body = {**request.model_dump(mode="json"), "compact": True}
+        if instructions:  # as Anthropic's edit carries them: the summary is written with them
+            self.body["instructions"] = instructions
         self._request = request
         self._before = tokens_before
+        self._instructions = instructions
 
     def run(self) -> Compacted:
         summary = write_summary(folded(self._request.messages))
+        if self._instructions:
+            summary = f"{summary}\n\n## Kept as asked\n{self._instructions}"
         item = json.dumps({"type": "compaction", "encrypted_content": seal(summary)})
         after = (len(item) + 3) // 4  # as the offline models count what they read
         usage = Usage(input_tokens=self._before, output_tokens=(len(summary) + 3) // 4)

@@ -355,10 +355,17 @@ class OpenAIResponsesProvider(SDKProvider):
         body = request_body(request, info, self._wire_model(info))
         return ResponsesExchange(body, self._client(), info.name, PROTOCOL_NAMES[self.protocol])
 
-    def compaction(self, request: ModelRequest) -> Compaction:
+    def compaction(self, request: ModelRequest, instructions: str | None = None) -> Compaction:
         info = self.model_info(request.model)
         if not info.native_compaction:
-            return super().compaction(request)
+            return super().compaction(request, instructions)
+        if instructions:
+            # `/responses/compact` has no field for them (its `instructions` is the system prompt).
+            raise ProviderError(
+                f"`{info.name}` compacts with OpenAI's own compaction, which takes no instructions for its "
+                "summary, so nothing was compacted: compact now without instructions, or switch the "
+                'compaction to handoff (s.configure(compaction="handoff")) to give them.'
+            )
         return ResponsesCompaction(
             compact_body(request, info, self._wire_model(info)), self._client(), info.name
         )

@@ -95,7 +95,7 @@ def test_a_summary_is_read_and_edited_from_its_divider(workspace):
         s.edit(divider.id, covered=3)
 
 
-def test_compact_now_carries_instructions_to_the_handoff_and_native_refuses_them(workspace):
+def test_compact_now_carries_instructions_to_the_handoff_and_to_a_native_compaction(workspace):
     s = mw.Session.new("offline/echo", title="plan")
     s.configure(compaction="handoff")
     s.send("hello")
@@ -107,6 +107,7 @@ def test_compact_now_carries_instructions_to_the_handoff_and_native_refuses_them
     native = mw.Session.new("offline/echo")
     native.configure(compaction="native")
     native.send("hello")
-    with pytest.raises(mw.InvalidInput, match="takes no instructions for its summary"):
-        native.compact_now(instructions="keep it short")
-    assert native.handovers == []
+    h = native.compact_now(instructions="keep it short")
+    assert native.history[-1].request["instructions"] == "keep it short"
+    card = h.cards[-1]
+    assert card.kind == "native_compaction" and card.text.endswith("· with instructions")

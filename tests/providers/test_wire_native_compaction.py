@@ -377,3 +377,33 @@ def test_responses_compact_now_opens_the_handover_from_the_item_and_a_switch_to_
     ]
     assert "enc-now" not in str(moved) and "compaction" not in str(moved["messages"])
     assert [block["text"] for block in moved["system"]][-1] == "Answer briefly."
+
+
+def test_anthropic_compact_now_carries_the_persons_instructions_in_the_compaction_edit(vendors):
+    s = mw.Session.new("anthropic/claude-test", title="plan")
+    s.configure(compaction="native")
+    for i in range(2):
+        vendors.enqueue(anthropic_reply(f"Answer {i}.", usage=anthropic_usage(30_000 * (i + 1), 20)))
+        s.send(f"Question {i}?")
+    block = anthropic_compaction("The person asked two questions.", "enc-i", signature="sig-i")
+    vendors.enqueue(anthropic_compaction_reply(60_100, block=block, compaction_output_tokens=35))
+    h = s.compact_now(instructions="keep the open tickets")
+    [edit] = vendors.requests[-1].json["context_management"]["edits"]
+    assert edit == {
+        "type": "compact_20260112",
+        "trigger": {"type": "input_tokens", "value": 50_000},
+        "instructions": "keep the open tickets",
+        "pause_after_compaction": True,
+    }
+    card = h.cards[-1]
+    assert card.kind == "native_compaction" and card.text.endswith("· with instructions")
+    assert s.history[-1].request["context_management"]["edits"][0]["instructions"] == "keep the open tickets"
+
+
+def test_responses_compact_now_with_instructions_is_refused_and_nothing_is_sent(vendors):
+    s = mw.Session.new("openai/gpt-test", title="trip")
+    two_questions(vendors, s)
+    sent = len(vendors.requests)
+    with pytest.raises(mw.ProviderError, match="OpenAI's own compaction, which takes no instructions"):
+        s.compact_now(instructions="keep the numbers")
+    assert len(vendors.requests) == sent and s.handovers == []

@@ -79,28 +79,37 @@ def keep_messages(said: list[str], budget: int) -> list[str]:
     return kept[::-1]
 
 
-def card_line(model: str, before: int, after: int) -> str:
-    """The card's one line for the person (never sent): which model compacted, tokens before and after."""
-    return f"`{model}` compacted the conversation natively: ≈{format_tokens(before)} → ≈{format_tokens(after)} tokens"
+def card_line(model: str, before: int, after: int, instructed: bool = False) -> str:
+    """The card's one line for the person (never sent): which model compacted, tokens before and after,
+    and whether it was given instructions."""
+    line = f"`{model}` compacted the conversation natively: ≈{format_tokens(before)} → ≈{format_tokens(after)} tokens"
+    return f"{line} · with instructions" if instructed else line
 
 
-def native_card(model: ModelInfo, compacted: Compacted, kept: list[str], before: int) -> NativeCompaction:
+def native_card(
+    model: ModelInfo, compacted: Compacted, kept: list[str], before: int, instructed: bool = False
+) -> NativeCompaction:
     """The card for a provider's compaction and the kept messages; `before` is the context's size."""
     item = Envelope(model.protocol, model.name, compacted.item, compacted.tokens_after)
     card = NativeCompaction(encrypted=item.dumps(), kept=kept)
-    card.text = card_line(model.name, before, card_tokens(card))
+    card.text = card_line(model.name, before, card_tokens(card), instructed)
     return card
 
 
 def native_compaction(
-    parts: SessionParts, *, keep_user_tokens: int | None = None, run_id: str | None = None
+    parts: SessionParts,
+    *,
+    keep_user_tokens: int | None = None,
+    run_id: str | None = None,
+    instructions: str | None = None,
 ) -> NativeCompaction:
     """Compact the session's conversation with its model's own compaction; the card that carries it.
 
     `parts`: the session being compacted (its timeline as it stands, settings, tools, hidden prefix);
     `keep_user_tokens`: how many tokens of the person's newest messages the card keeps (default: the
     preference `keep_user_tokens`, 0–128,000); `run_id`: the turn it happens in, if any (the history
-    entry belongs to it). The request is the one the next turn would send; the call is recorded in the
+    entry belongs to it); `instructions`: the person's for the summary, where the protocol takes them
+    (C7; refused with a sentence before anything is sent where it does not). The request is the one the next turn would send; the call is recorded in the
     history. Returns the card — `text` its line for the person (never sent), `encrypted` the provider's
     item in its envelope, `kept` the messages kept, oldest first — not placed anywhere: the caller makes
     it a seed of the new session `<title>-handover-<n>`, after the original's system-prompt cards
@@ -120,7 +129,7 @@ def native_compaction(
         keep_user_tokens = preferences_at(home)[0].keep_user_tokens
     cards = parts.timeline.current().cards
     request = parts.secrets.redact_request(parts.assemble(cards, info).request)
-    compaction = provider.compaction(request)
+    compaction = provider.compaction(request, instructions)
     with parts.timeline.db.tx() as conn:
         entry = history_rows.record_request(
             conn, parts.session_id, run_id, info.name, info.protocol, compaction.body
@@ -153,4 +162,5 @@ def native_compaction(
     before = (
         compacted.tokens_before or measure(parts.timeline.db.conn(), parts.session_id, cards).next_request
     )
-    return native_card(info, compacted, [parts.secrets.redact(text) for text in kept], before)
+    kept_text = [parts.secrets.redact(text) for text in kept]
+    return native_card(info, compacted, kept_text, before, instructed=bool(instructions))

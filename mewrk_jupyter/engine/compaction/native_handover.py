@@ -14,17 +14,23 @@ from .summary import COMPACTING
 
 
 def native_handover(
-    parts: SessionParts, session: Handed, *, run_id: str | None = None, run: bool = False
+    parts: SessionParts,
+    session: Handed,
+    *,
+    run_id: str | None = None,
+    run: bool = False,
+    instructions: str | None = None,
 ) -> Any:
     """Compact `session` with its model's own compaction and open the session that continues it; with
-    `run=True` that session goes on at once from the card (the model continues), otherwise it waits.
+    `run=True` that session goes on at once from the card (the model continues), otherwise it waits;
+    `instructions` are the person's for the summary (C7).
 
     The original is left as it is. Raises what `native_compaction` raises, before anything is opened.
     """
     sid = parts.session_id
     parts.timeline.emit(StatusChanged(sid, COMPACTING))
     try:
-        card = native_compaction(parts, run_id=run_id)
+        card = native_compaction(parts, run_id=run_id, instructions=instructions)
     finally:
         parts.timeline.emit(StatusChanged(sid, None))
     cards = parts.timeline.current().cards

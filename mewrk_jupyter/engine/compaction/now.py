@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...cards.models import Card, Handoff, NativeCompaction, SummaryDivider
-from ...errors import InvalidInput, MewrkError, NothingToCompact, SessionBusy
+from ...errors import MewrkError, NothingToCompact, SessionBusy
 from ...providers.base import ModelRequest
 from ...providers.offline_handoff import HANDOFF_REQUEST
 from ...providers.registry import check_trusted, resolve
@@ -83,13 +83,6 @@ def not_replied(cards: list[Card], handed_over_at: float | None = None) -> str |
     return NO_REPLY_SINCE if since or handed_over_at is not None else NO_REPLY_YET
 
 
-NATIVE_TAKES_NONE = (
-    "This conversation compacts natively, and the provider's own compaction takes no instructions for "
-    "its summary from here, so nothing was compacted: compact now without instructions, or switch the "
-    'compaction to handoff (s.configure(compaction="handoff")) to give them.'
-)
-
-
 def handoff_request(request: ModelRequest, instructions: str | None = None) -> ModelRequest:
     """The same request with the question for handoff documents at its end (joined to a last user
     message), the person's instructions after it (C7)."""
@@ -117,7 +110,8 @@ def compact_now_refusal(parts: SessionParts) -> MewrkError | None:
 
 def compact_now(parts: SessionParts, session: Handed, instructions: str | None = None) -> Any:
     """Hand the conversation over to a new session now; returns it, opened but not run. The handoff
-    question carries the person's `instructions`; a native compaction takes none (refused).
+    question carries the person's `instructions`, and so does a native compaction whose protocol takes
+    them (Anthropic's; OpenAI's compaction has no place for them and is refused with a sentence).
 
     Refused, changing nothing and sending nothing, while a turn runs, while an approval waits, when the
     model has not replied since the last compaction (or at all), and while background work runs.
@@ -133,9 +127,9 @@ def compact_now(parts: SessionParts, session: Handed, instructions: str | None =
     parts.toolbox.check()  # the call carries the tools: a broken tool is said before anything is sent
     provider, info = resolve(model, home)
     if parts.settings.value.compaction == "native" and info.native_compaction:
-        if instructions:
-            raise InvalidInput(NATIVE_TAKES_NONE)
-        return native_handover(parts, session)  # the provider compacts; the original stays as it is
+        # The provider compacts (with the instructions where its protocol takes them, else refused with a
+        # sentence before anything is sent); the original stays as it is.
+        return native_handover(parts, session, instructions=instructions)
     timeline.emit(StatusChanged(sid, HANDING_OVER))
     try:
         request = handoff_request(parts.assemble(cards, info).request, instructions)
