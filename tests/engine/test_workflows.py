@@ -10,7 +10,6 @@ import json
 import pytest
 
 import mewrk_jupyter as mw
-from mewrk_jupyter.commands import COMMANDS, Call, parse
 from mewrk_jupyter.config.loader import read_config
 from mewrk_jupyter.engine.background.tasks import running_background_work
 from mewrk_jupyter.store import sessions as session_rows
@@ -245,18 +244,6 @@ def test_a_bad_workflow_file_is_a_sentence_naming_its_file_and_line_and_the_rest
         s.workflow("typo")
     s.workflow("review", "still works")
     assert ended(s).state == "completed"
-
-
-def test_the_workflow_command_starts_it_from_the_notebook_and_the_composer(workspace):
-    folder(workspace)
-    s = mw.Session.new()
-    command = COMMANDS["workflow"]
-    for surface in ("notebook", "composer"):
-        args, text = parse(command, "review the parser module", surface=surface)
-        result = command.run(Call("workflow", s, args, text, surface))
-        assert result.message.startswith("Started the workflow `review` in the background (`review`, `fix`)")
-        assert s.card(result.data["card_id"]).text == "the parser module"
-    wait_for(lambda: all(c.state == "completed" for c in s.cards if isinstance(c, mw.Workflow)))
 
 
 def test_a_workflow_left_behind_by_a_process_that_ended_is_settled_at_the_next_request(workspace):
