@@ -45,7 +45,7 @@ READ_ONLY: dict[str, Options] = {
         for name in "ls cat echo pwd wc head tail grep egrep fgrep diff du df cd basename dirname realpath whoami true false".split()
     },
     "git status": Options(
-        letters="sbvz",
+        letters="sbv",  # not `-z`: it implies --porcelain, which a level may ask for
         whole=frozenset(
             "--short --branch --porcelain --long --verbose --untracked-files --ignored --ignore-submodules "
             "--column --no-column --ahead-behind --no-ahead-behind --renames --no-renames --find-renames "
