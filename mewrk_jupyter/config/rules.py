@@ -35,6 +35,19 @@ class Rule:
         """Whether the pattern is one text, with no `*` standing for others (`bash(make test)`)."""
         return self.pattern is not None and len(_pieces(self.pattern)) == 1
 
+    def words(self) -> list[str]:
+        """The pattern's words, split at spaces (a trailing `:*` and lone `*` left out)."""
+        if self.pattern is None:
+            return []
+        body = self.pattern
+        if body.endswith(":*") and not body.endswith("\\:*"):
+            body = body[:-2]
+        return [w for w in body.split(" ") if w and w != "*"]
+
+    def written_words(self) -> set[str]:
+        """The words the pattern writes out in full, stars standing for none of them."""
+        return {w for piece in _pieces(" ".join(self.words())) for w in piece.split(" ") if w}
+
     def matches(self, text: str) -> bool:
         """Whether `text` (a command, a path, …) is what this rule's pattern describes."""
         if self.pattern is None:

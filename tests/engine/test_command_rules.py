@@ -65,8 +65,8 @@ def test_approve_always_this_command_allows_that_command_alone(workspace):
 
 def test_approve_always_commands_like_this_and_a_rule_written_out(workspace):
     s = mw.Session.new()
-    s.send(bash("git --version && echo x"))
-    assert s.pending_approval.rules_like == ["bash(git *)", "bash(echo *)"]
+    s.send(bash("git status && echo x"))
+    assert s.pending_approval.rules_like == ["bash(git status*)", "bash(echo *)"]
     with pytest.raises(mw.InvalidInput, match=r"The rule `bash\(ls \*\)` does not allow this call"):
         s.approve(always="bash(ls *)")
     with pytest.raises(mw.InvalidInput, match=r"does not close its pattern"):

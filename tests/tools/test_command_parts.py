@@ -1,6 +1,8 @@
 """A bash command cut into the commands it runs (A5): every part found, and "cannot tell" for what the
 reader does not know — never a guess that would let a rule allow more than it says."""
 
+import os
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -23,7 +25,7 @@ def texts(command):
         ("git status && rm -rf build", [("git status", []), ("rm -rf build", [])]),
         ("ls; echo hi | wc -l || true", [("ls", []), ("echo hi", []), ("wc -l", []), ("true", [])]),
         ("make &\nmake test", [("make", []), ("make test", [])]),
-        ("echo $(curl x) `id`", [("curl x", []), ("id", []), ("echo $(curl x) `id`", [])]),
+        ("echo $(curl x) $(id)", [("curl x", []), ("id", []), ("echo $(curl x) $(id)", [])]),
         ('echo "at $(whoami)"', [("whoami", []), ('echo "at $(whoami)"', [])]),
         ("diff <(ls a) >(cat)", [("ls a", []), ("cat", []), ("diff <(ls a) >(cat)", [])]),
         ("(cd a && make)", [("cd a", []), ("make", [])]),
@@ -35,6 +37,9 @@ def texts(command):
         ("A=1 pytest -x", [("A=1 pytest -x", [])]),
         ("echo ${HOME}/x", [("echo ${HOME}/x", [])]),
         ("cat <<< word", [("cat", [])]),
+        ("ls 2&>x", [("ls 2", ["x"])]),  # `&>` takes no stream number: `2` is an argument
+        ('echo "$\'" x#y #z', [('echo "$\'" x#y', [])]),  # `#` inside a word is no comment
+        ("cat < in.txt > out.txt", [("cat", ["out.txt"])]),
     ],
 )
 def test_the_commands_a_line_runs(command, parts):
@@ -54,6 +59,13 @@ def test_the_commands_a_line_runs(command, parts):
         "case x in x) rm -rf /;; esac",
         "ls )",
         "echo \\",
+        "echo hi >&2#",  # bash reads `2#` as a file name
+        "echo `id`",  # backticks
+        "((x = 1))",
+        "[[ -f x ]]",
+        "echo ${x[0]}",
+        "f() { ls; }",
+        "{fd}>x ls",
     ],
 )
 def test_what_the_reader_does_not_know_is_cannot_tell(command):
@@ -151,7 +163,11 @@ def test_every_suggested_rule_allows_the_command_it_was_made_for():
         subject = command_subject(command, "/tmp")
         this, like = suggested_rules("bash", subject)
         for rules in (this, like):
-            assert tier_of(POLICY, "bash", rules, subject) in ("allow", "deny")
+            assert not rules or tier_of(POLICY, "bash", rules, subject) in ("allow", "deny")
+    # a glob at a word's start may name a file called `-rf`: no rule for "commands like it"
+    assert suggested_rules("bash", command_subject("rm *.pyc", "/tmp"))[1] == []
+    # an option no list knows is written into the rule, so the rule allows the command it was made for
+    assert suggested_rules("bash", command_subject("make -j4 test", "/tmp"))[1] == ["bash(make -j4*)"]
 
 
 WORDS = st.sampled_from(["git status", "pytest -x", "ls -la", "ls"])
@@ -183,3 +199,178 @@ def test_a_rule_is_read_as_written():
     assert parse_rule("bash(npm run test:*)").matches("npm run test")
     assert parse_rule("bash") is not None and parse_rule("bash").pattern is None
     assert parse_rule("bash()") is None and parse_rule("ba sh") is None
+
+
+# The attack review's policy: reading commands allowed, `touch`, `rm`, `curl`, `python` denied.
+REVIEW = PolicyConfig(
+    safety_level="review",
+    allow=[
+        "bash(git status*)",
+        "bash(ls *)",
+        "bash(cat *)",
+        "bash(echo *)",
+        "bash(pytest *)",
+        "bash(git diff:*)",
+    ],
+    ask=["bash", "bash(git status --porcelain*)"],
+    deny=["bash(rm *)", "bash(curl *)", "bash(python*)", "bash(touch *)"],
+)
+
+
+def review(command, root="/tmp/ws", policy=REVIEW):
+    return tier_of(policy, "bash", [], command_subject(command, root))
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        # `>&` takes a stream number only; `2#` is a word to bash, so `#` starts no comment there
+        ("echo hi >&2#; touch /tmp/pwned", "deny"),
+        ("ls -a 2>&1#; rm -f /tmp/victim", "deny"),
+        ("echo 'evil' >& /tmp/pwned", "ask"),  # `>& FILE` writes FILE
+        ("ls -la >&/tmp/pwned", "ask"),
+        ("echo hi >&2x", "ask"),
+        # inside "…", `$'` is a dollar and a quote, not the start of $'…'
+        ('echo "$\'" ; touch /tmp/pwned ; echo "\'"', "deny"),
+        # backticks quote and nest otherwise than `$(…)`: not read
+        ("echo `echo \\`touch /tmp/pwned\\``", "deny"),
+        ("echo `echo '` ; touch /tmp/pwned ; echo `'`", "deny"),
+        ("echo x `#` ; touch /tmp/pwned ; echo x `\n`", "deny"),
+        ("echo `date`", "ask"),
+        # `${…}` beyond `${NAME}` may run the code `$_` holds
+        ("echo '$(touch /tmp/pwned)'; echo ${_@P}", "deny"),
+        ("echo 'a[$(touch /tmp/pwned)]'; echo ${x[_]}", "deny"),
+        ("echo 'a[$(touch /tmp/pwned)]'; echo ${!_}", "deny"),
+        ("echo 'a[$(touch /tmp/pwned)]'; echo ${PWD:_}", "deny"),
+        ("echo ${x:-default}", "ask"),
+        ('echo "$[1]"', "ask"),
+        # `((…))` and `[[ … ]]` are arithmetic and tests, not subshells and commands
+        ("echo 'a[$(touch /tmp/pwned)]'; ((ls + _))", "deny"),
+        ("((ls + _))", "ask"),
+        ("[[ -v a[_] ]]", "ask"),
+        ("a[$_]=1 ls", "ask"),
+        # options a rule's `*` does not stand for
+        ("git diff --output=/tmp/pwned HEAD", "ask"),
+        ("pytest -q -p no:cacheprovider --basetemp=/tmp/victim test_t.py", "ask"),
+        ("pytest -c other.ini tests/", "ask"),
+        ("pytest -o addopts=-x tests/", "ask"),
+        ("pytest --junitxml=/tmp/x tests/", "ask"),
+        ("pytest --rootdir=/ tests/", "ask"),
+        ("pytest @args.txt", "ask"),  # pytest reads options from the file
+        ("pytest -q *", "ask"),  # a glob may name a file called `--basetemp=..`
+        ("git diff $_", "ask"),  # a computed word may be any option
+        # an ask rule meets the option quoted, abbreviated or anywhere
+        ("git status '--porcelain'", "ask"),
+        ("git status --porc", "ask"),
+        ("git status -s --porcelain", "ask"),
+        ("git status --porcelain=v2", "ask"),
+        # `²` is no stream number
+        ("\u00b2>/dev/null echo /tmp/pwned", "ask"),
+        ("echo " + "$(" * 3000 + "id" + ")" * 3000, "ask"),  # too deep: asks, no RecursionError
+        # deny sees through quotes, paths, wrappers, braces, and into text the reader cannot read
+        ("\\rm -f x", "deny"),
+        ("'rm' -f x", "deny"),
+        ("r''m -f x", "deny"),
+        ("/bin/rm -f x", "deny"),
+        ("command rm -f x", "deny"),
+        ("env -i A=1 rm -f x", "deny"),
+        ("nice -n 5 rm -f x", "deny"),
+        ("{rm,-f,x}", "deny"),
+        ("$'rm' -f x", "deny"),
+        ("cat <<E\nE\nrm -f x", "deny"),
+        ("echo $((1)); rm -f x", "deny"),
+        ("python3 -c 1", "deny"),
+    ],
+)
+def test_the_attack_review_forms_ask_or_are_denied(command, expected):
+    assert review(command) == expected
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git status",
+        "git status --short",
+        "git status -sb",
+        "ls -la",
+        "ls *.py",
+        "cat README.md",
+        "cat 'my notes.txt'",
+        "echo hi > out.txt",
+        "echo $HOME",
+        "pytest -q tests/",
+        "pytest -x -k 'parser and not slow' --tb=short tests/tools",
+        "git diff HEAD~1",
+        "git diff --stat HEAD~1 src/",
+        "git diff",
+        "e\\cho x",  # bash runs `echo x`
+        "ls -a 2>&1 | cat -n",
+        "(ls -la src; git status) > listing.txt 2>/dev/null",
+    ],
+)
+def test_the_common_reading_commands_still_run(command, tmp_path):
+    assert review(command, tmp_path) == "allow"
+
+
+def test_an_option_the_rule_writes_out_is_allowed():
+    policy = PolicyConfig(safety_level="x", allow=["bash(git diff --output=diff.txt*)", "bash(make -j4 *)"])
+    assert review("git diff --output=diff.txt HEAD", policy=policy) == "allow"
+    assert review("git diff --output=/etc/x HEAD", policy=policy) == "ask"
+    assert review("make -j4 test", policy=policy) == "allow"
+    assert review("make -j4 -f other.mk test", policy=policy) == "ask"
+
+
+@pytest.mark.parametrize(
+    ("target", "expected"),
+    [
+        ("out.txt", "allow"),
+        ("logs/run.log", "allow"),
+        ("/dev/null", "allow"),
+        (".git/config", "ask"),  # git runs `core.fsmonitor`, `diff.external` from it
+        (".git/hooks/pre-commit", "ask"),
+        (".mewrk/policy/default.yaml", "ask"),
+        (".gitattributes", "ask"),
+        ("conftest.py", "ask"),  # pytest runs it
+        ("test_t.py", "ask"),
+        ("pyproject.toml", "ask"),
+        ("setup.cfg", "ask"),
+        ("tox.ini", "ask"),
+        ("pytest.ini", "ask"),
+        ("site.pth", "ask"),
+        ("Makefile", "ask"),
+        ("requirements.txt", "ask"),
+        ("sub/../.git/config", "ask"),
+    ],
+)
+def test_a_redirection_writes_without_asking_only_a_plain_data_file(target, expected, tmp_path):
+    (tmp_path / ".git").mkdir()
+    assert review(f"echo x >> {target} && git status -s", tmp_path) == expected
+
+
+def test_a_data_file_that_links_elsewhere_asks(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "config").write_text("")
+    (tmp_path / "out.txt").symlink_to(tmp_path / ".git" / "config")
+    os.link(tmp_path / ".git" / "config", tmp_path / "hard.txt")
+    assert review("echo x > out.txt", tmp_path) == "ask"
+    assert review("echo x > hard.txt", tmp_path) == "ask"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "printf -v 'a[$(touch /tmp/pwned)]' x",
+        "test -v 'a[$(touch /tmp/pwned)]'",
+        "[ -v 'a[$(touch /tmp/pwned)]' ]",
+        "read 'a[$(id)]'",
+        "declare -n x='a[$(id)]'",
+        'test -v "$_"',
+    ],
+)
+def test_builtins_that_evaluate_subscripts_ask_whatever_rule_allows_them(command):
+    policy = PolicyConfig(
+        safety_level="x",
+        allow=["bash(printf *)", "bash(test *)", "bash([ *)", "bash(read *)", "bash(declare *)"],
+        ask=["bash"],
+    )
+    assert review(command, policy=policy) == "ask"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,11 +13,19 @@ from ...cards.models import Card, HostMessage
 from ...config.policy import PolicyConfig, Tier
 from ...config.rules import Rule, exact_rule, literal, parse_rule
 from ...tools import Tool
-from ...tools.command_parts import Part, command_parts
+from ...tools.command_options import known_option, read_only_options
+from ...tools.command_parts import KEYWORDS, assignment, command_parts
+from ...tools.command_words import Word
 from ...tools.mcp import server_prefix
+from .command_match import allows_command, catches, rough_runs, runs
 
 # A redirection may name these outside the workspace and still be allowed by a rule.
 STREAM_FILES = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty")
+# A redirection writes without asking only files that no tool reads as configuration or code: an allowed
+# `echo` could otherwise write `.git/config` (git runs its `core.fsmonitor`), `conftest.py` (pytest runs
+# it) or a `Makefile`. An allow-list of data files, since the list of files tools read has no end.
+DATA_FILES = (".txt", ".log", ".out", ".err", ".csv", ".tsv", ".diff", ".patch")
+NOT_DATA = re.compile(r"(requirements|constraints).*\.txt|cmakelists\.txt")
 # Commands that run what their arguments say: "commands like this" suggests no rule for them.
 RUNS_ITS_ARGUMENTS = frozenset(
     "bash sh zsh dash fish python python3 node perl ruby php eval exec env sudo doas xargs nohup timeout "
@@ -39,8 +48,10 @@ class Subject:
 
     whole: str
     parts: tuple[str, ...] | None
-    # For deny rules also the commands as run, without leading keywords and assignments.
-    bare: tuple[str, ...] = ()
+    # For a bash command: each simple command's words, which allow rules meet word by word.
+    commands: tuple[tuple[Word, ...], ...] = ()
+    # For deny and ask rules: the commands as they may run (unquoted, by program name, past wrappers).
+    runs: tuple[tuple[str, ...], ...] = ()
 
 
 def main_argument(tool: Tool) -> str | None:
@@ -67,32 +78,67 @@ def subject_of(tool: Tool | None, params: dict[str, Any], root: Path) -> Subject
 
 
 def command_subject(command: str, root: Path) -> Subject:
+    """What rules by command match in the bash command `command`, run in the workspace `root`."""
     parts = command_parts(command)
     if parts is None:
-        return Subject(command, None)
-    bare = tuple(" ".join(p.command_words()) for p in parts)
+        return Subject(command, None, runs=tuple(map(tuple, rough_runs(command))))
+    seen = tuple(tuple(view) for p in parts for view in runs(p.command_items()))
     moved = False
-    texts: list[str] = []
     for part in parts:
         words = part.command_words()
         if not all(_writable_target(t, root, moved) for t in part.targets):
-            return Subject(command, None, bare)  # it writes a file outside the workspace: ask
+            return Subject(command, None, runs=seen)  # it writes a file outside the workspace: ask
+        if not all(_readable_source(t, root, moved) for t in part.reads):
+            return Subject(command, None, runs=seen)
         moved = moved or bool(words and words[0] in CHANGES_FOLDER)
-        if part.words:
-            texts.append(part.text)
-    return Subject(command, tuple(texts), bare)
+    spoken = [p for p in parts if p.items]
+    return Subject(
+        command,
+        tuple(p.text for p in spoken),
+        commands=tuple(tuple(p.items) for p in spoken),
+        runs=seen,
+    )
+
+
+def _unquoted(target: str) -> str:
+    return target[1:-1] if len(target) > 1 and target[0] == target[-1] and target[0] in "'\"" else target
+
+
+def _readable_source(target: str, root: Path, moved: bool) -> bool:
+    """Whether a file a redirection reads is surely inside the workspace (or a stream)."""
+    name = _unquoted(target)
+    if name in STREAM_FILES:
+        return True
+    if any(ch in name for ch in "$`~*?[{\\'\"") or (moved and not os.path.isabs(name)):
+        return False
+    return inside_workspace(name, root) is not None
 
 
 def _writable_target(target: str, root: Path, moved: bool) -> bool:
-    """Whether a redirection's file is surely inside the workspace (or a stream such as /dev/null)."""
-    name = target[1:-1] if len(target) > 1 and target[0] == target[-1] and target[0] in "'\"" else target
+    """Whether a redirection may write its file without asking: a stream such as /dev/null, or a plain
+    data file inside the workspace (see DATA_FILES) that is no link to another file."""
+    name = _unquoted(target)
     if name in STREAM_FILES:
         return True
     if any(ch in name for ch in "$`~*?[{\\'\""):
         return False  # a name the shell would still expand
     if not os.path.isabs(name) and moved:
         return False  # relative to a folder an earlier `cd` chose
-    return inside_workspace(name, root) is not None
+    inside = inside_workspace(name, root)
+    if inside is None or not _data_file(inside):
+        return False
+    try:
+        return os.stat(os.path.join(root, inside)).st_nlink <= 1  # a hard link writes another file too
+    except OSError:
+        return True  # not there yet: the shell makes it
+
+
+def _data_file(inside: str) -> bool:
+    """Whether a workspace path (resolved) names a file no tool reads as configuration or code."""
+    pieces = inside.split("/")
+    if any(p.startswith(".") for p in pieces):
+        return False  # `.git/config`, `.mewrk/…`, `.env`: hidden files configure tools
+    return pieces[-1].lower().endswith(DATA_FILES) and not NOT_DATA.fullmatch(pieces[-1].lower())
 
 
 def inside_workspace(path: str, root: Path) -> str | None:
@@ -121,10 +167,9 @@ def tier_of(
     if tier == "deny":
         return "deny"
     if subject is not None:
-        texts = (subject.whole, *(subject.parts or ()), *subject.bare)
-        if _any_matches(policy.rules("deny", tool), texts):
+        if _caught(policy.rules("deny", tool), subject):
             return "deny"
-        if _any_matches(policy.rules("ask", tool), texts):
+        if _caught(policy.rules("ask", tool), subject):
             return "ask"
     if tool in approved_always:
         return "allow"
@@ -143,11 +188,17 @@ def allows(rules: list[Rule], subject: Subject) -> bool:
         return True
     if not rules or not subject.parts:
         return False
+    if subject.commands:
+        return all(any(allows_command(rule, list(c)) for rule in rules) for c in subject.commands)
     return all(any(rule.matches(text) for rule in rules) for text in subject.parts)
 
 
-def _any_matches(rules: list[Rule], texts: tuple[str, ...]) -> bool:
-    return any(rule.matches(text) for rule in rules for text in texts)
+def _caught(rules: list[Rule], subject: Subject) -> bool:
+    """Whether a deny or ask rule meets the call: its text, any command it runs, or any way one may run."""
+    texts = (subject.whole, *(subject.parts or ()))
+    if any(rule.matches(text) for rule in rules for text in texts):
+        return True
+    return any(catches(rule, list(run)) for rule in rules for run in subject.runs)
 
 
 def suggested_rules(tool: str, subject: Subject | None) -> tuple[list[str], list[str]]:
@@ -159,8 +210,8 @@ def suggested_rules(tool: str, subject: Subject | None) -> tuple[list[str], list
     if subject.parts is None:
         return exact, []
     if tool == "bash":
-        like = [_like_command(text) for text in subject.parts]
-        if any(rule is None for rule in like):
+        like = [_like_command(list(items)) for items in subject.commands]
+        if not like or any(rule is None for rule in like):
             return exact, []
         return exact, [f"bash({rule})" for rule in dict.fromkeys(r for r in like if r is not None)]
     if subject.parts[0] != subject.whole or "/" in subject.whole:  # a path: the files of its folder
@@ -169,17 +220,27 @@ def suggested_rules(tool: str, subject: Subject | None) -> tuple[list[str], list
     return exact, []
 
 
-def _like_command(text: str) -> str | None:
-    """`git status -s` → `git status*`; `pytest tests/x.py` → `pytest *`; `echo two` → `echo *`; None for a command that starts
-    with an assignment or a keyword, or runs what its arguments say (`python …`, `xargs …`): no prefix of
-    it says what it runs."""
-    part = Part(words=text.split(" "))
-    if part.command_words() != part.words or not part.words:
+def _like_command(items: list[Word]) -> str | None:
+    """`git status -s` → `git status*`; `pytest tests/x.py` → `pytest *`; `make -j4 test` → `make -j4*`
+    (an option no list knows is written out, so the rule allows it); None for a command that starts with
+    an assignment or a keyword, holds a word the shell computes, or runs what its arguments say
+    (`python …`, `xargs …`): no prefix of it says what it runs."""
+    if not items or items[0].raw in KEYWORDS or assignment(items[0].raw):
         return None
-    first, *rest = part.words
+    if any(w.value is None or w.glob for w in items) or any(" " in w.seen or "*" in w.seen for w in items):
+        return None
+    first, *rest = [w.seen for w in items]
     if first in RUNS_ITS_ARGUMENTS or "/" in first:
         return None
     subcommand = rest and rest[0][:1].isalpha() and all(ch.isalnum() or ch in "-_:" for ch in rest[0])
+    options = read_only_options([first, *rest])
+    unknown = [
+        i
+        for i, w in enumerate(items[1:], 1)
+        if w.option_like() and not (options.every or known_option(options, w.seen))
+    ]
+    if unknown:
+        return " ".join([first, *rest][: unknown[-1] + 1]) + "*"
     if first in SUBCOMMANDS and subcommand:
         return f"{first} {rest[0]}*"
     return f"{first} *" if rest else f"{first}*"
