@@ -69,18 +69,31 @@ def recover_orphans(timeline: StoredTimeline, cards: list[Card]) -> None:
         done = bool(runs) and runs[-1]["state"] == "done"
         state: TaskState = "completed" if done else "stopped"
         result = reply if done else f"{reply}\n\n{ORPHANED}".strip()
-        task = BackgroundTask(
-            session_id=timeline.session_id,
-            kind="subagent",
-            label=f"subagent `{card.agent}`",
-            call_card="",
-            id=card.task_id,
-            child_session=card.session_id,
-            card_id=card.id,
-        )
-        TASKS.add(task)
-        TASKS.set_state(task, state, result)
-        timeline.save(card.model_copy(update={"state": state, "result": result}))
+        settle(timeline, card, f"subagent `{card.agent}`", state, result)
+
+
+def settle(
+    timeline: StoredTimeline,
+    card: Subagent | Workflow,
+    label: str,
+    state: TaskState,
+    result: str,
+    **update: object,
+) -> None:
+    """End the work of a card nobody follows any more: its task, ended here, delivers `result` like any
+    other, and the card says how it ended."""
+    task = BackgroundTask(
+        session_id=timeline.session_id,
+        kind=card.kind,
+        label=label,
+        call_card="",
+        id=card.task_id,
+        child_session=card.session_id if isinstance(card, Subagent) else None,
+        card_id=card.id,
+    )
+    TASKS.add(task)
+    TASKS.set_state(task, state, result)
+    timeline.save(card.model_copy(update={"state": state, "result": result, **update}))
 
 
 WORKFLOW_ORPHANED = (
@@ -106,17 +119,7 @@ def recover_orphan_workflows(timeline: StoredTimeline, cards: list[Card]) -> Non
             s.model_copy(update={"state": "stopped"}) if s.state in ("running", "awaiting_approval") else s
             for s in card.steps
         ]
-        task = BackgroundTask(
-            session_id=timeline.session_id,
-            kind="workflow",
-            label=f"workflow `{card.name}`",
-            call_card="",
-            id=card.task_id,
-            card_id=card.id,
-        )
-        TASKS.add(task)
-        TASKS.set_state(task, "stopped", result)
-        timeline.save(card.model_copy(update={"state": "stopped", "result": result, "steps": steps}))
+        settle(timeline, card, f"workflow `{card.name}`", "stopped", result, steps=steps)
 
 
 def expire_orphan_approvals(timeline: StoredTimeline, cards: list[Card]) -> None:
