@@ -54,6 +54,9 @@ export class Composer {
   private ready = false;
   private running = false;
   private lost = false;
+  // Why this timeline takes nothing from the person (a workflow step's record), or null.
+  private readOnly: string | null = null;
+  private readonly placeholder = `Message — ${MOD}+Enter sends; empty continues; / for commands; drop or paste files.`;
   commands: CommandInfo[] = [];
   vision = true;
   model = "";
@@ -64,7 +67,7 @@ export class Composer {
       rows: "2",
       "data-testid": "mw-input",
       "aria-label": "Message",
-      placeholder: `Message — ${MOD}+Enter sends; empty continues; / for commands; drop or paste files.`,
+      placeholder: this.placeholder,
     });
     this.sendButton = h("button", { class: "mw-button mw-primary", type: "button", "data-testid": "mw-send" }, "Send");
     this.stopButton = h("button", { class: "mw-button", type: "button", "data-testid": "mw-stop" }, "Stop");
@@ -119,8 +122,19 @@ export class Composer {
   setState(ready: boolean, running: boolean): void {
     this.ready = ready;
     this.running = running;
-    this.sendButton.disabled = this.lost || !ready || running || this.busy;
+    this.sendButton.disabled = this.lost || !!this.readOnly || !ready || running || this.busy;
     this.stopButton.disabled = this.lost || !running;
+  }
+
+  /** A read-only timeline (a workflow step's record): nothing is typed or sent here, and the line says
+   * why; null makes it a conversation again (another session shows in the view). */
+  setReadOnly(reason: string | null): void {
+    this.readOnly = reason;
+    this.input.readOnly = this.lost || !!reason;
+    this.input.placeholder = reason ?? this.placeholder;
+    this.input.title = reason ?? "";
+    this.attachButton.disabled = this.lost || !!reason;
+    this.setState(this.ready, this.running);
   }
 
   /** Show what the engine is doing beside the cards; null hides the line. */
@@ -306,7 +320,7 @@ export class Composer {
   // ---- sending ------------------------------------------------------------------------------------
 
   private submit(): void {
-    if (this.sendButton.disabled) return;
+    if (this.sendButton.disabled || this.readOnly) return;
     const out: Outgoing = { text: this.expanded(), files: [...this.files] };
     const typed = this.input.value;
     this.hideHints();

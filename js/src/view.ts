@@ -277,6 +277,7 @@ export class TimelineView {
     this.panels.commands = this.composer.commands;
     this.composer.vision = msg.vision ?? true;
     this.composer.model = msg.session.model;
+    this.composer.setReadOnly(msg.session.read_only ?? null);
     if (msg.heartbeat) this.link.beat(msg.heartbeat);
     this.header.setSession(msg.session, msg.came_from);
     this.trustLine.show(msg.trust);

@@ -29,8 +29,9 @@ from ..cards.models import (
 from ..cards.order import key_between
 from ..config.hooks import ANSWERING_EVENTS, HOOK_EVENTS
 from ..config.policy import Tier
-from ..errors import ConfigError, ConfigNotice, InvalidInput, ToolChangeHeld
+from ..errors import ConfigError, ConfigNotice, InvalidInput, NotEditable, ToolChangeHeld
 from ..providers.base import ModelInfo, ToolSpec
+from ..store import sessions as session_rows
 from ..store.db import Database
 from ..tools.mcp import ServerStatus
 from .assembly.context import ContextInfo
@@ -52,7 +53,7 @@ from .session_config import SessionConfig
 from .settings.model import SessionSettings, StoredSettings
 from .stored_session import StoredSession
 from .subagents import SubagentCalls, chain, reach_subagents
-from .subagents.workflow import WorkflowRefused, start_workflow
+from .subagents.workflow import DRIVING_STEP, STEP_READ_ONLY, WorkflowRefused, start_workflow
 from .timeline.edits import TimelineEdits
 from .toolbox.box import ToolBox
 from .toolbox.grants import drop_foreign_grants
@@ -88,6 +89,7 @@ class Session(StoredSession):
         # The engine side of the session: the parts below receive what they need, nothing more.
         status = TurnStatus(self.stored_timeline)
         toolbox = ToolBox(workspace, settings, self.stored_timeline, subagent=bool(row["subagent"]))
+        self._step = row["subagent"] == session_rows.WORKFLOW_STEP  # its timeline is a read-only record
         # The session's MCP servers stop when it is collected, and at the latest when the process exits.
         weakref.finalize(self, toolbox.mcp.servers.close)
         approvals = Approvals(self.stored_timeline, settings, toolbox)
@@ -222,6 +224,16 @@ class Session(StoredSession):
         this timeline (the session itself stays idle: the person may go on writing), else None."""
         return self._decisions.status_line()
 
+    @property
+    def read_only(self) -> str | None:
+        """Why the person cannot change this timeline (a workflow step's own, X8), or None when they can."""
+        return STEP_READ_ONLY if self._step else None
+
+    def _changeable(self) -> None:
+        """Refuse the person's change of a read-only timeline; the step's own supervisor still sends."""
+        if self._step and not DRIVING_STEP.get():
+            raise NotEditable(STEP_READ_ONLY)
+
     def not_sent(self) -> dict[str, str]:
         """Cards the next request leaves out although they are on the timeline: card id -> why (T7)."""
         return self._config.not_sent()
@@ -256,11 +268,13 @@ class Session(StoredSession):
     def use_skill(self, name: str) -> HostMessage:
         """Give the model the skill `name` (`skills/<name>/SKILL.md`) now: its instructions arrive as a host
         message at the end of the timeline, read from the next request on. Refused while a turn runs."""
+        self._changeable()
         return self._config.use_skill(name)
 
     def run_hooks(self, event: str) -> list[HostMessage]:
         """Run the workspace's hooks of `event` (`hooks/<name>.yaml`) now; what they print is added to the
         timeline as host messages, which are returned. The engine runs them itself at their moments."""
+        self._changeable()
         if event not in HOOK_EVENTS:
             raise InvalidInput(f"There is no hook event {event!r}; the events are {', '.join(HOOK_EVENTS)}.")
         if event in ANSWERING_EVENTS:
@@ -274,22 +288,27 @@ class Session(StoredSession):
 
     def insert(self, card: Card, before: str | Card | None = None, after: str | Card | None = None) -> Card:
         """Place a new card before or after another (default: at the end); nothing is sent (T4)."""
+        self._changeable()
         return self._edits.insert(card, before, after)
 
     def edit(self, card_id: str | Card, **fields: Any) -> Card:
         """Change a card in place under the rules of T6; the model never sees that it was edited."""
+        self._changeable()
         return self._edits.edit(card_id, **fields)
 
     def delete(self, *card_ids: str | Card) -> list[Card]:
         """Delete cards at once; one undo brings them all back (T8, T10)."""
+        self._changeable()
         return self._edits.delete(*card_ids)
 
     def undo(self) -> str:
         """Revert this session's newest step, and only it (T9); returns what was undone."""
+        self._changeable()
         return self._edits.undo()
 
     def redo(self) -> str:
         """Apply again the step this session undid last; returns what was redone."""
+        self._changeable()
         return self._edits.redo()
 
     def attach(
@@ -304,6 +323,7 @@ class Session(StoredSession):
         bounded Markdown table with its shape and dtypes, an array's shape, dtype and preview, a figure or
         image as a PNG attachment (the vision gate applies), an exception with its traceback, other
         objects as their text. `name` labels it (default: the object's type)."""
+        self._changeable()
         # A known secret in the object is hidden on its card.
         card = attached_input(obj, name or type(obj).__name__, self._parts.secrets.redact)
         inserted = self.insert(card, before=before, after=after)
@@ -333,6 +353,7 @@ class Session(StoredSession):
         carries them and the divider says they were given. Refused, changing nothing, with too little
         to compact (fewer than 4 messages or about 4k tokens), while a turn runs or an approval waits;
         undo takes it back. The summary is read and edited from the divider (`s.edit(id, summary=…)`)."""
+        self._changeable()
         given = compaction_instructions(instructions)
         self._config.settings()  # the summary is written by the model as stored, whoever changed it last
         return compact_in_place(self._parts, given)
@@ -344,6 +365,7 @@ class Session(StoredSession):
         returned opened, waiting for the next message. Refused, changing and sending nothing, while a turn
         runs, while an approval waits, when the model has not replied since the last compaction (or at
         all), while background work runs, and with instructions where the compaction is native."""
+        self._changeable()
         given = compaction_instructions(instructions)
         self._config.settings()  # the documents are written by the model as stored, whoever changed it last
         handover: Session = compact_now(self._parts, self, given)
@@ -391,6 +413,7 @@ class Session(StoredSession):
         in the background, so that Stop and approvals keep working (pass `wait=` to choose).
         `template` and `interpolated` record a message typed with `{expressions}` (the magics fill them).
         """
+        self._changeable()
         self._config.settings()  # the turn uses the settings as stored, whoever changed them last
         self._tell_held()  # a tool file changed while the cache is warm: said before the request goes
         done = list(interpolated)
@@ -433,15 +456,18 @@ class Session(StoredSession):
         wait: bool | None = None,
     ) -> Run:
         """Insert a tool call and run it now under the safety level — Execute and add (T5)."""
+        self._changeable()
         return self._turns.execute(name, params or {}, before, after, wait)
 
     def reexecute(self, card_id: str | Card, *, wait: bool | None = None) -> Run:
         """Run an `ls`, `grep`, `find`, `read` or `lsp` call again with its edited parameters (T6)."""
+        self._changeable()
         return self._turns.reexecute(card_id, wait)
 
     def revert(self, card_id: str | Card) -> str:
         """Put a notebook cell back as it was before a `notebook_edit` call changed it; refused with a
         sentence when the cell changed since (the card stays, marked reverted once it is)."""
+        self._changeable()
         card = self.card(card_id)
         if not isinstance(card, ToolCall):
             raise InvalidInput("Only a notebook_edit call's card can be reverted.")
@@ -453,6 +479,7 @@ class Session(StoredSession):
         timeline follows them; its result reaches the model before its next request, as a
         `<task-notification>`. Refused with a sentence, starting nothing, for an unknown or broken
         workflow, an unknown agent or model in a step, or too many subagents at work; `stop()` stops it."""
+        self._changeable()
         if not isinstance(name, str) or not isinstance(text, str):
             raise InvalidInput("A workflow is started with its name and its input, both text.")
         try:

@@ -37,15 +37,21 @@ def last_handover_at(conn: sqlite3.Connection, session_id: str) -> float | None:
     return row[0] if row is not None else None
 
 
-def set_subagent(conn: sqlite3.Connection, session_id: str, subagent: bool = True) -> None:
-    """Mark a session as a subagent's own (it never compacts into a new session by itself)."""
+# The `subagent` column: 0 a conversation, 1 a subagent's own, 2 a workflow step's own (a subagent whose
+# timeline is a read-only record of the step).
+SUBAGENT, WORKFLOW_STEP = 1, 2
+
+
+def set_subagent(conn: sqlite3.Connection, session_id: str, subagent: bool | int = True) -> None:
+    """Mark a session as a subagent's own (it never compacts into a new session by itself); `WORKFLOW_STEP`
+    marks a workflow step's."""
     conn.execute("UPDATE sessions SET subagent = ? WHERE id = ?", (int(subagent), session_id))
 
 
 def subagents_of(conn: sqlite3.Connection, session_id: str) -> list[sqlite3.Row]:
-    """The subagent sessions `session_id` started (id and title), oldest first."""
+    """The subagent sessions `session_id` started (id and title), its workflows' steps too, oldest first."""
     return conn.execute(
-        "SELECT id, title FROM sessions WHERE parent_id = ? AND subagent = 1 ORDER BY created_at, rowid",
+        "SELECT id, title FROM sessions WHERE parent_id = ? AND subagent != 0 ORDER BY created_at, rowid",
         (session_id,),
     ).fetchall()
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import anywidget
 import traitlets
 
+from ..cards.models import CARD_CLASSES
 from ..cards.rules import EDITABLE_FIELDS, INSERTABLE, READ_ONLY_REASON
 from ..engine.compaction import COMPACTING, session_links
 from ..engine.compaction.now import HANDING_OVER
@@ -167,6 +168,7 @@ class TimelineWidget(anywidget.AnyWidget):
             told.state = self.session.state
             back = self._trail[-1] if self._trail else None  # the header's way back
             original, handovers = session_links(self.session)
+            locked = self.session.read_only
             message = protocol.SnapshotMsg(
                 for_=view,
                 session=protocol.SessionInfo(
@@ -175,14 +177,16 @@ class TimelineWidget(anywidget.AnyWidget):
                     model=self.session.settings.model,
                     handover_of=protocol.SessionLink(id=original[0], title=original[1]) if original else None,
                     handovers=[protocol.SessionLink(id=i, title=t) for i, t in handovers],
+                    read_only=self.session.read_only,
                 ),
                 came_from=protocol.CameFrom(id=back.id, title=back.title) if back else None,
                 cards=cards,
                 state=told.state,
                 context=context_payload(self.session),
                 kinds=list(MENU_KINDS),
-                editable={kind: list(names) for kind, names in EDITABLE_FIELDS.items()},
-                read_only=dict(READ_ONLY_REASON),
+                editable={} if locked else {kind: list(n) for kind, n in EDITABLE_FIELDS.items()},
+                # A read-only timeline: every kind says why, as a read-only kind does.
+                read_only={kind: locked for kind in CARD_CLASSES} if locked else dict(READ_ONLY_REASON),
                 # A preference of the folder, read at each snapshot; the watch tells views of a change.
                 confirm_delete=self._read_confirm_delete(),
                 commands=[protocol.CommandInfo.model_validate(c) for c in commands.offered(self.session)],

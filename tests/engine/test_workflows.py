@@ -78,7 +78,7 @@ def test_a_person_starts_a_workflow_whose_steps_run_in_order_as_subagent_session
     conn = s.stored_timeline.db.conn()
     for step in (review, fix):
         row = session_rows.get_session(conn, step.id)
-        assert row["parent_id"] == s.id and row["subagent"] == 1
+        assert row["parent_id"] == s.id and row["subagent"] == session_rows.WORKFLOW_STEP
     assert review.title == "review · review: Review the parser."
     assert [c.kind for c in review.cards] == ["system_prompt", "user_input", "model_reply"]
     assert review.cards[1].text == "Review the parser."
@@ -94,6 +94,37 @@ def test_a_person_starts_a_workflow_whose_steps_run_in_order_as_subagent_session
     assert card.result in note.text and card.task_id in note.text
     [sent] = s.history[-1].request["messages"]  # the card is not sent: one message, the person's
     assert sent["role"] == "user" and json.dumps(sent).count("<task-notification>") == 1
+
+
+def test_a_steps_timeline_is_a_read_only_record_and_a_branch_of_it_is_a_conversation(workspace):
+    folder(workspace)
+    s = mw.Session.new()
+    s.workflow("gated", "x")
+    wait_for(lambda: s.pending_approval)
+    step = workflow_card(s).step_session("check")
+    assert step.read_only.startswith("This is a workflow step's own timeline") and s.read_only is None
+    reply = step.cards[-1]
+    refusals = [
+        lambda: step.send("something else"),
+        lambda: step.send(None),
+        lambda: step.edit(reply.id, text="changed"),
+        lambda: step.insert(mw.UserInput(text="more")),
+        lambda: step.delete(reply.id),
+        lambda: step.undo(),
+        lambda: step.execute("ls", {}),
+        lambda: step.workflow("review", "y"),
+        lambda: step.compact(),
+    ]
+    for refused in refusals:
+        with pytest.raises(mw.NotEditable, match="read-only: branch it to go on from it"):
+            refused()
+    # Its approval is still the person's to decide there (or on the starting timeline).
+    step.approve()
+    card = ended(s)
+    assert card.state == "completed" and step.cards[-1].kind == "model_reply"
+    branch = step.branch(step.cards[-1])
+    assert branch.read_only is None
+    assert branch.send("and now?").state == "done"
 
 
 def test_a_step_without_a_placeholder_gets_the_previous_result_after_its_prompt(workspace):

@@ -3,6 +3,8 @@ answered on the parent's timeline, and a click that opens the subagent's own tim
 
 from __future__ import annotations
 
+import re
+
 from playwright.sync_api import expect
 
 from .notebook import ATTACH, Notebook
@@ -104,7 +106,13 @@ def test_a_workflow_typed_in_the_composer_shows_its_steps_and_opens_each_ones_ti
     first = nb.print_value("[c for c in w.cards if c.kind == 'workflow'][0].steps[0].session_id")
     expect(header).to_contain_text(f"· {first} ·")
     expect(root.locator(".mw-card[data-kind='tool_call']")).to_contain_text("echo the parser")
+    # A step's timeline is a record: nothing is typed or sent there, and the composer says why.
+    box = root.locator("[data-testid='mw-input']")
+    expect(box).to_have_attribute("readonly", "")
+    expect(box).to_have_attribute("placeholder", re.compile("^This is a workflow step's own timeline"))
+    expect(root.locator("[data-testid='mw-send']")).to_be_disabled()
     root.locator("[data-testid='mw-back']").click()
+    expect(box).not_to_have_attribute("readonly", "")  # the conversation takes messages again
     expect(header).to_contain_text("flow · ")
     card.locator("[data-testid='mw-open-step']").nth(1).click()
     second = nb.print_value("[c for c in w.cards if c.kind == 'workflow'][0].steps[1].session_id")

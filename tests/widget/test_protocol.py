@@ -28,6 +28,7 @@ def test_snapshot_carries_the_whole_timeline_for_the_view_that_asked(session, wi
         "model": "offline/echo",
         "handover_of": None,  # the header's links after a compaction into a new session (C3, C5)
         "handovers": [],
+        "read_only": None,  # a conversation; a workflow step's own timeline says why it is read-only (X8)
     }
     assert snap["state"] == "idle"
     assert snap["context"]["line"] == session.context.line()

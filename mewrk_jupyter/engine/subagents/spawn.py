@@ -114,16 +114,22 @@ def spawn(parent: Parent, call: ToolCall) -> tuple[str, bool]:
 
 
 def create_child(
-    parent: Parent, label: str, task_text: str, settings: SessionSettings, cards: list[Card]
+    parent: Parent,
+    label: str,
+    task_text: str,
+    settings: SessionSettings,
+    cards: list[Card],
+    mark: int = session_rows.SUBAGENT,
 ) -> str:
     """Store the subagent's session — parent set, subagent flag on — with its first cards, titled by
-    `label` (its agent, or a workflow's step) and its task; returns its id."""
+    `label` (its agent, or a workflow's step) and its task, marked a subagent's or (`mark`) a workflow
+    step's; returns its id."""
     child_id = uuid.uuid4().hex[:10]
     first = task_text.strip().splitlines()[0]
     title = f"{label}: {first[:TITLE_CHARS]}{'…' if len(first) > TITLE_CHARS else ''}"
     with parent.stored_timeline.db.tx() as conn:
         session_rows.create_session(conn, child_id, title, settings.model_dump(), parent.id)
-        session_rows.set_subagent(conn, child_id)
+        session_rows.set_subagent(conn, child_id, mark)
         key = None
         for card in cards:
             key = key_between(key, None)

@@ -94,8 +94,12 @@ class Supervisor:
         except Exception as exc:  # the subagent's failure is its result, never the parent's crash
             self.end("failed", f"The subagent failed: {type(exc).__name__}: {exc}")
 
+    def send(self, text: str | None) -> Any:
+        """Start (or, with None, continue) the subagent's turn in the background."""
+        return self.child.send(text, wait=False)
+
     def follow(self) -> None:
-        run = self.child.send(self.text, wait=False)
+        run = self.send(self.text)
         rounds = 0
         while True:
             run.wait()
@@ -108,7 +112,7 @@ class Supervisor:
                 # once that work's results reached it (the next request delivers them).
                 rounds += 1
                 TASKS.wait(self.own_work(), float("inf"), lambda: self.stopping)
-                run = None if self.stopping else self.child.send(None, wait=False)
+                run = None if self.stopping else self.send(None)
             else:
                 break
             if run is None:

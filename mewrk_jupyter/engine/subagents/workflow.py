@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from contextvars import ContextVar
 from typing import Any
 
 from ...cards.models import Card, ToolCall, Workflow, WorkflowStep
@@ -20,6 +21,7 @@ from ...config.problems import InvalidConfig
 from ...config.workflows import WorkflowConfig, describe_workflows, step_name, step_prompt
 from ...errors import MewrkError
 from ...providers.registry import config_for, resolve
+from ...store import sessions as session_rows
 from ..agent import DEFAULT_AGENT
 from ..background.results import started_text
 from ..background.rows import track
@@ -113,8 +115,25 @@ def call_workflow(parent: Parent, call: ToolCall) -> tuple[str, bool]:
     return started_text(task), False
 
 
+# Set while a step's supervisor sends to the step's session: the one sender its read-only timeline takes.
+DRIVING_STEP: ContextVar[bool] = ContextVar("mewrk_driving_step", default=False)
+STEP_READ_ONLY = (
+    "This is a workflow step's own timeline, a record of what the step did, and it is read-only: branch "
+    "it to go on from it in a conversation of your own."
+)
+
+
 class StepSupervisor(Supervisor):
-    """A step's supervisor: a subagent's, except that its ending is the step's, not the workflow's."""
+    """A step's supervisor: a subagent's, except that its ending is the step's, not the workflow's, and
+    that it alone sends to the step's read-only session."""
+
+    def send(self, text: str | None) -> Any:
+        """Start (or, with None, continue) the step's turn, past its timeline's read-only guard."""
+        token = DRIVING_STEP.set(True)
+        try:
+            return super().send(text)
+        finally:
+            DRIVING_STEP.reset(token)
 
     def __init__(self, runner: WorkflowRunner, index: int, child: Any, prompt: str) -> None:
         super().__init__(runner.parent.stored_timeline, runner.task, child, prompt)
@@ -177,7 +196,9 @@ class WorkflowRunner:
                 if self.stopping:
                     break
                 label = f"{self.name} · {name}"
-                child_id = create_child(self.parent, label, prompt, settings, cards)
+                child_id = create_child(
+                    self.parent, label, prompt, settings, cards, session_rows.WORKFLOW_STEP
+                )
                 self.task.child_session = child_id  # where an approval or a stop finds the step at work
                 self.save_step(index, session_id=child_id, state="running")
                 child = type(self.parent).open(child_id, workspace=self.parent.workspace.root)

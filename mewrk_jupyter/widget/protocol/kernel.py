@@ -44,6 +44,8 @@ class SessionInfo(SentModel):
     model: str
     handover_of: SessionLink | None = None
     handovers: list[SessionLink] = []
+    # Why the person cannot change this timeline (a workflow step's own record), or null.
+    read_only: str | None = None
 
 
 class CameFrom(SentModel):
