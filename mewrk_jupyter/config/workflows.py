@@ -9,8 +9,8 @@
         prompt: Fix what the review found in {input}. The review: {review}
 
 A prompt reads `{input}` (what the workflow was started with), `{previous}` (the result of the step
-before) and `{NAME}` (the result of an earlier step by its name); any other `{…}` is refused, so that a
-typo is a sentence rather than text the agent reads. A step whose prompt names neither `{previous}` nor
+before) and `{NAME}` (the result of an earlier step by its name); any other `{word}` is refused, so that a
+typo is a sentence rather than text the agent reads (braces around anything else, as in JSON, are text). A step whose prompt names neither `{previous}` nor
 an earlier step gets the previous step's result after its prompt. Workflows are text for agents, as
 agents are: they run only with the tools and the safety level the agents and the conversation have.
 """
@@ -25,7 +25,8 @@ from pydantic import field_validator, model_validator
 from .base import TOOL_NAME, ConfigModel
 from .problems import invalid
 
-PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+# `{name}` of letters, digits, `_` and `-` is a placeholder; other braces (a JSON example) are text.
+PLACEHOLDER = re.compile(r"\{([A-Za-z0-9_-]+)\}")
 INPUT, PREVIOUS = "input", "previous"
 MAX_STEPS = 20
 

@@ -35,6 +35,11 @@ def set_task_state(conn: sqlite3.Connection, task_id: str, state: str) -> None:
     conn.execute("UPDATE tasks SET state = ?, ended_at = ? WHERE id = ?", (state, ended, task_id))
 
 
+def set_task_child(conn: sqlite3.Connection, task_id: str, child_session: str) -> None:
+    """The session a task follows now (a workflow's step at work), so that every process finds it."""
+    conn.execute("UPDATE tasks SET child_session = ? WHERE id = ?", (child_session, task_id))
+
+
 def beat_task(conn: sqlite3.Connection, task_id: str) -> bool:
     """Renew a task's heartbeat; returns True when another process asked it to stop."""
     rows = conn.execute(

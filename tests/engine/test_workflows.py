@@ -12,6 +12,7 @@ import pytest
 import mewrk_jupyter as mw
 from mewrk_jupyter.config.loader import read_config
 from mewrk_jupyter.engine.background.tasks import running_background_work
+from mewrk_jupyter.engine.subagents.limits import MAX_RUNNING
 from mewrk_jupyter.store import sessions as session_rows
 
 from ..conftest import run_python, wait_for
@@ -305,3 +306,70 @@ def test_a_workflow_left_behind_by_a_process_that_ended_is_settled_at_the_next_r
     assert next(c for c in s.cards if c.kind == "approval").decision == "expired"
     [note] = notifications(s)
     assert "<status>stopped</status>" in note.text and card.task_id in note.text
+
+
+def test_plan_mode_turned_on_while_a_step_waits_reaches_it_and_the_steps_after_it(workspace):
+    folder(workspace)
+    s = mw.Session.new()
+    s.workflow("gated", "x")
+    mirror = wait_for(lambda: s.pending_approval)
+    step = workflow_card(s).step_session("check")
+    assert not step.settings.plan_mode
+    s.configure(plan_mode=True)
+    # The step's approval of bash is withdrawn, and it goes on planning; so does the step after it.
+    assert step.settings.plan_mode and s.card(mirror.id).decision == "expired"
+    card = ended(s)
+    assert card.state == "completed"
+    assert next(c for c in step.cards if c.kind == "tool_call").status == "denied"
+    assert card.step_session("report").settings.plan_mode
+
+
+def test_a_stop_right_after_the_start_stops_the_first_step_before_it_runs_anything(workspace):
+    folder(
+        workspace,
+        slow='steps:\n  - agent: fast\n    prompt: "long: 3000\\ncall: bash {\\"command\\": \\"touch made\\"}"\n',
+    )
+    (workspace / ".mewrk" / "agents" / "fast.yaml").write_text("model: offline/slow\ntools: [bash]\n")
+    (workspace / ".mewrk" / "policy").mkdir(exist_ok=True)
+    (workspace / ".mewrk" / "policy" / "free.yaml").write_text("safety_level: free\nallow: [bash]\n")
+    mw.trust(workspace)
+    s = mw.Session.new(safety_level="free")
+    s.workflow("slow", "")
+    assert s.stop()
+    card = ended(s)
+    assert card.state == "stopped" and card.steps[0].state in ("stopped", "waiting")
+    assert not (workspace / "made").exists()
+    assert running_background_work(s.id) == []
+
+
+def test_a_workflow_whose_first_prompt_is_empty_is_refused_and_counts_toward_the_limit(workspace):
+    folder(workspace, echo="steps:\n  - prompt: '{input}'\n")
+    s = mw.Session.new()
+    with pytest.raises(
+        mw.InvalidInput, match="the first step `step1` reads only what the workflow is started"
+    ):
+        s.workflow("echo", "  ")
+    assert [c for c in s.cards if isinstance(c, mw.Workflow)] == []
+    started = [s.workflow("gated", str(i)) for i in range(MAX_RUNNING)]
+    with pytest.raises(mw.InvalidInput, match=f"{MAX_RUNNING} subagents already run in this conversation"):
+        s.workflow("gated", "one too many")
+    assert len(started) == MAX_RUNNING
+    assert s.stop()
+    wait_for(lambda: all(c.state == "stopped" for c in s.cards if isinstance(c, mw.Workflow)))
+
+
+def test_a_workflow_card_put_back_by_undo_after_the_workflow_ended_says_how_it_ended(workspace):
+    folder(workspace)
+    s = mw.Session.new()
+    s.workflow("gated", "x")
+    wait_for(lambda: s.pending_approval)
+    card = workflow_card(s)
+    s.delete(card.id)
+    s.stop()
+    wait_for(lambda: running_background_work(s.id) == [])
+    s.undo()
+    assert workflow_card(s).state == "awaiting_approval"  # as it was when it was deleted
+    s.send("and?")
+    back = workflow_card(s)
+    assert back.state == "stopped" and back.result.startswith("The step `check` (1 of 2) was stopped")
+    assert len(notifications(s)) == 1

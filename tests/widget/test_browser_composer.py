@@ -232,27 +232,28 @@ def test_approve_always_shows_the_rules_it_would_add_and_adds_the_one_chosen(lab
     nb = Notebook.open(page, lab)
     code = ATTACH + (
         "s = mw.Session.new()\n"
-        's.send(\'call: bash {"command": "git --version && echo one"}\', wait=True)\n'
+        's.send(\'call: bash {"command": "git status && echo one"}\', wait=True)\n'
         "s.widget()"
     )
     _, root = widget_cell(nb, code)
     card = root.locator(".mw-card[data-kind='approval']")
     choice = card.locator("[data-testid='mw-always-choice']")
+    expect(choice.locator("option")).to_have_count(3)  # drawn once the card is in view
     labels = choice.locator("option").all_inner_texts()
     assert labels == [
-        "this command: bash(git --version && echo one)",
-        "commands like this: bash(git *), bash(echo *)",
+        "this command: bash(git status && echo one)",
+        "commands like this: bash(git status*), bash(echo *)",
         "every call of bash",
     ]
     choice.select_option("like")
     card.locator("[data-testid='mw-always-policy']").check()
     card.locator("[data-testid='mw-approve-always']").click()
     expect(card.locator("[data-testid='mw-decision']")).to_have_text(
-        "Approved always in policy/default.yaml: bash(git *), bash(echo *)"
+        "Approved always in policy/default.yaml: bash(git status*), bash(echo *)"
     )
     expect(root.locator("[data-testid='mw-state']")).to_have_text("idle")
     assert nb.print_value("s.settings.approved_always") == "[]"
-    assert "bash(git *)" in nb.print_value("open('.mewrk/policy/default.yaml').read()")
+    assert "bash(git status*)" in nb.print_value("open('.mewrk/policy/default.yaml').read()")
     try:
         # The rule is the level's now: a command like it runs without asking.
         nb.run('s.send(\'call: bash {"command": "echo two"}\', wait=True)')

@@ -111,7 +111,11 @@ def recover_orphan_workflows(timeline: StoredTimeline, cards: list[Card]) -> Non
         return
     live = {row["id"] for row in task_rows.live_tasks(conn, timeline.session_id)}
     for card in running:
-        if TASKS.get(card.task_id) is not None or card.task_id in live:
+        task = TASKS.get(card.task_id)
+        if task is not None and task.ended:  # a card put back (undo) after its workflow ended here
+            timeline.save(card.model_copy(update={"state": task.state, "result": task.result}))
+            continue
+        if task is not None or card.task_id in live:
             continue  # followed here, or by another process that still beats for it
         done = [step for step in card.steps if step.state == "completed"]
         result = f"{done[-1].result or ''}\n\n{WORKFLOW_ORPHANED}".strip() if done else WORKFLOW_ORPHANED

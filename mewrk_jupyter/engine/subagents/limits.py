@@ -30,9 +30,10 @@ def running_under(session_id: str, depth: int = 0) -> int:
     """How many subagents run under the session, its subagents' own included."""
     found = 0
     for task in TASKS.of(session_id):
-        if task.kind in ("subagent", "workflow") and task.child_session:
+        # A workflow counts from its start, before its first step's session exists.
+        if task.kind == "subagent" and task.child_session or task.kind == "workflow":
             found += 0 if task.ended else 1
-            if depth < MAX_DEPTH:
+            if depth < MAX_DEPTH and task.child_session:
                 found += running_under(task.child_session, depth + 1)
     return found
 

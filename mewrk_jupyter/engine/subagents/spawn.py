@@ -125,7 +125,7 @@ def create_child(
     `label` (its agent, or a workflow's step) and its task, marked a subagent's or (`mark`) a workflow
     step's; returns its id."""
     child_id = uuid.uuid4().hex[:10]
-    first = task_text.strip().splitlines()[0]
+    first = (task_text.strip().splitlines() or [""])[0]
     title = f"{label}: {first[:TITLE_CHARS]}{'…' if len(first) > TITLE_CHARS else ''}"
     with parent.stored_timeline.db.tx() as conn:
         session_rows.create_session(conn, child_id, title, settings.model_dump(), parent.id)

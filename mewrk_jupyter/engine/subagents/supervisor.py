@@ -95,13 +95,20 @@ class Supervisor:
             self.end("failed", f"The subagent failed: {type(exc).__name__}: {exc}")
 
     def send(self, text: str | None) -> Any:
-        """Start (or, with None, continue) the subagent's turn in the background."""
-        return self.child.send(text, wait=False)
+        """Start (or, with None, continue) the subagent's turn in the background; None, sending nothing,
+        once it was asked to stop — and a turn that a stop asked for meanwhile is stopped at once."""
+        with self.lock:
+            if self.stopping:
+                return None
+        run = self.child.send(text, wait=False)
+        if self.stopping:  # the stop came while the turn started, when there was no turn to stop yet
+            self.child.stop()
+        return run
 
     def follow(self) -> None:
         run = self.send(self.text)
         rounds = 0
-        while True:
+        while run is not None:
             run.wait()
             if self.stopping:
                 break
@@ -217,9 +224,10 @@ class Supervisor:
 
     def stop(self) -> None:
         """Stop the subagent (its own background work too); its result says it was stopped."""
-        if self.stopping:  # the subagent's own stop asks again: once is enough
-            return
-        self.stopping = True
+        with self.lock:
+            if self.stopping:  # the subagent's own stop asks again: once is enough
+                return
+            self.stopping = True
         self.child.stop()
         with self.lock:
             timelines = self.close_mirrors({"decision": "expired"})  # nobody will answer them now

@@ -12,7 +12,6 @@ auto-compact (they are subagent sessions).
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
 from contextvars import ContextVar
 from typing import Any
 
@@ -22,6 +21,7 @@ from ...config.workflows import WorkflowConfig, describe_workflows, step_name, s
 from ...errors import MewrkError
 from ...providers.registry import config_for, resolve
 from ...store import sessions as session_rows
+from ...store import tasks as task_rows
 from ..agent import DEFAULT_AGENT
 from ..background.results import started_text
 from ..background.rows import track
@@ -32,6 +32,7 @@ from .spawn import Parent, create_child, subagent_settings
 from .supervisor import SUPERVISORS, Supervisor
 
 STEP_ENDINGS = {"failed": "failed", "stopped": "was stopped"}
+EMPTY_PROMPT = "its prompt is empty once what it reads is filled in, so it was not started."
 
 
 class WorkflowRefused(MewrkError):
@@ -68,6 +69,12 @@ def start_workflow(
         plans = [subagent_settings(config, step_agent(step), parent.settings) for step in workflow.steps]
         for settings, _ in plans:
             resolve(settings.model, home)
+        first = workflow.steps[0]
+        if not step_prompt(first, 0, text, {}, "").strip():
+            raise MewrkError(
+                f"the first step `{step_name(first, 0)}` reads only what the workflow is started with, and "
+                "that is empty: give the workflow its input."
+            )
     except InvalidConfig as exc:  # the workflow's own file (or an agent's) is broken: where, by line
         said = "; ".join(problem.located() for problem in exc.problems)
         raise WorkflowRefused(f"No workflow was started: {said}") from None
@@ -95,7 +102,7 @@ def start_workflow(
     )
     parent.stored_timeline.append(card)
     task.card_id = card.id
-    runner = WorkflowRunner(parent, task, name, workflow, text, plans)
+    runner = WorkflowRunner(parent, task, name, workflow, text)
     task.stop = runner.stop
     runner.start()
     return task, card
@@ -162,14 +169,12 @@ class WorkflowRunner:
         name: str,
         workflow: WorkflowConfig,
         text: str,
-        plans: Sequence[tuple[SessionSettings, list[Card]]],
     ) -> None:
         self.parent = parent
         self.task = task
         self.name = name
         self.workflow = workflow
         self.text = text
-        self.plans = plans
         self.lock = threading.Lock()
         self.stopping = False
         self.current: StepSupervisor | None = None
@@ -181,8 +186,17 @@ class WorkflowRunner:
     def main(self) -> None:
         try:
             self.follow()
+        except MewrkError as exc:  # a sentence of its own (an agent file removed meanwhile, …)
+            self.finish("failed", f"The workflow failed: {exc}")
         except Exception as exc:  # the workflow's failure is its result, never the parent's crash
             self.finish("failed", f"The workflow failed: {type(exc).__name__}: {exc}")
+
+    def plan(self, index: int) -> tuple[SessionSettings, list[Card]]:
+        """A step's settings and first cards as the conversation stands when the step starts: a plan mode
+        or a safety level changed while the workflow ran reaches the steps after it too."""
+        step = self.workflow.steps[index]
+        config = config_for(self.parent.workspace.home)
+        return subagent_settings(config, step_agent(step), self.parent.settings)
 
     def follow(self) -> None:
         results: dict[str, str] = {}
@@ -190,8 +204,12 @@ class WorkflowRunner:
         count = len(self.workflow.steps)
         for index, step in enumerate(self.workflow.steps):
             name = step_name(step, index)
-            settings, cards = self.plans[index]
             prompt = step_prompt(step, index, self.text, results, previous)
+            if not prompt.strip():
+                self.save_step(index, state="failed", result=EMPTY_PROMPT)
+                self.finish("failed", f"The step `{name}` ({index + 1} of {count}) failed: {EMPTY_PROMPT}")
+                return
+            settings, cards = self.plan(index)
             with self.lock:
                 if self.stopping:
                     break
@@ -200,6 +218,8 @@ class WorkflowRunner:
                     self.parent, label, prompt, settings, cards, session_rows.WORKFLOW_STEP
                 )
                 self.task.child_session = child_id  # where an approval or a stop finds the step at work
+                with self.parent.stored_timeline.db.tx() as conn:  # and another process: plan mode, …
+                    task_rows.set_task_child(conn, self.task.id, child_id)
                 self.save_step(index, session_id=child_id, state="running")
                 child = type(self.parent).open(child_id, workspace=self.parent.workspace.root)
                 self.current = StepSupervisor(self, index, child, prompt)
@@ -229,13 +249,13 @@ class WorkflowRunner:
         timeline.save(card.model_copy(update={"steps": steps, "state": self.task.state}))
 
     def finish(self, state: TaskState, result: str) -> None:
-        """The workflow ended: its result waits to be collected, and its card says how it ended."""
-        TASKS.set_state(self.task, state, result)
+        """The workflow ended: its card says how, then its result waits to be collected (in this order: a
+        process that reads an ended task beside a card still running would settle it as orphaned)."""
         timeline = self.parent.stored_timeline
         card = timeline.find(self.task.card_id or "")
-        if isinstance(card, Workflow):
-            update = {"state": self.task.state, "result": self.task.result}
-            timeline.save(card.model_copy(update=update))
+        if isinstance(card, Workflow) and not self.task.ended:
+            timeline.save(card.model_copy(update={"state": state, "result": result}))
+        TASKS.set_state(self.task, state, result)
 
     def stop(self) -> None:
         """Stop the step at work and every step after it; the result says where it stopped."""
