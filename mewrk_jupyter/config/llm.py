@@ -178,6 +178,13 @@ class VendorConfig(ConfigModel):
                 f"(GET /v1/models); protocol {protocol} has no such list, so name its models under models:",
                 "models",
             )
+        if not data.get("base_url"):
+            # OpenAI's own list holds embedding, speech and image models too, none of them for chat.
+            raise invalid(
+                f"models: {DISCOVER} lists the models of the server at base_url (a local Ollama, llama.cpp "
+                "or vLLM server); give its base_url, or name the models under models:",
+                "models",
+            )
         # The other checks see one model of every default, as each listed model will be.
         return cls._listed_by_server(handler({**data, "models": {DISCOVER: {}}}))
 

@@ -152,6 +152,9 @@ def test_discover_is_refused_for_a_protocol_without_a_list(workspace, wire_serve
         "llm/claude.yaml: models: discover is only for protocol openai-chat, whose servers list their models "
         "(GET /v1/models); protocol anthropic-messages has no such list, so name its models under models:"
     )
+    # OpenAI's own list is not a list of chat models: a discovering vendor names its server.
+    with pytest.raises(InvalidConfig, match=r"models: discover lists the models of the server at base_url"):
+        validate_file("llm", "protocol: openai-chat\nmodels: discover\n", name="local")
     with pytest.raises(
         InvalidConfig, match=r"models must map each model's name to its settings, or be `discover`"
     ):
