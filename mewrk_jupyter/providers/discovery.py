@@ -15,8 +15,9 @@ from ..config import Config, ModelConfig, VendorConfig, trust_state
 from ..errors import ConfigError
 
 # A server that did not answer is asked again after this long, so one that was started meanwhile is found
-# without a new session, while a turn's dozen questions about its model make one request, not twelve.
-RETRY_AFTER = 10.0
+# without a new session, while a turn's dozen questions about its model make one request, not twelve, and
+# a settings panel open on a server that is down waits for it at most once in this long.
+RETRY_AFTER = 30.0
 
 
 class ListedModel(BaseModel):

@@ -48,8 +48,9 @@ STOP_REASONS = {
     "content_filter": "refusal",
 }
 REASONING_FIELDS = ("reasoning_content", "reasoning")  # DeepSeek and most vendors; vLLM
-# How long the list of a server's models may take: a session's settings wait for it.
-LISTING_TIMEOUT = 10.0
+# How long the list of a server's models may take: a session's settings wait for it, and a local server
+# answers in milliseconds.
+LISTING_TIMEOUT = 5.0
 
 
 def _user_content(parts: list[Any], blocks: list[dict[str, Any]] | None = None) -> str | list[dict[str, Any]]:
