@@ -46,10 +46,12 @@ def admit(config: Config, start: AgentStart, *, model_asked: bool) -> tuple[Agen
 
 
 def problem_notices(config: Config) -> list[str]:
-    """One sentence per invalid file: what is wrong, and that only what it defines is left out."""
+    """One sentence per invalid file: what is wrong (on which line, where known), and that only what it
+    defines is left out."""
     by_file: dict[str, list[str]] = {}
     for problem in config.problems:
-        by_file.setdefault(problem.file, []).append(problem.message)
+        where = f" (line {problem.line})" if problem.line else ""
+        by_file.setdefault(problem.file, []).append(f"{problem.message}{where}")
     return [
         f"{file}: {'; '.join(messages)} — this file is left out until it is fixed; the rest of the "
         "folder is used."

@@ -34,8 +34,8 @@ def test_an_invalid_vendor_file_disables_only_that_vendor(workspace):
     write(workspace, "llm/good.yaml", "protocol: openai-chat\nmodels:\n  m: {}\n")
     s, notices = new_session()
     assert notices == [
-        "llm/broken.yaml: base_url must be an http:// or https:// address — this file is left out until it "
-        "is fixed; the rest of the folder is used."
+        "llm/broken.yaml: base_url must be an http:// or https:// address (line 3) — this file is left out "
+        "until it is fixed; the rest of the folder is used."
     ]
     s.send("hello")
     assert s.cards[-1].kind == "model_reply"  # the offline session works
@@ -80,7 +80,8 @@ def test_nested_aliases_are_refused_quickly_and_the_rest_works(workspace):
     s, notices = new_session()
     assert notices == [
         "llm/bomb.yaml: its aliases expand to more than 100,000 values, more than a configuration file "
-        "holds, so it was not read — this file is left out until it is fixed; the rest of the folder is used."
+        "holds, so it was not read (line 6) — this file is left out until it is fixed; the rest of the folder "
+        "is used."
     ]
     s.send("hi")
     assert s.cards[-1].kind == "model_reply"
