@@ -17,6 +17,9 @@ NAME_CHARS = NAME_START + DIGITS
 # `$@`, `$?`, `$1` …: parameters bash sets itself (`$_` is a name, read above).
 SPECIAL_PARAMETERS = "@*#?-$!" + DIGITS
 GLOB = "*?["
+# The characters of a command name read as itself: what a program's or builtin's name is made of. A name
+# with any other (or none of its value known) is one the reader does not call plain.
+PLAIN_NAME = NAME_CHARS + "._+-/:@%,"
 
 
 class Unknown(Exception):
@@ -36,6 +39,16 @@ class Word:
     def seen(self) -> str:
         """Its value, or the text as written when the shell computes it."""
         return self.raw if self.value is None else self.value
+
+    def plain(self) -> str | None:
+        """Its value when it is a plain name — no expansion, no glob, no character outside PLAIN_NAME, no
+        leading `-` — or None. `[` (the test builtin) is plain: alone, it globs nothing."""
+        value = self.value
+        if value is None or not value or value[0] == "-":
+            return None
+        if value == "[" or (not self.glob and all(ch in PLAIN_NAME for ch in value)):
+            return value
+        return None
 
     def option_like(self) -> bool:
         """Whether the shell may hand the command an option here (`-x`, `--out=f`, `@argsfile`), or a

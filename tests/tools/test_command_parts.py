@@ -374,3 +374,27 @@ def test_builtins_that_evaluate_subscripts_ask_whatever_rule_allows_them(command
         ask=["bash"],
     )
     assert review(command, policy=policy) == "ask"
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("cd /home/u && echo x > notes.txt", "ask"),
+        # the folder is moved by the command bash runs, however its name is written
+        ("'cd' /home/u && echo x > notes.txt", "ask"),
+        ("\\cd /home/u && echo x > notes.txt", "ask"),
+        ('c""d /tmp; echo x > results.csv', "ask"),
+        ("builtin cd /tmp; echo x > notes.txt", "ask"),
+        ("command cd /tmp; echo x > notes.txt", "ask"),
+        ("eval cd /tmp; echo x > notes.txt", "ask"),
+        ("$c /tmp; echo x > notes.txt", "ask"),  # a computed name may be `cd`
+        ("pushd /tmp; echo x < in.txt > notes.txt", "ask"),
+        # commands known to keep the folder leave a later redirection in the workspace
+        ("echo a > notes.txt && echo b >> notes.txt", "allow"),
+        ("cd . > notes.txt", "allow"),  # the redirection is made before `cd` runs
+        ("X=1; echo x > notes.txt", "allow"),
+    ],
+)
+def test_a_redirection_after_a_command_that_may_move_the_folder_asks(command, expected, tmp_path):
+    policy = PolicyConfig(safety_level="x", allow=["bash(cd *)", "bash(echo *)", "bash(X=1)"])
+    assert review(command, tmp_path, policy=policy) == expected

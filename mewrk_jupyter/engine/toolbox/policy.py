@@ -14,7 +14,7 @@ from ...config.policy import PolicyConfig, Tier
 from ...config.rules import Rule, exact_rule, literal, parse_rule
 from ...tools import Tool
 from ...tools.command_options import known_option, read_only_options
-from ...tools.command_parts import KEYWORDS, assignment, command_parts
+from ...tools.command_parts import KEYWORDS, Part, assignment, command_parts
 from ...tools.command_words import Word
 from ...tools.mcp import server_prefix
 from .command_match import allows_command, catches, rough_runs, runs
@@ -36,8 +36,19 @@ SUBCOMMANDS = frozenset(
     "git npm pnpm yarn pip pip3 uv poetry conda mamba cargo go docker podman kubectl helm make gh "
     "jupyter terraform dotnet apt apt-get brew systemctl rustup hatch nox tox".split()
 )
-# Commands after which a relative file name no longer means one in the workspace.
-CHANGES_FOLDER = ("cd", "pushd", "popd")
+# Bash's builtins (bash 5.2, `compgen -b`): they run in the shell itself, so some of them change its
+# folder for the commands after them (`cd`, `pushd`, or `eval`, `source`, `builtin` running one).
+BASH_BUILTINS = frozenset(
+    ". : [ alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs "
+    "disown echo enable eval exec exit export false fc fg getopts hash help history jobs kill let local "
+    "logout mapfile popd printf pushd pwd read readarray readonly return set shift shopt source suspend "
+    "test times trap true type typeset ulimit umask unalias unset wait".split()
+)
+# The builtins known to leave the shell's folder where it is; a program runs in a process of its own.
+KEEPS_FOLDER = frozenset(
+    ": [ echo printf true false test pwd read export local declare typeset readonly unset shift getopts "
+    "wait type help times umask let kill jobs".split()
+)
 
 
 @dataclass(frozen=True)
@@ -85,12 +96,11 @@ def command_subject(command: str, root: Path) -> Subject:
     seen = tuple(tuple(view) for p in parts for view in runs(p.command_items()))
     moved = False
     for part in parts:
-        words = part.command_words()
         if not all(_writable_target(t, root, moved) for t in part.targets):
             return Subject(command, None, runs=seen)  # it writes a file outside the workspace: ask
         if not all(_readable_source(t, root, moved) for t in part.reads):
             return Subject(command, None, runs=seen)
-        moved = moved or bool(words and words[0] in CHANGES_FOLDER)
+        moved = moved or not _keeps_folder(part)
     spoken = [p for p in parts if p.items]
     return Subject(
         command,
@@ -98,6 +108,21 @@ def command_subject(command: str, root: Path) -> Subject:
         commands=tuple(tuple(p.items) for p in spoken),
         runs=seen,
     )
+
+
+def _keeps_folder(part: Part) -> bool:
+    """Whether this command surely leaves the shell's folder where it was, so that a relative file name
+    in a later redirection still means one in the workspace: it runs nothing (an assignment alone), or
+    its name is plain (not computed, not quoted into something else) and names a program or a builtin
+    known to keep the folder. Anything else — `cd`, `'cd'`, `c""d`, `builtin cd`, `eval …`, `$x` — may
+    move it."""
+    command = part.command_items()
+    if not command:
+        return True
+    name = command[0].plain()
+    if name is None:
+        return False
+    return "/" in name or name not in BASH_BUILTINS or name in KEEPS_FOLDER
 
 
 def _unquoted(target: str) -> str:
