@@ -144,11 +144,81 @@ def unquote_roughly(word: str) -> str:
             i += 2
             continue
         if c == "$" and word[i + 1 : i + 2] == "'":
+            close = word.find("'", i + 2)
+            while close > 0 and _escaped(word, close):
+                close = word.find("'", close + 1)
+            if close > 0:
+                out.append(ansi_decoded(word[i + 2 : close]))
+                i = close + 1
+                continue
             i += 1
             continue
         if c not in "'\"":
             out.append(c)
         i += 1
+    return "".join(out)
+
+
+def _escaped(text: str, i: int) -> bool:
+    """Whether the character at `i` follows an odd run of backslashes."""
+    run = 0
+    while i - run - 1 >= 0 and text[i - run - 1] == "\\":
+        run += 1
+    return run % 2 == 1
+
+
+_ANSI_ESCAPES = {
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "E": "\x1b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "?": "?",
+}
+_HEX = "0123456789abcdefABCDEF"
+
+
+def ansi_decoded(body: str) -> str:
+    """The text of a $'…' body with its escapes decoded as bash does (`\\x72`, `\\162`, `\\u0072`): a guess
+    at what runs, for deny rules only."""
+    out = []
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if c != "\\" or i + 1 >= len(body):
+            out.append(c)
+            i += 1
+            continue
+        e = body[i + 1]
+        if e in _ANSI_ESCAPES:
+            out.append(_ANSI_ESCAPES[e])
+            i += 2
+            continue
+        digits, base, width = "", 16, {"x": 2, "u": 4, "U": 8}.get(e, 0)
+        start = i + 2
+        if not width and e in "01234567":
+            digits, base, width, start = "", 8, 3, i + 1
+        alphabet = _HEX if base == 16 else "01234567"
+        end = start
+        while end < len(body) and end - start < width and body[end] in alphabet:
+            end += 1
+        digits = body[start:end]
+        if not digits:
+            out.append(c + e)
+            i += 2
+            continue
+        try:
+            out.append(chr(int(digits, base)))
+        except (ValueError, OverflowError):
+            out.append(digits)
+        i = end
     return "".join(out)
 
 
