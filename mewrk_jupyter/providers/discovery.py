@@ -12,7 +12,9 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from ..config import Config, ModelConfig, VendorConfig, trust_state
+from ..config.secrets import is_reference
 from ..errors import ConfigError
+from .unstreamed import shown_address
 
 # A server that did not answer is asked again after this long, so one that was started meanwhile is found
 # without a new session, while a turn's dozen questions about its model make one request, not twelve, and
@@ -31,6 +33,14 @@ class ListedModel(BaseModel):
 
 class ListingFailed(Exception):
     """The server did not give its list of models; the message says why, without a secret."""
+
+
+class KeyRefused(ListingFailed):
+    """The server refused the credentials the listing was asked with (HTTP 401 or 403)."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(f"it refused the credentials, HTTP {status}")
+        self.status = status
 
 
 @dataclass(frozen=True)
@@ -78,9 +88,11 @@ def listing(
 
 def _ask(name: str, vendor: VendorConfig, ask: Callable[[], list[ListedModel]]) -> Listing:
     where = f"llm/{name}.yaml"
-    address = vendor.base_url or "the default address"
+    address = shown_address(vendor.base_url, "the default address")
     try:
         listed = ask()
+    except KeyRefused as exc:
+        return Listing(vendor, {}, _refused(where, address, vendor, exc.status), time.monotonic())
     except ListingFailed as exc:
         return Listing(vendor, {}, _sentence(where, address, str(exc)), time.monotonic())
     if not listed:
@@ -93,6 +105,19 @@ def _sentence(where: str, address: str, why: str) -> str:
     return (
         f"{where} says models: discover, but the server at {address} gave no list of its models ({why}); "
         "its models are not offered until it does — start it or fix base_url, then open a new session."
+    )
+
+
+def _refused(where: str, address: str, vendor: VendorConfig, status: int) -> str:
+    """The sentence for a server that refused the key: which reference in which file gave it, never the
+    key itself nor what the server said (its answer may quote the key)."""
+    references = [f"api_key ({vendor.api_key})"] if vendor.api_key else []
+    references += [f"headers.{h} ({v})" for h, v in vendor.headers.items() if is_reference(v)]
+    given = " and ".join(references) if references else "no api_key"
+    return (
+        f"{where} says models: discover, but the server at {address} refused the credentials (HTTP "
+        f"{status}) that {given} gave; its models are not offered until it accepts them — check the key "
+        "that reference holds, then open a new session."
     )
 
 

@@ -34,8 +34,8 @@ from .base import (
     data_url,
     tool_images_label,
 )
-from .discovery import ListedModel, ListingFailed
-from .unstreamed import ended_early, json_object, not_a_reply, whole_body
+from .discovery import KeyRefused, ListedModel, ListingFailed
+from .unstreamed import client_secrets, ended_early, json_object, not_a_reply, quoted, whole_body
 
 PROTOCOL = "openai-chat"
 PROTOCOL_NAME = "OpenAI Chat Completions"
@@ -316,7 +316,9 @@ class OpenAIChatProvider(SDKProvider):
         except openai.APIConnectionError as exc:
             raise ListingFailed("nothing answers there") from exc
         except openai.APIStatusError as exc:
-            raise ListingFailed(f"it answered HTTP {exc.status_code}: {_said(exc)}") from exc
+            if exc.status_code in (401, 403):  # its body may quote the key it refused: never shown
+                raise KeyRefused(exc.status_code) from exc
+            raise ListingFailed(f"it answered HTTP {exc.status_code}: {_said(exc, client)}") from exc
         except (openai.OpenAIError, ValueError, TypeError, AttributeError) as exc:
             raise ListingFailed(f"its answer is not a list of models ({type(exc).__name__})") from exc
 
@@ -333,10 +335,11 @@ def _window(fields: dict[str, Any]) -> int | None:
     return None
 
 
-def _said(exc: openai.APIStatusError) -> str:
-    """The server's own message for a refused listing, short (the SDK keeps the body's `error` object)."""
+def _said(exc: openai.APIStatusError, client: Any) -> str:
+    """The server's own message for a refused listing, short (the SDK keeps the body's `error` object),
+    with the key and header values the request carried taken out."""
     body = exc.body
     error = body.get("error", body) if isinstance(body, dict) else body
     message = error.get("message") if isinstance(error, dict) else error
     text = str(message) if isinstance(message, str) and message else f"HTTP {exc.status_code}"
-    return text if len(text) <= 200 else text[:199] + "…"
+    return quoted(text, client_secrets(client), shown=200)

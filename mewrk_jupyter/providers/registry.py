@@ -17,6 +17,7 @@ from ..errors import ConfigError, WorkspaceNotTrusted
 from .base import Exchange, ModelInfo, ModelRequest, Provider
 from .discovery import ListedModel, discovered_models
 from .offline import OfflineProvider
+from .unstreamed import shown_address
 
 DEFAULT_MODEL = "offline/echo"
 CONFIG_FOLDERS = tuple(KINDS)  # every subfolder of the configuration folder, hooks/ included
@@ -293,7 +294,7 @@ def _listed_specs(
         listed = ", ".join(f"`{vendor_name}/{name}`" for name in specs)
         raise ConfigError(
             f"The model `{model}` is not among the models the server of `.mewrk/llm/{vendor_name}.yaml` "
-            f"lists ({vendor.base_url or 'the default address'}): {listed}."
+            f"lists ({shown_address(vendor.base_url, 'the default address')}): {listed}."
         )
     return specs
 

@@ -25,10 +25,39 @@ SSE_STARTS = (b"event:", b"data:", b"id:", b"retry:", b":")
 
 def server_of(client: Any) -> str:
     """The server an SDK client talks to, as people read it: its base URL without credentials or query."""
-    parts = urlsplit(str(getattr(client, "base_url", "") or ""))
+    return shown_address(str(getattr(client, "base_url", "") or ""), "the configured server")
+
+
+def shown_address(url: str | None, otherwise: str) -> str:
+    """An address as a sentence may show it: scheme, host, port and path — no user, password, query or
+    fragment, where a key may be (`?api-key=…`); `otherwise` when there is none."""
+    parts = urlsplit(url or "")
     host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", "")) or "the configured server"
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    netloc = f"{host}:{port}" if port else host
+    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", "")) or otherwise
+
+
+def client_secrets(client: Any) -> list[str]:
+    """The credentials an SDK client carries: its key (and AWS keys), and the values of the headers it
+    was configured with (a vendor's headers may hold a token read from a reference)."""
+    secrets = [str(getattr(client, name, "") or "") for name in SECRET_ATTRIBUTES]
+    headers = getattr(client, "_custom_headers", None)
+    if isinstance(headers, dict):
+        secrets += [str(value) for value in headers.values()]
+    return [secret for secret in secrets if secret]
+
+
+def quoted(text: str, secrets: list[str], shown: int = SHOWN) -> str:
+    """The first `shown` characters of what a server said, on one line, with every secret taken out."""
+    for secret in sorted(secrets, key=len, reverse=True):
+        if secret:
+            text = text.replace(secret, "[redacted]")
+    text = " ".join(text.split())
+    return text if len(text) <= shown else text[:shown] + "…"
 
 
 def content_type(response: Any) -> str:
@@ -58,20 +87,9 @@ def json_object(raw: bytes) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def _quoted(raw: bytes, secrets: list[str]) -> str:
-    """The first characters of a body on one line, with the key the request carried taken out."""
-    text = raw.decode("utf-8", errors="replace")
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "[redacted]")
-    text = " ".join(text.split())
-    return text if len(text) <= SHOWN else text[:SHOWN] + "…"
-
-
 def not_a_reply(model: str, client: Any, response: Any, raw: bytes, protocol: str) -> ProviderError:
     """The error for a body that is neither a stream nor a whole message of the protocol."""
-    secrets = [str(getattr(client, name, "") or "") for name in SECRET_ATTRIBUTES]
-    shown = _quoted(raw, secrets) or "an empty body"
+    shown = quoted(raw.decode("utf-8", errors="replace"), client_secrets(client)) or "an empty body"
     return ProviderError(
         f"The server at {server_of(client)} answered `{model}` with {content_type(response)} that is "
         f"neither a stream nor a whole reply (“{shown}”); check that base_url points at a server "

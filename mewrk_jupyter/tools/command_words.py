@@ -17,6 +17,9 @@ NAME_CHARS = NAME_START + DIGITS
 # `$@`, `$?`, `$1` …: parameters bash sets itself (`$_` is a name, read above).
 SPECIAL_PARAMETERS = "@*#?-$!" + DIGITS
 GLOB = "*?["
+# The characters of a command name read as itself: what a program's or builtin's name is made of. A name
+# with any other (or none of its value known) is one the reader does not call plain.
+PLAIN_NAME = NAME_CHARS + "._+-/:@%,"
 
 
 class Unknown(Exception):
@@ -36,6 +39,16 @@ class Word:
     def seen(self) -> str:
         """Its value, or the text as written when the shell computes it."""
         return self.raw if self.value is None else self.value
+
+    def plain(self) -> str | None:
+        """Its value when it is a plain name — no expansion, no glob, no character outside PLAIN_NAME, no
+        leading `-` — or None. `[` (the test builtin) is plain: alone, it globs nothing."""
+        value = self.value
+        if value is None or not value or value[0] == "-":
+            return None
+        if value == "[" or (not self.glob and all(ch in PLAIN_NAME for ch in value)):
+            return value
+        return None
 
     def option_like(self) -> bool:
         """Whether the shell may hand the command an option here (`-x`, `--out=f`, `@argsfile`), or a
@@ -131,11 +144,81 @@ def unquote_roughly(word: str) -> str:
             i += 2
             continue
         if c == "$" and word[i + 1 : i + 2] == "'":
+            close = word.find("'", i + 2)
+            while close > 0 and _escaped(word, close):
+                close = word.find("'", close + 1)
+            if close > 0:
+                out.append(ansi_decoded(word[i + 2 : close]))
+                i = close + 1
+                continue
             i += 1
             continue
         if c not in "'\"":
             out.append(c)
         i += 1
+    return "".join(out)
+
+
+def _escaped(text: str, i: int) -> bool:
+    """Whether the character at `i` follows an odd run of backslashes."""
+    run = 0
+    while i - run - 1 >= 0 and text[i - run - 1] == "\\":
+        run += 1
+    return run % 2 == 1
+
+
+_ANSI_ESCAPES = {
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "E": "\x1b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "?": "?",
+}
+_HEX = "0123456789abcdefABCDEF"
+
+
+def ansi_decoded(body: str) -> str:
+    """The text of a $'…' body with its escapes decoded as bash does (`\\x72`, `\\162`, `\\u0072`): a guess
+    at what runs, for deny rules only."""
+    out = []
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if c != "\\" or i + 1 >= len(body):
+            out.append(c)
+            i += 1
+            continue
+        e = body[i + 1]
+        if e in _ANSI_ESCAPES:
+            out.append(_ANSI_ESCAPES[e])
+            i += 2
+            continue
+        digits, base, width = "", 16, {"x": 2, "u": 4, "U": 8}.get(e, 0)
+        start = i + 2
+        if not width and e in "01234567":
+            digits, base, width, start = "", 8, 3, i + 1
+        alphabet = _HEX if base == 16 else "01234567"
+        end = start
+        while end < len(body) and end - start < width and body[end] in alphabet:
+            end += 1
+        digits = body[start:end]
+        if not digits:
+            out.append(c + e)
+            i += 2
+            continue
+        try:
+            out.append(chr(int(digits, base)))
+        except (ValueError, OverflowError):
+            out.append(digits)
+        i = end
     return "".join(out)
 
 

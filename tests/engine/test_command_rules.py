@@ -147,3 +147,16 @@ def test_a_folder_whose_rules_run_commands_without_asking_asks_for_trust(
     s = mw.Session.new(model="a/m")
     s.send("go")
     assert s.state == "awaiting_approval"  # `true` is no part a rule allows
+
+
+def test_a_command_the_reader_cannot_name_asks_in_a_session_whose_level_allows_bash(workspace):
+    policy(workspace, 'allow: [bash]\nask: ["bash(git push*)"]\ndeny: ["bash(rm *)"]\n')
+    (workspace / "y").write_text("keep")
+    s = mw.Session.new()
+    s.send(bash("x=rm; $x -f y"))
+    assert s.state == "awaiting_approval" and (workspace / "y").exists()
+    s.reject("no")
+    s.send(bash("sudo -u root rm -f y"))
+    assert last_call(s).status == "denied" and (workspace / "y").exists()
+    assert s.tool_tier("bash", {"command": "git $p origin"}) == "ask"
+    assert s.tool_tier("bash", {"command": "echo $HOME"}) == "allow"

@@ -255,3 +255,73 @@ def test_the_readme_configurations_are_valid_and_discover(workspace, wire_server
     mw.trust()
     wire_server.enqueue(models_reply(listed))
     assert model_names(workspace / ".mewrk")[0] == f"{vendor}/{listed['id']}"
+
+
+def everything_kept(s: mw.Session, workspace: Path) -> str:
+    """All a session shows and keeps: its cards, and every file in the folder."""
+    texts = [card.model_dump_json() for card in s.cards]
+    texts += [p.read_text(errors="replace") for p in workspace.rglob("*") if p.is_file()]
+    return "\n".join(texts)
+
+
+def test_a_refused_key_is_named_by_its_reference_and_never_quoted(local, workspace):
+    local.enqueue(openai_error(401, f"Invalid API key: {KEY}"))
+    agents = workspace / ".mewrk" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "main.yaml").write_text("model: offline/echo\ntools: [agent_spawn]\n")
+    (agents / "helper.yaml").write_text("model: local/llama3.2:latest\ntools: [ls]\n")
+    mw.trust(workspace)
+    sentence = (
+        f"llm/local.yaml says models: discover, but the server at {local.openai_base_url} refused the "
+        "credentials (HTTP 401) that api_key (${LOCAL_KEY}) gave; its models are not offered until it "
+        "accepts them — check the key that reference holds, then open a new session."
+    )
+    with pytest.warns(mw.ConfigNotice) as told:
+        s = mw.Session.new()
+    notices = [str(w.message) for w in told]
+    assert sentence in notices
+    with pytest.raises(ConfigError) as refused:
+        run_command(s, "/set model local/llama3.2:latest")
+    assert str(refused.value) == sentence
+    s.send('call: agent_spawn {"agent": "helper", "task": "look"}')  # the model reads the refusal
+    result = [c for c in s.cards if c.kind == "tool_call"][-1].result
+    kept = "\n".join([*notices, str(refused.value), result, everything_kept(s, workspace)])
+    assert KEY not in kept and "SECRET" not in kept
+
+
+@pytest.mark.parametrize("status", [403, 401])
+def test_a_forbidden_listing_says_the_reference_whatever_the_body(local, status):
+    local.enqueue(openai_error(status, f"key {KEY} has no access to the models of {KEY[:12]}"))
+    with pytest.warns(mw.ConfigNotice) as told:
+        mw.Session.new()
+    said = "\n".join(str(w.message) for w in told)
+    assert f"refused the credentials (HTTP {status}) that api_key (${{LOCAL_KEY}}) gave" in said
+    assert KEY[:12] not in said and "no access" not in said
+
+
+def test_another_refusal_is_quoted_with_the_key_and_headers_taken_out(local, monkeypatch, workspace):
+    monkeypatch.setenv("TEAM_TOKEN", "tok-SECRET-5678")
+    path = workspace / ".mewrk" / "llm" / "local.yaml"
+    path.write_text(path.read_text().replace("{X-Team: notebooks}", "{X-Token: '${TEAM_TOKEN}'}"))
+    mw.trust(workspace)
+    local.enqueue(openai_error(503, f"Loading model; your key {KEY} and token tok-SECRET-5678 are fine"))
+    with pytest.warns(mw.ConfigNotice) as told:
+        mw.Session.new()
+    said = "\n".join(str(w.message) for w in told)
+    assert "(it answered HTTP 503: Loading model; your key [redacted] and token [redacted] are fine)" in said
+    assert "SECRET" not in said
+    assert local.requests[0].header("x-token") == "tok-SECRET-5678"  # the header was sent, only not shown
+
+
+def test_the_address_a_sentence_shows_carries_no_query(workspace, monkeypatch):
+    # A query that looks like a credential is refused in the file already; any other is not shown either.
+    monkeypatch.setenv("LOCAL_KEY", KEY)
+    down = f"http://127.0.0.1:{free_port()}/v1"
+    write_local(workspace, f"{down}?api-version=2024-06-01&tenant=acme-team#frag")
+    with pytest.warns(mw.ConfigNotice) as told:
+        s = mw.Session.new()
+    said = "\n".join(str(w.message) for w in told)
+    assert f"the server at {down} gave no list of its models" in said
+    with pytest.raises(ConfigError) as refused:
+        run_command(s, "/set model local/llama3.2:latest")
+    assert "acme-team" not in said + str(refused.value) and "frag" not in said + str(refused.value)

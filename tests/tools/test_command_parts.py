@@ -374,3 +374,141 @@ def test_builtins_that_evaluate_subscripts_ask_whatever_rule_allows_them(command
         ask=["bash"],
     )
     assert review(command, policy=policy) == "ask"
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("cd /home/u && echo x > notes.txt", "ask"),
+        # the folder is moved by the command bash runs, however its name is written
+        ("'cd' /home/u && echo x > notes.txt", "ask"),
+        ("\\cd /home/u && echo x > notes.txt", "ask"),
+        ('c""d /tmp; echo x > results.csv', "ask"),
+        ("builtin cd /tmp; echo x > notes.txt", "ask"),
+        ("command cd /tmp; echo x > notes.txt", "ask"),
+        ("eval cd /tmp; echo x > notes.txt", "ask"),
+        ("$c /tmp; echo x > notes.txt", "ask"),  # a computed name may be `cd`
+        ("pushd /tmp; echo x < in.txt > notes.txt", "ask"),
+        # commands known to keep the folder leave a later redirection in the workspace
+        ("echo a > notes.txt && echo b >> notes.txt", "allow"),
+        ("cd . > notes.txt", "allow"),  # the redirection is made before `cd` runs
+        ("X=1; echo x > notes.txt", "allow"),
+    ],
+)
+def test_a_redirection_after_a_command_that_may_move_the_folder_asks(command, expected, tmp_path):
+    policy = PolicyConfig(safety_level="x", allow=["bash(cd *)", "bash(echo *)", "bash(X=1)"])
+    assert review(command, tmp_path, policy=policy) == expected
+
+
+# A level that runs any command but one it refuses and one it asks about: what the reader cannot name
+# must ask rather than slip past them.
+FENCED = PolicyConfig(safety_level="fenced", allow=["bash"], ask=["bash(git push*)"], deny=["bash(rm *)"])
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        # a name the shell computes may be the denied one: ask
+        ("x=rm; $x -f y", "ask"),
+        ("r${e}m -f y", "ask"),
+        ("exec $x -f y", "ask"),
+        ("time -p rm -f y", "ask"),  # `time`'s own option where a name should be
+        # decoded escapes, eval, a shell's -c line: the reader tells it is `rm`
+        ("$'\\x72m' -f y", "deny"),
+        ("$'\\162\\155' -f y", "deny"),
+        ("eval rm -f y", "deny"),
+        ('bash -c "rm -f y"', "deny"),
+        ("sh -c 'rm -f y'", "deny"),
+        ("bash -e -lc 'echo a; rm -f y'", "deny"),
+        ("eval 'echo $(rm y)'", "deny"),
+        ("eval eval rm y", "deny"),
+        ("env -S 'rm -f y'", "deny"),
+        # what a shell or eval runs that the reader cannot see: ask
+        ('eval "$cmd"', "ask"),
+        ('bash -c "$cmd"', "ask"),
+        ("echo rm -f y | sh", "ask"),  # a shell reading its commands from the input
+        ("bash -s < script", "ask"),
+        ("bash -c 'cat <<E\nE'", "ask"),
+        # wrappers, with the options that take a value known
+        ("sudo -u root rm -f y", "deny"),
+        ("sudo --user=root -- rm -f y", "deny"),
+        ("timeout -s KILL 5 rm -f y", "deny"),
+        ("timeout --signal KILL 5 rm -f y", "deny"),
+        ("nice -5 rm y", "deny"),
+        ("stdbuf -oL rm y", "deny"),
+        ("busybox rm -f y", "deny"),
+        ("xargs -I % rm %", "deny"),
+        ("xargs -I {} rm {}", "ask"),  # the reader takes any `{` for a brace the shell expands
+        ("sudo -X rm -f y", "deny"),  # an option no list knows: the best guess still denies
+        ("sudo -X foo rm -f y", "ask"),  # … and where it does not, the call asks
+        ("timeout $t rm y", "ask"),  # a computed duration may be several words
+        ("sudo $opt rm y", "ask"),
+        # a computed word, or a glob, where an ask rule's words are
+        ("git $p origin", "ask"),
+        ("git pu?h origin", "ask"),
+        ('eval "git push"', "ask"),
+        ("bash -lc 'git push origin'", "ask"),
+    ],
+)
+def test_what_the_reader_cannot_name_asks_under_a_deny_or_ask_rule(command, expected):
+    assert review(command, policy=FENCED) == expected
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ls *.py",
+        "echo $HOME > out.txt",
+        "[ -f x ] && echo y",
+        "sudo make install",
+        "nice -n 5 make",
+        "timeout 60 pytest -q",
+        "env -i PATH=/bin make",
+        "find . -name x | xargs grep foo",
+        "bash script.sh",
+        "bash -e -c 'ls -la'",
+        "python3 x.py",
+        "/usr/bin/env python3 x.py",
+        "git status && git log --oneline -3",
+        "rmdir $d",  # computed words of a command no rule names
+    ],
+)
+def test_common_commands_still_run_under_a_deny_and_an_ask_rule(command, tmp_path):
+    assert review(command, tmp_path, policy=FENCED) == "allow"
+
+
+def test_without_deny_or_ask_rules_what_the_reader_cannot_name_runs_as_the_level_says():
+    anything = PolicyConfig(safety_level="any", allow=["bash"])
+    for command in ["x=rm; $x -f y", 'eval "$cmd"', "echo ls | sh", "git $p origin", "sudo -X foo"]:
+        assert review(command, policy=anything) == "allow"
+
+
+DENIED = st.sampled_from(["rm -f y", "'rm' -f y", "\\rm -f y", 'r""m -f y', "$'\\x72m' -f y", "/bin/rm -f y"])
+WRAPPER = st.sampled_from(
+    [
+        "sudo -u root {}",
+        "sudo -n -- {}",
+        "timeout -s KILL 5 {}",
+        "timeout 5 {}",
+        "env -i A=1 {}",
+        "nice -n 5 {}",
+        "busybox {}",
+        "command {}",
+        "exec {}",
+        "xargs -0 {}",
+        "stdbuf -oL {}",
+        "eval {}",
+        "taskset -c 1 {}",
+        "{}",
+    ]
+)
+LINE = st.sampled_from(["{}", 'bash -c "{}"', 'sh -ec "{}"', 'eval "{}"', "x; {}", "echo $({})"])
+
+
+@given(DENIED, st.lists(WRAPPER, max_size=3), LINE)
+def test_a_denied_command_is_never_allowed_however_it_is_wrapped(denied, wrappers, line):
+    command = denied
+    for wrapper in wrappers:
+        command = wrapper.format(command)
+    command = line.format(command.replace('"', '\\"'))
+    assert review(command, policy=FENCED) != "allow", command

@@ -8,23 +8,27 @@ command name the shell computes (`$x`, `{a,b}`) is allowed by no rule.
 Deny and ask rules are read more widely, since missing one lets a call through: they meet the command
 also by the name of its program (`/bin/rm` is `rm`), through wrappers (`command rm`, `env rm`), with the
 rule's options anywhere in it, in any order, combined (`-fr` for `-rf`) or abbreviated (`--porc` for
-`--porcelain`) — and, for a command the reader cannot read, each piece of its text between separators.
+`--porcelain`) — inside the line `eval`, `sh -c` or `env -S` runs, and, for a command the reader cannot
+read, each piece of its text between separators. Where that reading cannot name what runs (a computed
+name, a wrapper's option it does not know, `eval "$cmd"`), the reading says so (`Reading.clear`) and a
+level with deny or ask rules asks.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
+from dataclasses import dataclass, field
 
 from ...config.rules import Rule
 from ...tools.command_options import known_option, read_only_options
-from ...tools.command_parts import KEYWORDS, assignment
-from ...tools.command_words import DIGITS, Word, brace_words, unquote_roughly
+from ...tools.command_parts import KEYWORDS, assignment, command_parts
+from ...tools.command_words import Word, brace_words, unquote_roughly
+from ...tools.command_wrappers import SHELLS, WRAPPERS, shell_line, unwrap
 
-# Commands that run the command their arguments name: deny rules look past them.
-WRAPPERS = frozenset(
-    "command builtin exec env nice nohup time timeout sudo doas stdbuf ionice chrt taskset xargs".split()
-)
+# Deeper than this, an `eval` of an `eval` … is not read: it asks.
+MAX_NESTING = 8
 _ROUGH_SEPARATORS = re.compile(r"\n|;|&&|\|\||\||&|\(|\)|`|\$\(")
 
 
@@ -99,28 +103,114 @@ def _has_option(option: str, longer: bool, words: list[str]) -> bool:
     return letters <= seen
 
 
-def runs(items: list[Word]) -> list[list[str]]:
-    """The ways a simple command may be what a deny rule names: its words unquoted, its program by its
-    base name, and the command each wrapper (`command rm`, `env A=1 rm`) runs."""
-    words = [w.seen for w in items]
-    return _views(words)
+@dataclass
+class Reading:
+    """The ways a simple command may be what a deny or ask rule names (`views`: its words unquoted, its
+    program by base name, the command each wrapper, `eval` or `sh -c` runs); whether the reader can name
+    every command it runs (`clear`: not so for a computed name, an `eval` or `sh -c` of computed text, a
+    wrapper with an option it does not know); and the commands that hold a word the shell computes
+    and globs (`shaky`: `git $p origin`, whose `$p` may be any word a rule for `git` names)."""
+
+    views: list[list[str]] = field(default_factory=list)
+    clear: bool = True
+    shaky: list[Shaky] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Shaky:
+    """A command (by program name) whose words after its name the shell may still turn into others: one
+    it computes (`computed`: `$p`, `"$msg"`), or globs that may name a file called like any word."""
+
+    name: str
+    computed: bool
+    globs: tuple[str, ...] = ()
+
+
+def may_meet(rule: Rule, shaky: Shaky) -> bool:
+    """Whether deny or ask rule `rule` may meet this command once the shell has made its words: the rule
+    names its program and has later words that a computed word, or one of its globs, may turn into
+    (`git $p origin`, `git pu?h` for `git push*`)."""
+    wanted = rule.words()
+    if len(wanted) < 2 or not Rule(rule.tool, wanted[0]).matches(shaky.name):
+        return False
+    if shaky.computed:
+        return True
+    return any(fnmatch.fnmatchcase(want.rstrip("*"), glob) for want in wanted[1:] for glob in shaky.globs)
+
+
+def reading(items: list[Word], depth: int = 0) -> Reading:
+    """How deny and ask rules read this simple command (its words after assignments and keywords)."""
+    found = Reading()
+    _read(items, found, depth)
+    return found
+
+
+def _read(words: list[Word], found: Reading, depth: int) -> None:
+    if depth > MAX_NESTING:
+        found.clear = False
+        return
+    while words:
+        expanded = brace_words(words[0].seen)
+        if expanded != [words[0].seen]:
+            words = [*(Word(w, None) for w in expanded), *words[1:]]
+        _add_views(words, found)
+        name = words[0].plain()
+        if name is None:
+            found.clear = False  # a computed name (`$x`, `r${e}m`, `$'\\x72m'`) may be any command
+        base = os.path.basename(name if name is not None else _guess(words[0]))
+        if base != words[0].seen and base:
+            found.views.append([base, *(w.seen for w in words[1:])])
+        computed = any(w.value is None for w in words[1:])
+        globs = tuple(w.value for w in words[1:] if w.value is not None and w.glob)
+        if computed or globs:
+            found.shaky.append(Shaky(base, computed, globs))
+        args = words[1:]
+        if base in WRAPPERS:
+            unwrapped = unwrap(WRAPPERS[base], args)
+            found.clear = found.clear and unwrapped.clear
+            for line in unwrapped.lines:
+                _read_line(line, found, depth + 1)
+            words = unwrapped.command
+            continue
+        if base == "eval":
+            _read_line(" ".join(_guess(w) for w in args), found, depth + 1)
+            found.clear = found.clear and all(w.value is not None for w in args)
+        elif base in SHELLS:
+            script, known = shell_line(args)
+            found.clear = found.clear and known and (script is None or script.value is not None)
+            if script is not None:
+                _read_line(_guess(script), found, depth + 1)
+        return
+
+
+def _read_line(line: str, found: Reading, depth: int) -> None:
+    """Read the command line an `eval`, a `sh -c` or `env -S` runs, as more commands of this one."""
+    parts = command_parts(line)
+    if parts is None:
+        found.clear = False
+        found.views.extend(rough_runs(line))
+        return
+    for part in parts:
+        _read(part.command_items(), found, depth)
+
+
+def _add_views(words: list[Word], found: Reading) -> None:
+    """The command's words unquoted, and roughly unquoted where the shell computes them (`$'\\x72m'`)."""
+    seen = [w.seen for w in words]
+    found.views.append(seen)
+    guessed = [_guess(w) for w in words]
+    if guessed != seen:
+        found.views.append(guessed)
+
+
+def _guess(word: Word) -> str:
+    return word.value if word.value is not None else unquote_roughly(word.raw)
 
 
 def _views(words: list[str]) -> list[list[str]]:
-    views: list[list[str]] = []
-    while words:
-        words = [*brace_words(words[0]), *words[1:]]
-        views.append(words)
-        base = os.path.basename(words[0])
-        if base != words[0] and base:
-            views.append([base, *words[1:]])
-        if base not in WRAPPERS:
-            break
-        i = 1
-        while i < len(words) and (words[i][:1] in ("-", *DIGITS) or assignment(words[i])):
-            i += 1  # the wrapper's own options, counts and variables
-        words = words[i:]
-    return views
+    """For words read roughly: the command they may run, past wrappers' options as best the words say."""
+    items = [Word(w, w) for w in words]
+    return reading(items).views
 
 
 def rough_runs(text: str) -> list[list[str]]:

@@ -14,10 +14,10 @@ from ...config.policy import PolicyConfig, Tier
 from ...config.rules import Rule, exact_rule, literal, parse_rule
 from ...tools import Tool
 from ...tools.command_options import known_option, read_only_options
-from ...tools.command_parts import KEYWORDS, assignment, command_parts
+from ...tools.command_parts import KEYWORDS, Part, assignment, command_parts
 from ...tools.command_words import Word
 from ...tools.mcp import server_prefix
-from .command_match import allows_command, catches, rough_runs, runs
+from .command_match import Shaky, allows_command, catches, may_meet, reading, rough_runs
 
 # A redirection may name these outside the workspace and still be allowed by a rule.
 STREAM_FILES = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty")
@@ -36,8 +36,19 @@ SUBCOMMANDS = frozenset(
     "git npm pnpm yarn pip pip3 uv poetry conda mamba cargo go docker podman kubectl helm make gh "
     "jupyter terraform dotnet apt apt-get brew systemctl rustup hatch nox tox".split()
 )
-# Commands after which a relative file name no longer means one in the workspace.
-CHANGES_FOLDER = ("cd", "pushd", "popd")
+# Bash's builtins (bash 5.2, `compgen -b`): they run in the shell itself, so some of them change its
+# folder for the commands after them (`cd`, `pushd`, or `eval`, `source`, `builtin` running one).
+BASH_BUILTINS = frozenset(
+    ". : [ alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs "
+    "disown echo enable eval exec exit export false fc fg getopts hash help history jobs kill let local "
+    "logout mapfile popd printf pushd pwd read readarray readonly return set shift shopt source suspend "
+    "test times trap true type typeset ulimit umask unalias unset wait".split()
+)
+# The builtins known to leave the shell's folder where it is; a program runs in a process of its own.
+KEEPS_FOLDER = frozenset(
+    ": [ echo printf true false test pwd read export local declare typeset readonly unset shift getopts "
+    "wait type help times umask let kill jobs".split()
+)
 
 
 @dataclass(frozen=True)
@@ -52,6 +63,9 @@ class Subject:
     commands: tuple[tuple[Word, ...], ...] = ()
     # For deny and ask rules: the commands as they may run (unquoted, by program name, past wrappers).
     runs: tuple[tuple[str, ...], ...] = ()
+    # Whether the reader can name every command it runs; and the commands holding a computed word.
+    clear: bool = True
+    shaky: tuple[Shaky, ...] = ()
 
 
 def main_argument(tool: Tool) -> str | None:
@@ -81,23 +95,42 @@ def command_subject(command: str, root: Path) -> Subject:
     """What rules by command match in the bash command `command`, run in the workspace `root`."""
     parts = command_parts(command)
     if parts is None:
-        return Subject(command, None, runs=tuple(map(tuple, rough_runs(command))))
-    seen = tuple(tuple(view) for p in parts for view in runs(p.command_items()))
+        return Subject(command, None, runs=tuple(map(tuple, rough_runs(command))), clear=False)
+    read = [reading(p.command_items()) for p in parts]
+    seen = tuple(tuple(view) for r in read for view in r.views)
+    clear = all(r.clear for r in read)
+    shaky = tuple(name for r in read for name in r.shaky)
     moved = False
     for part in parts:
-        words = part.command_words()
-        if not all(_writable_target(t, root, moved) for t in part.targets):
-            return Subject(command, None, runs=seen)  # it writes a file outside the workspace: ask
+        if not all(_writable_target(t, root, moved) for t in part.targets):  # a file outside: ask
+            return Subject(command, None, runs=seen, clear=clear, shaky=shaky)
         if not all(_readable_source(t, root, moved) for t in part.reads):
-            return Subject(command, None, runs=seen)
-        moved = moved or bool(words and words[0] in CHANGES_FOLDER)
+            return Subject(command, None, runs=seen, clear=clear, shaky=shaky)
+        moved = moved or not _keeps_folder(part)
     spoken = [p for p in parts if p.items]
     return Subject(
         command,
         tuple(p.text for p in spoken),
         commands=tuple(tuple(p.items) for p in spoken),
         runs=seen,
+        clear=clear,
+        shaky=shaky,
     )
+
+
+def _keeps_folder(part: Part) -> bool:
+    """Whether this command surely leaves the shell's folder where it was, so that a relative file name
+    in a later redirection still means one in the workspace: it runs nothing (an assignment alone), or
+    its name is plain (not computed, not quoted into something else) and names a program or a builtin
+    known to keep the folder. Anything else — `cd`, `'cd'`, `c""d`, `builtin cd`, `eval …`, `$x` — may
+    move it."""
+    command = part.command_items()
+    if not command:
+        return True
+    name = command[0].plain()
+    if name is None:
+        return False
+    return "/" in name or name not in BASH_BUILTINS or name in KEEPS_FOLDER
 
 
 def _unquoted(target: str) -> str:
@@ -154,7 +187,8 @@ def tier_of(
     policy: PolicyConfig, tool: str, approved_always: list[str], subject: Subject | None = None
 ) -> Tier:
     """The tier of a call of `tool`: deny wins (by name, or a deny rule matching any command it runs);
-    then an ask rule matching any of them asks; a tool allowed or approved for the session by name runs,
+    then an ask rule matching any of them asks, and so does a call where a deny or ask rule may meet a
+    command the reader cannot name (see _unsure); a tool allowed or approved for the session by name runs,
     and so does a call whose every command an allow rule (or an approve-always rule) matches; otherwise
     the tier its name has, and an unlisted tool asks.
 
@@ -170,6 +204,8 @@ def tier_of(
         if _caught(policy.rules("deny", tool), subject):
             return "deny"
         if _caught(policy.rules("ask", tool), subject):
+            return "ask"
+        if _unsure([*policy.rules("deny", tool), *policy.rules("ask", tool)], subject):
             return "ask"
     if tool in approved_always:
         return "allow"
@@ -199,6 +235,18 @@ def _caught(rules: list[Rule], subject: Subject) -> bool:
     if any(rule.matches(text) for rule in rules for text in texts):
         return True
     return any(catches(rule, list(run)) for rule in rules for run in subject.runs)
+
+
+def _unsure(rules: list[Rule], subject: Subject) -> bool:
+    """Whether a deny or ask rule may meet the call where the reader cannot tell: it cannot name every
+    command the call runs (a computed name, `eval`, `sh -c`, a wrapper's unknown option, a form it does
+    not read), or a command a rule names holds a word the shell may make into the rule's (`git $p` for
+    `git push*`)."""
+    if not rules:
+        return False
+    if not subject.clear:
+        return True
+    return any(may_meet(rule, shaky) for rule in rules for shaky in subject.shaky)
 
 
 def suggested_rules(tool: str, subject: Subject | None) -> tuple[list[str], list[str]]:
