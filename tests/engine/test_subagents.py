@@ -661,3 +661,20 @@ def test_a_subagent_that_ended_is_a_conversation_whose_approval_plan_mode_withdr
     child.configure(plan_mode=True)
     assert child.card(waiting.id).decision == "expired" and child.state == "idle"
     assert child.card(waiting.tool_card_id).result == plan_withdrawal("bash")
+
+
+def test_a_subagent_card_put_back_by_undo_after_the_subagent_ended_says_how_it_ended(workspace):
+    agents(workspace)
+    s = mw.Session.new()
+    s.send(SPAWN % GATED)
+    wait_for(lambda: s.pending_approval)
+    card = subagent_cards(s)[0]
+    s.delete(card.id)
+    s.stop()
+    wait_for(lambda: running_background_work(s.id) == [])
+    s.undo()
+    assert subagent_cards(s)[0].state == "awaiting_approval"  # as it was when it was deleted
+    s.send("and?")
+    back = subagent_cards(s)[0]
+    assert back.state == "stopped" and back.result.endswith("(The subagent was stopped before it finished.)")
+    assert len(notifications(s)) == 1

@@ -59,7 +59,11 @@ def recover_orphans(timeline: StoredTimeline, cards: list[Card]) -> None:
         if not isinstance(card, Subagent) or card.state not in ("running", "awaiting_approval"):
             continue
         conn = timeline.db.conn()
-        if TASKS.get(card.task_id) is not None or state_of(conn, card.session_id) == "running":
+        task = TASKS.get(card.task_id)
+        if task is not None and task.ended:  # a card put back (undo) after its subagent ended here
+            timeline.save(card.model_copy(update={"state": task.state, "result": task.result}))
+            continue
+        if task is not None or state_of(conn, card.session_id) == "running":
             continue  # followed here, or its turn runs in another process that follows it
         runs = run_rows.list_runs(conn, card.session_id)
         replies = [
