@@ -296,6 +296,10 @@ def register_session_opener(opener: SessionOpener) -> None:
     SESSION_OPENERS[:] = [opener]
 
 
+# How a piece of background work stands: a subagent's or a workflow's.
+WorkState = Literal["running", "awaiting_approval", "completed", "failed", "stopped"]
+
+
 class Subagent(Card):
     """A subagent's run, shown read-only (T15): its agent, its task, its state and, once ended, its result."""
 
@@ -305,7 +309,7 @@ class Subagent(Card):
     agent: str = ""
     session_id: str = ""  # the subagent's own session
     task_id: str = ""
-    state: Literal["running", "awaiting_approval", "completed", "failed", "stopped"] = "running"
+    state: WorkState = "running"
     result: str | None = None
 
     @property
@@ -319,9 +323,6 @@ class Subagent(Card):
         """The agent, its state and the task's first line."""
         line = f"{self.agent} ({self.state.replace('_', ' ')}): {super().title_line()}"
         return line[:80] + ("…" if len(line) > 80 else "")
-
-
-WorkState = Literal["running", "awaiting_approval", "completed", "failed", "stopped"]
 
 
 class WorkflowStep(BaseModel):

@@ -41,9 +41,13 @@ class Problem:
     def __str__(self) -> str:
         return f"{self.file}: {self.message}"
 
+    def said(self) -> str:
+        """The sentence with its line, where known: "… is not something this step can read (line 4)"."""
+        return f"{self.message} (line {self.line})" if self.line else self.message
+
     def located(self) -> str:
-        """The problem with its line, where known: "workflows/fix.yaml, line 4: …"."""
-        return f"{self.file}, line {self.line}: {self.message}" if self.line else str(self)
+        """The problem with its file and line: "workflows/fix.yaml: … (line 4)"."""
+        return f"{self.file}: {self.said()}"
 
 
 class InvalidConfig(ConfigError):

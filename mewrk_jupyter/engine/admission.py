@@ -50,8 +50,7 @@ def problem_notices(config: Config) -> list[str]:
     defines is left out."""
     by_file: dict[str, list[str]] = {}
     for problem in config.problems:
-        where = f" (line {problem.line})" if problem.line else ""
-        by_file.setdefault(problem.file, []).append(f"{problem.message}{where}")
+        by_file.setdefault(problem.file, []).append(problem.said())
     return [
         f"{file}: {'; '.join(messages)} — this file is left out until it is fixed; the rest of the "
         "folder is used."

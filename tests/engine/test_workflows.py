@@ -273,7 +273,7 @@ def test_a_bad_workflow_file_is_a_sentence_naming_its_file_and_line_and_the_rest
     with pytest.warns(mw.ConfigNotice, match=r"workflows/typo.yaml: steps.1.prompt: \{lok\} .* \(line 4\)"):
         s = mw.Session.new()
     with pytest.raises(
-        mw.InvalidInput, match=r"started: workflows/typo.yaml, line 4: steps.1.prompt: \{lok\}"
+        mw.InvalidInput, match=r"started: workflows/typo.yaml: steps.1.prompt: \{lok\} .* \(line 4\)$"
     ):
         s.workflow("typo")
     s.workflow("review", "still works")

@@ -59,11 +59,7 @@ def recover_orphans(timeline: StoredTimeline, cards: list[Card]) -> None:
         if not isinstance(card, Subagent) or card.state not in ("running", "awaiting_approval"):
             continue
         conn = timeline.db.conn()
-        task = TASKS.get(card.task_id)
-        if task is not None and task.ended:  # a card put back (undo) after its subagent ended here
-            timeline.save(card.model_copy(update={"state": task.state, "result": task.result}))
-            continue
-        if task is not None or state_of(conn, card.session_id) == "running":
+        if known_here(timeline, card) or state_of(conn, card.session_id) == "running":
             continue  # followed here, or its turn runs in another process that follows it
         runs = run_rows.list_runs(conn, card.session_id)
         replies = [
@@ -74,6 +70,15 @@ def recover_orphans(timeline: StoredTimeline, cards: list[Card]) -> None:
         state: TaskState = "completed" if done else "stopped"
         result = reply if done else f"{reply}\n\n{ORPHANED}".strip()
         settle(timeline, card, f"subagent `{card.agent}`", state, result)
+
+
+def known_here(timeline: StoredTimeline, card: Subagent | Workflow) -> bool:
+    """Whether this process follows, or followed, the card's task; a card put back (undo) after its task
+    ended here is told how it ended."""
+    task = TASKS.get(card.task_id)
+    if task is not None and task.ended:
+        timeline.save(card.model_copy(update={"state": task.state, "result": task.result}))
+    return task is not None
 
 
 def settle(
@@ -115,11 +120,7 @@ def recover_orphan_workflows(timeline: StoredTimeline, cards: list[Card]) -> Non
         return
     live = {row["id"] for row in task_rows.live_tasks(conn, timeline.session_id)}
     for card in running:
-        task = TASKS.get(card.task_id)
-        if task is not None and task.ended:  # a card put back (undo) after its workflow ended here
-            timeline.save(card.model_copy(update={"state": task.state, "result": task.result}))
-            continue
-        if task is not None or card.task_id in live:
+        if known_here(timeline, card) or card.task_id in live:
             continue  # followed here, or by another process that still beats for it
         done = [step for step in card.steps if step.state == "completed"]
         result = f"{done[-1].result or ''}\n\n{WORKFLOW_ORPHANED}".strip() if done else WORKFLOW_ORPHANED
