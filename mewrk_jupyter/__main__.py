@@ -1,6 +1,10 @@
-"""`python -m mewrk_jupyter`: a short demo on the offline model — send, edit a card, send again."""
+"""`python -m mewrk_jupyter [COMMAND]`: the package's commands; with none, a short demo on the offline model."""
 
 from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
 
 import mewrk_jupyter as mw
 from mewrk_jupyter.cards.words import label
@@ -12,7 +16,7 @@ def _show_cards(s: mw.Session) -> None:
         print(f"  {label(card.kind):<14} {card.id}{mark}: {card.title_line()}")
 
 
-def main() -> None:
+def demo(_args: argparse.Namespace) -> int:
     """Run the demo in the current directory's workspace and print the timeline and the history."""
     s = mw.Session.new(title="demo")
     print(f"Session {s.id} · model {s.settings.model} · stored in {s.workspace.db_path}\n")
@@ -31,7 +35,34 @@ def main() -> None:
     print(f"History — {len(s.history)} requests, each in short:\n")
     print(s.history)
     print(f"\nReopen it later with: mw.Session.open({s.id!r})")
+    return 0
+
+
+# Each command: its name, one line of help, and what runs it.
+COMMANDS: dict[str, tuple[str, Callable[[argparse.Namespace], int]]] = {
+    "demo": ("send, edit a card and send again on the offline model, in this folder (the default)", demo),
+}
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line: one subcommand per entry of COMMANDS."""
+    top = argparse.ArgumentParser(
+        prog="python -m mewrk_jupyter",
+        description="mewrk_jupyter's commands. With no command, the demo runs.",
+    )
+    commands = top.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    for name, (summary, _run) in COMMANDS.items():
+        commands.add_parser(name, help=summary, description=summary[:1].upper() + summary[1:] + ".")
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command `argv` names (the demo when it names none); its exit status."""
+    # argparse says what is wrong and the usage on stderr, and exits 2, for an unknown command or option.
+    args = parser().parse_args(sys.argv[1:] if argv is None else argv)
+    _summary, run = COMMANDS[args.command or "demo"]
+    return run(args)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
