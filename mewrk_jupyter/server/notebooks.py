@@ -2,8 +2,9 @@
 
 The product's JupyterLab plugin keeps one websocket per browser window open to
 `/mewrk/v2/notebook/views` and says which notebooks the window has open. A kernel's `notebook_read`,
-`notebook_edit` and `notebook_run` post a command to `/mewrk/v2/notebook` (under the server's own
-token); the server hands it to one window that has that notebook open (the one heard from last) and
+`notebook_edit` and `notebook_run` post a command to `/mewrk/v2/notebook`, signed with the kernel's connection key (a
+kernel of this server's is let in by it whatever the server's own auth: a token, none, a password or
+JupyterHub's login, none of which a kernel can answer; anyone else goes through that auth); the server hands it to one window that has that notebook open (the one heard from last) and
 answers with what the window did. The window changes the notebook's shared model, so every view of it
 shows the change at once and JupyterLab saves it as it saves a person's edit.
 
@@ -16,23 +17,29 @@ turn, and so for its tools.
 from __future__ import annotations
 
 import asyncio
+import hmac
 import itertools
 import json
 import posixpath
+import time
 from typing import Any, Literal
 
 from jupyter_core.utils import ensure_async
-from jupyter_server.auth.decorator import authorized, ws_authenticated
+from jupyter_server.auth import User
+from jupyter_server.auth.decorator import ws_authenticated
 from jupyter_server.base.handlers import APIHandler, JupyterHandler
 from pydantic import Field
 from tornado import web, websocket
 
+from ..tools.notebook_bridge import KERNEL_HEADER, SIGNATURE_HEADER, STAMP_HEADER, signature
 from .bodies import ApiError, Body, finish_json, parse
 
 AUTH_RESOURCE = "contents"  # the commands read and change notebooks, as the contents API does
 # Seconds a window has to answer a command that only reads or changes the model; a run waits as long as
 # the cell runs, up to the command's own limit.
 ANSWER_TIMEOUT = 30.0
+# How far a signed command's time may be from the server's, in seconds: a copied request goes stale.
+SIGNATURE_AGE = 60
 
 
 class NotebookCommand(Body):
@@ -166,6 +173,54 @@ class NotebookCommandHandler(APIHandler):
     def initialize(self, views: NotebookViews) -> None:
         """Keep the table of windows."""
         self.views = views
+        self.kernel_signed = False
+
+    async def prepare(self) -> None:  # type: ignore[override]
+        """A command signed by a kernel of this server's is let in as that kernel; any other request (an
+        unsigned one, a signature that does not hold) goes through the server's own auth."""
+        if not self.signed_by_kernel():
+            await super().prepare()
+            return
+        if not self.check_host():
+            raise web.HTTPError(403)
+        self.kernel_signed = True
+        # Set before the origin's check, which asks the identity provider about the user.
+        self.current_user = self._jupyter_current_user = User(username="kernel")
+        if not self.check_origin():
+            raise web.HTTPError(404)
+
+    def check_xsrf_cookie(self) -> None:
+        """A kernel's signed command carries no cookie, so no cookie's forgery is to be feared."""
+        if not self.kernel_signed:
+            super().check_xsrf_cookie()
+
+    def signed_by_kernel(self) -> bool:
+        """Whether the request is signed, recently, with the connection key of a kernel this server runs:
+        only that kernel (and the server) holds the key."""
+        headers = self.request.headers
+        kernel_id, stamp, signed = (
+            headers.get(name) for name in (KERNEL_HEADER, STAMP_HEADER, SIGNATURE_HEADER)
+        )
+        if not (kernel_id and stamp and signed and stamp.isdigit()):
+            return False
+        if abs(time.time() - int(stamp)) > SIGNATURE_AGE:
+            return False
+        if kernel_id not in self.kernel_manager:
+            return False
+        kernel = self.kernel_manager.get_kernel(kernel_id)
+        key = getattr(getattr(kernel, "session", None), "key", None)
+        if not isinstance(key, bytes) or not key:
+            return False
+        return hmac.compare_digest(signature(key, kernel_id, stamp, self.request.body), signed)
+
+    async def may_write(self) -> bool:
+        """Whether the request may change notebooks: a kernel of this server's may (it runs as the server's
+        owner, with the files in reach anyway); a person as the server's authorizer says."""
+        if self.kernel_signed:
+            return True
+        return bool(
+            await ensure_async(self.authorizer.is_authorized(self, self.current_user, "write", AUTH_RESOURCE))
+        )
 
     def reply(self, body: dict[str, Any], status: int = 200) -> None:
         """Finish with a JSON body."""
@@ -184,9 +239,10 @@ class NotebookCommandHandler(APIHandler):
         raise ApiError(404, "This kernel belongs to no notebook this Jupyter server knows.")
 
     @web.authenticated
-    @authorized
     async def post(self) -> None:
         """The window's answer: 200 with what it did, or its refusal's status and sentence."""
+        if not await self.may_write():
+            raise web.HTTPError(403, f"User is not authorized to write on resource: {AUTH_RESOURCE}.")
         try:
             command = parse(self.request.body, NotebookCommand)
             if command.path is not None:

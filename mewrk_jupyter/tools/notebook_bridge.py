@@ -2,13 +2,20 @@
 one command sent there (server/notebooks.py hands it to the JupyterLab window that has the notebook open).
 
 The server is found by its runtime file (`jpserver-<pid>.json`, which Jupyter writes for every server it
-runs) whose pid is this kernel's parent or an ancestor, and this kernel by its connection file's name. The
-server's token read there goes only into the request's header: never into a result, a card or a log.
+runs) whose pid is this kernel's parent or an ancestor, and this kernel by its connection file's name.
+
+A command proves itself with this kernel's connection key (the HMAC key of its messages, which the server
+that started the kernel holds too): the request is signed, so it passes on a server with a token, without
+one, behind a password or JupyterHub's login alike, none of which a kernel can answer. The server's token,
+when it has one, goes in the header as well, for a server whose extension reads no signature; neither it
+nor the key goes into a result, a card or a log.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import hmac
 import json
 import os
 import re
@@ -41,31 +48,37 @@ class Bridge:
 
     url: str  # the server's address, with its base URL
     kernel_id: str
-    token: str = field(repr=False)
+    token: str = field(repr=False)  # "" on a server without one (no token, a password, JupyterHub)
     root: Path | None = None  # the folder the server serves; its notebooks' paths are relative to it
+    key: bytes = field(default=b"", repr=False)  # this kernel's connection key, which signs a command
 
     def command(self, op: str, args: dict[str, Any], path: str | None, timeout: float) -> dict[str, Any]:
         """Send one command (read, edit, run) for the notebook at `path` (none: this kernel's own) and
         return the window's answer; ToolFailure with the server's sentence when it refuses."""
         body: dict[str, Any] = {"op": op, "args": args, "timeout": timeout}
         body.update({"path": path} if path is not None else {"kernelId": self.kernel_id})
+        content = json.dumps(body).encode()
         try:
             response = _client().post(
-                self.url.rstrip("/") + "/mewrk/v2/notebook",
-                json=body,
-                headers={"Authorization": f"token {self.token}"},
+                self.url.rstrip("/") + COMMAND_ROUTE,
+                content=content,
+                headers=self.headers(content),
                 timeout=timeout + _SLACK,
             )
         except httpx.TimeoutException:
             raise ToolFailure(f"JupyterLab did not answer within {timeout:g} seconds.") from None
         except httpx.HTTPError as exc:
-            raise ToolFailure(
-                f"The Jupyter server that started this kernel did not answer ({type(exc).__name__})."
-            ) from None
+            raise ToolFailure(_unreachable(exc, self.url)) from None
         try:
             answer = response.json()
         except ValueError:
             answer = None
+        if response.status_code == 403 and not (isinstance(answer, dict) and "error" in answer):
+            raise ToolFailure(
+                f"The Jupyter server at {_address(self.url)} refused this kernel's command (403 Forbidden): "
+                "it took neither the kernel's signature nor a token. Install the same mewrk_jupyter where "
+                "the server runs as in this kernel's environment, and restart the server."
+            )
         if not isinstance(answer, dict):
             raise ToolFailure(f"The Jupyter server answered {response.status_code} without a readable body.")
         if response.status_code == 404 and "error" not in answer:
@@ -77,6 +90,56 @@ class Bridge:
                 str(answer.get("error") or f"The Jupyter server answered {response.status_code}."), answer
             )
         return answer
+
+    def headers(self, content: bytes) -> dict[str, str]:
+        """The request's headers: the kernel's signature of `content`, and the token if the server has one
+        (an empty `Authorization: token ` is no header at all: httpx refuses it before sending)."""
+        headers = {"Content-Type": "application/json"}
+        if self.key:
+            stamp = str(int(time.time()))
+            headers.update(
+                {
+                    KERNEL_HEADER: self.kernel_id,
+                    STAMP_HEADER: stamp,
+                    SIGNATURE_HEADER: signature(self.key, self.kernel_id, stamp, content),
+                }
+            )
+        if self.token:
+            headers["Authorization"] = f"token {self.token}"
+        return headers
+
+
+# Where a command goes, and the headers that sign it (server/notebooks.py checks them).
+COMMAND_ROUTE = "/mewrk/v2/notebook"
+KERNEL_HEADER, STAMP_HEADER, SIGNATURE_HEADER = "X-Mewrk-Kernel", "X-Mewrk-Time", "X-Mewrk-Signature"
+
+
+def signature(key: bytes, kernel_id: str, stamp: str, content: bytes) -> str:
+    """The HMAC-SHA256 of a command under a kernel's connection key: its kernel, its time and its body."""
+    return hmac.new(key, f"{kernel_id}\n{stamp}\n".encode() + content, hashlib.sha256).hexdigest()
+
+
+def _address(url: str) -> str:
+    """The server's address as a person names it: scheme, host and port (no path, never a query)."""
+    parts = httpx.URL(url)
+    return f"{parts.scheme}://{parts.host}" + (f":{parts.port}" if parts.port else "")
+
+
+def _unreachable(exc: httpx.HTTPError, url: str) -> str:
+    """What failed when the server did not answer, in words (never the exception's own text: it may quote
+    a header, and so a token)."""
+    where = _address(url)
+    if isinstance(exc, httpx.ConnectError):
+        return (
+            f"This kernel could not reach the Jupyter server that started it ({where}): is it still running?"
+        )
+    if isinstance(exc, httpx.RemoteProtocolError):
+        return (
+            f"The Jupyter server that started this kernel ({where}) closed the connection without an answer."
+        )
+    if isinstance(exc, httpx.LocalProtocolError):
+        return f"This kernel could not write its request to the Jupyter server at {where}: a header was malformed."
+    return f"The Jupyter server that started this kernel ({where}) did not answer ({type(exc).__name__})."
 
 
 @functools.cache
@@ -155,7 +218,21 @@ def find_bridge() -> Bridge | None:
     if info is None:
         return None
     root = Path(info["root_dir"]).expanduser() if isinstance(info.get("root_dir"), str) else None
-    return Bridge(url=str(info["url"]), kernel_id=kernel_id, token=str(info.get("token") or ""), root=root)
+    return Bridge(
+        url=str(info["url"]),
+        kernel_id=kernel_id,
+        token=str(info.get("token") or ""),
+        root=root,
+        key=_kernel_key(),
+    )
+
+
+def _kernel_key() -> bytes:
+    """This kernel's connection key (b"" where there is none to read)."""
+    from IPython import get_ipython
+
+    key = getattr(getattr(getattr(get_ipython(), "kernel", None), "session", None), "key", b"")
+    return key if isinstance(key, bytes) else b""
 
 
 def kernel_running_a_cell() -> bool:

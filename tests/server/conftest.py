@@ -57,9 +57,11 @@ class Server:
         )
 
 
-def start_server(base: Path, token: str | None = None, **extra_env: str) -> Server:
+def start_server(
+    base: Path, token: str | None = None, args: tuple[str, ...] = (), **extra_env: str
+) -> Server:
     """Start `jupyter server` and wait until it answers; the extension is enabled only by its config entry.
-    `token=""` starts it without a token, as `--IdentityProvider.token=''` does."""
+    `token=""` starts it without a token, as `--IdentityProvider.token=''` does; `args` go to the server."""
     root, home, user_config = base / "root", base / "home", base / "user-config"
     config_path = base / "jupyter-config" / "jupyter_server_config.d"
     for folder in (root, home, user_config, config_path):
@@ -90,6 +92,7 @@ def start_server(base: Path, token: str | None = None, **extra_env: str) -> Serv
             "--ip=127.0.0.1",
             f"--IdentityProvider.token={token}",
             f"--ServerApp.root_dir={root}",
+            *args,
         ],
         cwd=root,
         env=env,
@@ -103,7 +106,8 @@ def start_server(base: Path, token: str | None = None, **extra_env: str) -> Serv
             raise RuntimeError(f"jupyter server exited: {(base / 'server.log').read_text()[-3000:]}")
         try:
             headers = {"Authorization": f"token {token}"} if token else {}
-            if httpx.get(f"{server.url}api/status", headers=headers).is_success:
+            # Behind a password the status answers 403 until a person logs in: that too is up.
+            if httpx.get(f"{server.url}api/status", headers=headers).status_code in (200, 403):
                 return server
         except httpx.TransportError:
             pass
