@@ -6,14 +6,12 @@ Each command goes through the server to the JupyterLab window that has the noteb
 (notebook_bridge.py), which changes the notebook's shared model: every open view shows the change at
 once, and it is saved as JupyterLab saves. A replace or delete that waited for approval carries a digest
 of the cell as the approval read it, so that a person's edit of the same cell meanwhile is never
-overwritten: the call answers that the cell changed and shows what it reads now.
+overwritten: the call answers that the cell changed and shows what it reads now. How a cell reads as
+text for the model is notebook_cells.py.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import re
 import threading
 from typing import Any, Literal, cast
 
@@ -29,16 +27,13 @@ from .base import (
     unified_diff,
 )
 from .notebook_bridge import Bridge, Refused, find_bridge, kernel_running_a_cell
+from .notebook_cells import cell_text, outputs_text, selected_cells, source_text
 from .paths import Workspace
 
 EditMode = Literal["replace", "insert", "delete"]  # the schema's modes of notebook_edit
 NOTEBOOK_TOOLS = ("notebook_read", "notebook_edit", "notebook_run")
-# Characters of one output the model reads; the rest is cut with a note (the notebook keeps all of it).
-OUTPUT_LIMIT = 2000
 RUN_TIMEOUT = 120.0
 RUN_MAX_TIMEOUT = 1800.0
-_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-_IMAGES = ("image/png", "image/jpeg")
 
 _PATH = {
     "type": "string",
@@ -46,98 +41,6 @@ _PATH = {
 }
 _CELL_ID = {"type": "string", "description": "The cell's id, as notebook_read shows it."}
 _INDEX = {"type": "integer", "minimum": 0, "description": "The cell's index (0 is the first cell)."}
-
-
-def _text(value: Any) -> str:
-    """A notebook's multiline string (a string or a list of lines) as one string."""
-    if isinstance(value, list):
-        return "".join(str(part) for part in value)
-    return "" if value is None else str(value)
-
-
-def _cut(text: str) -> str:
-    if len(text) <= OUTPUT_LIMIT:
-        return text
-    return (
-        text[:OUTPUT_LIMIT]
-        + f"\n[… {len(text) - OUTPUT_LIMIT} more characters of this output are in the notebook]"
-    )
-
-
-def _image(media_type: str, data: Any, name: str) -> Attachment | None:
-    encoded = _text(data).replace("\n", "")
-    try:
-        size = len(base64.b64decode(encoded, validate=True))
-    except (binascii.Error, ValueError):
-        return None
-    return Attachment(name=name, media_type=media_type, data=encoded, size=size)
-
-
-def outputs_text(outputs: list[Any], images: list[Attachment], where: str) -> list[str]:
-    """A code cell's outputs as the model reads them: text, each cut at OUTPUT_LIMIT; images kept aside."""
-    lines: list[str] = []
-    for output in outputs:
-        if not isinstance(output, dict):
-            continue
-        kind = output.get("output_type")
-        if kind == "stream":
-            lines.append(f"[{output.get('name', 'stdout')}]\n{_cut(_text(output.get('text')))}")
-        elif kind == "error":
-            trace = _ANSI.sub("", "\n".join(_text(line) for line in output.get("traceback") or []))
-            lines.append(f"[error] {output.get('ename')}: {output.get('evalue')}\n{_cut(trace)}")
-        elif kind in ("execute_result", "display_data"):
-            data = output.get("data") or {}
-            for media_type in _IMAGES:
-                if media_type in data:
-                    image = _image(
-                        media_type, data[media_type], f"{where}-output-{len(images) + 1}.{media_type[6:]}"
-                    )
-                    if image is not None:
-                        images.append(image)
-                        lines.append(f"[image {len(images)}: {media_type}]")
-                    break
-            if "text/plain" in data:
-                label = "result" if kind == "execute_result" else "display"
-                lines.append(f"[{label}]\n{_cut(_text(data['text/plain']))}")
-    return lines
-
-
-def cell_text(cell: dict[str, Any], images: list[Attachment]) -> str:
-    """One cell as the model reads it: its index, id, type, execution count, source and outputs."""
-    index, kind = cell.get("index"), cell.get("cell_type")
-    head = f"## cell {index} · id {cell.get('id')} · {kind}"
-    if kind == "code":
-        count = cell.get("execution_count")
-        head += f" · In [{count if count is not None else ' '}]"
-    parts = [head, "```", _text(cell.get("source")), "```"]
-    if kind == "code":
-        shown = outputs_text(list(cell.get("outputs") or []), images, f"cell-{index}")
-        if shown:
-            parts += ["outputs:", *shown]
-    return "\n".join(parts)
-
-
-def _selected(cells: list[dict[str, Any]], wanted: list[Any] | None, count: int) -> list[dict[str, Any]]:
-    """The cells named, in the order named, from those the window sent of the `count` it has."""
-    if not wanted:
-        return cells
-    by_id = {cell.get("id"): cell for cell in cells}
-    by_index = {cell.get("index"): cell for cell in cells}
-    chosen = []
-    for item in wanted:
-        if isinstance(item, int) and not isinstance(item, bool):
-            if item not in by_index:
-                raise ToolFailure(
-                    f"The notebook has {count} cells (indices 0 to {count - 1}); there is no cell {item}."
-                )
-            chosen.append(by_index[item])
-        elif isinstance(item, str) and item in by_id:
-            chosen.append(by_id[item])
-        else:
-            raise ToolFailure(
-                f"The notebook has no cell with id {item}: read the notebook again for its ids."
-            )
-    return chosen
 
 
 class NotebookTools:
@@ -180,7 +83,7 @@ class NotebookTools:
         found = self.bridge.command("read", {"cells": cells} if cells else {}, path, 30.0)
         sent = [cell for cell in found.get("cells") or [] if isinstance(cell, dict)]
         count = found.get("count")
-        return found, _selected(sent, cells, count if isinstance(count, int) else len(sent))
+        return found, selected_cells(sent, cells, count if isinstance(count, int) else len(sent))
 
     # ---- notebook_read ---------------------------------------------------------------------------------
 
@@ -227,7 +130,7 @@ class NotebookTools:
             diff = unified_diff("", source, "(new cell)", f"new {args['cell_type']} cell")
             return ToolPreview(diff=diff)
         cell = self._current(path, {k: args[k] for k in ("cell_id", "index") if k in args})
-        before = _text(cell.get("source"))
+        before = source_text(cell.get("source"))
         after = str(args["source"]) if mode == "replace" else ""
         name = f"cell {cell.get('index')} (id {cell.get('id')})"
         return ToolPreview(
@@ -279,7 +182,7 @@ class NotebookTools:
             if not refused.answer.get("no_digest"):
                 raise
         expected = args.pop("expected_digest")
-        now = _text(
+        now = source_text(
             self._current(path, {k: args[k] for k in ("cell_id", "index") if k in args}).get("source")
         )
         if digest(now) != expected:
@@ -437,8 +340,8 @@ def _change_of(mode: EditMode, answer: dict[str, Any]) -> CellChange | None:
         cell_id=cell["id"],
         index=cell["index"],
         cell_type=str(cell.get("cell_type") or "code"),
-        before=_text(before.get("source")) if before else None,
-        after=_text(after.get("source")) if after else None,
+        before=source_text(before.get("source")) if before else None,
+        after=source_text(after.get("source")) if after else None,
     )
 
 
