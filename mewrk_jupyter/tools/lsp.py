@@ -98,7 +98,7 @@ class LspTool:
             client = self._started()
             uri, version = client.sync(path, text)
             if action == "diagnostics":
-                return self._diagnostics(client.diagnostics(uri, version), shown)
+                return self._diagnostics(client.diagnostics(uri, version, shown), shown)
             position = self._position(params, text, shown)
             request = {"textDocument": {"uri": uri}, "position": position}
             if action == "hover":

@@ -63,6 +63,7 @@ class LspClient:
         self._diagnostics: dict[str, tuple[int | None, list[dict[str, Any]]]] = {}
         self._diagnostics_changed = threading.Condition()
         self._versions: dict[str, tuple[int, str]] = {}
+        self._gone = False  # the server's output ended: it died or exited
         self._reader = threading.Thread(target=self._read_loop, name="lsp-reader", daemon=True)
         self._reader.start()
         self.request(
@@ -139,6 +140,9 @@ class LspClient:
             return uri, version
         version += 1
         self._versions[uri] = (version, text)
+        with self._diagnostics_changed:
+            # What a server that sends no versions said of the old text is no word on the new one.
+            self._diagnostics.pop(uri, None)
         if version == 1:
             document = {"uri": uri, "languageId": "python", "version": version, "text": text}
             self.notify("textDocument/didOpen", {"textDocument": document})
@@ -149,8 +153,11 @@ class LspClient:
             )
         return uri, version
 
-    def diagnostics(self, uri: str, version: int, timeout: float = REQUEST_TIMEOUT) -> list[dict[str, Any]]:
-        """The diagnostics the server published for this version of the document."""
+    def diagnostics(
+        self, uri: str, version: int, shown: str, timeout: float = REQUEST_TIMEOUT
+    ) -> list[dict[str, Any]]:
+        """The diagnostics the server published for this version of the document (`shown`, as the model
+        named it); a ToolFailure that says so when the server died first."""
 
         def published() -> bool:
             seen = self._diagnostics.get(uri)
@@ -158,9 +165,21 @@ class LspClient:
             return seen is not None and (seen[0] is None or seen[0] >= version)
 
         with self._diagnostics_changed:
-            if not self._diagnostics_changed.wait_for(published, timeout):
+            if not self._diagnostics_changed.wait_for(lambda: published() or self._gone, timeout):
                 raise ToolFailure(f"The language server published no diagnostics within {timeout:g} s.")
+            if not published():
+                raise ToolFailure(
+                    f"The language server stopped ({self._exit_status()}) before it reported on `{shown}`; "
+                    "the next lsp call starts it again."
+                )
             return self._diagnostics[uri][1]
+
+    def _exit_status(self) -> str:
+        try:
+            code = self._process.wait(timeout=_EXIT_WAIT)
+        except subprocess.TimeoutExpired:
+            return "its output closed"
+        return f"killed by signal {-code}" if code < 0 else f"exit status {code}"
 
     def close(self) -> None:
         """Shut the server down politely, and kill it if it does not exit."""
@@ -203,9 +222,12 @@ class LspClient:
                 self._dispatch(message)
             except ToolFailure:
                 break
-        # The server is gone: wake every waiting request (its message stays None).
+        # The server is gone: wake every waiting request (its message stays None) and diagnostics' wait.
         for pending in list(self._pending.values()):
             pending.done.set()
+        with self._diagnostics_changed:
+            self._gone = True
+            self._diagnostics_changed.notify_all()
 
     def _dispatch(self, message: dict[str, Any]) -> None:
         method = message.get("method")
