@@ -13,11 +13,13 @@ import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from http.cookiejar import CookieJar
 from pathlib import Path
 
 import pytest
@@ -36,6 +38,8 @@ CHROMIUM_FLAGS = [
 ]
 # The JupyterLab plugin as built into the package (labextension/ holds its sources).
 LABEXTENSION = Path(__file__).resolve().parents[2] / "mewrk_jupyter" / "labextension"
+# The password of a JupyterLab started behind one.
+PASSWORD = "correct horse"
 START_TIMEOUT = 90  # seconds for JupyterLab to answer; a bound, not an assertion about speed
 
 
@@ -66,24 +70,48 @@ def pytest_configure(config):
 
 @dataclass
 class Lab:
-    """A running JupyterLab: where it serves, its token and its root folder."""
+    """A running JupyterLab: where it serves, its token (or none, and then maybe a password) and its root
+    folder."""
 
     url: str
     token: str
     root: Path
+    password: str | None = None
+    _opener: urllib.request.OpenerDirector | None = field(default=None, repr=False)
+    _xsrf: str = field(default="", repr=False)
 
     def api(self, method: str, path: str, body: dict | None = None) -> dict:
-        """Call the Jupyter server's REST API."""
+        """Call the Jupyter server's REST API: with the token, or as a browser does without one (the
+        `_xsrf` cookie echoed in a header, logged in behind a password)."""
         data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(
-            f"{self.url}{path}",
-            data=data,
-            method=method,
-            headers={"Authorization": f"token {self.token}", "Content-Type": "application/json"},
-        )
-        with urllib.request.urlopen(request, timeout=30) as response:
+        headers = {"Content-Type": "application/json"}
+        if self.token:
+            headers["Authorization"] = f"token {self.token}"
+        else:
+            headers["X-XSRFToken"] = self._logged_in()
+        request = urllib.request.Request(f"{self.url}{path}", data=data, method=method, headers=headers)
+        with self._opened().open(request, timeout=30) as response:
             raw = response.read()
         return json.loads(raw) if raw else {}
+
+    def _opened(self) -> urllib.request.OpenerDirector:
+        if self._opener is None:
+            self._opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
+        return self._opener
+
+    def _logged_in(self) -> str:
+        """The `_xsrf` cookie's value, once the login page set it (and the password was given)."""
+        if not self._xsrf:
+            opener = self._opened()
+            opener.open(f"{self.url}/lab", timeout=30).read()  # the page (or the login it sends to) sets it
+            jar = next(
+                h for h in opener.handlers if isinstance(h, urllib.request.HTTPCookieProcessor)
+            ).cookiejar
+            self._xsrf = next(cookie.value or "" for cookie in jar if cookie.name == "_xsrf")
+            if self.password is not None:
+                form = urllib.parse.urlencode({"password": self.password, "_xsrf": self._xsrf}).encode()
+                opener.open(f"{self.url}/login", data=form, timeout=30).read()
+        return self._xsrf
 
     def new_notebook(self, name: str | None = None) -> str:
         """Create an empty Python notebook in the root folder; returns its path."""
@@ -137,8 +165,10 @@ def widget(session):
 
 
 @contextmanager
-def running_lab(root: Path) -> Iterator[Lab]:
-    """JupyterLab on a free localhost port, rooted in `root` with its own HOME (`root/.home`)."""
+def running_lab(root: Path, auth: str = "token") -> Iterator[Lab]:
+    """JupyterLab on a free localhost port, rooted in `root` with its own HOME (`root/.home`); `auth` is
+    "token" (a token of its own), "none" (`--IdentityProvider.token=''`) or "password" (no token, the
+    password PASSWORD)."""
     home = root / ".home"
     config = home / ".jupyter"
     (config / "labconfig").mkdir(parents=True, exist_ok=True)
@@ -151,7 +181,7 @@ def running_lab(root: Path) -> Iterator[Lab]:
     data = root / ".data"
     (data / "labextensions").mkdir(parents=True)
     (data / "labextensions" / "mewrk-jupyter").symlink_to(LABEXTENSION, target_is_directory=True)
-    port, token = free_port(), uuid.uuid4().hex
+    port, token = free_port(), uuid.uuid4().hex if auth == "token" else ""
     env = {
         **os.environ,
         "HOME": str(home),
@@ -175,6 +205,10 @@ def running_lab(root: Path) -> Iterator[Lab]:
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
         "--LabApp.extension_manager=readonly",
     ]
+    if auth == "password":
+        from jupyter_server.auth import passwd
+
+        command.append(f"--PasswordIdentityProvider.hashed_password={passwd(PASSWORD)}")
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")  # CI and these machines run as root
     server = subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -187,11 +221,13 @@ def running_lab(root: Path) -> Iterator[Lab]:
             try:
                 urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=2).read()
                 break
-            except OSError:
+            except OSError as failed:
+                if isinstance(failed, urllib.error.HTTPError) and failed.code == 403 and auth == "password":
+                    break  # up, and asking for the password
                 if time.monotonic() > deadline:
                     raise RuntimeError("JupyterLab did not answer") from None
                 time.sleep(0.5)
-        yield Lab(url=url, token=token, root=root)
+        yield Lab(url=url, token=token, root=root, password=PASSWORD if auth == "password" else None)
     finally:
         server.terminate()
         try:
