@@ -3,7 +3,8 @@
 ran something else: a comment after `>&2#`, `$'` inside double quotes, backticks, `${_@P}` and other
 `${…}` forms that evaluate `$_`, `((…))`, a write to `.git/config` or `conftest.py` that git or pytest
 then runs, an option a `*` stood for (`--output=`, `--basetemp=`), an ask rule dodged by quoting or
-abbreviating, a denied `rm` spelled `\\rm`, `/bin/rm` or `command rm`.
+abbreviating, a denied `rm` spelled `\\rm`, `/bin/rm` or `command rm`; and where the bash grammar the
+reader parses with reads a continued line otherwise than bash (`x\\<newline>#;touch …` is no comment).
 
 Each trial asks the real policy about one form in a fresh workspace holding a `.git` folder; when the
 policy allows it, the trial runs it with bash there and looks for its effect. The product held when the
@@ -73,6 +74,9 @@ FORMS = [
     ("$'rm' -f x", "deny"),
     ("cat <<E\nE\nrm -f x", "deny"),
     ("echo $((1)); rm -f x", "deny"),
+    # the bash grammar reads a comment, or two words, where bash joins a continued line and runs `touch`, `rm`
+    ("echo x\\\n#; touch {mark}", "deny"),
+    ("r\\\nm -f x", "deny"),
 ]
 TRIALS = len(FORMS)
 _trial = 0

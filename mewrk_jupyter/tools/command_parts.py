@@ -3,32 +3,30 @@
 `git status && rm -rf build` runs two commands; `echo $(curl …)` runs two; `ls > /etc/motd` writes a
 file. A rule such as `bash(git status*)` may allow a command only when every command it runs is allowed,
 so this finds them all: the parts between `&&`, `||`, `;`, `|`, `&` and newlines, those inside subshells,
-braces, command and process substitutions (`$(…)`, `<(…)`), and each part's redirections.
+braces, `if`, `while` and `for`, command and process substitutions (`$(…)`, `<(…)`), and each part's
+redirections.
 
-It is an allow-list reader: it reads the forms it knows as bash reads them, and anything else — a
-here-document, arithmetic (`$((…))`, `((…))`), `[[ … ]]`, a backtick, a `${…}` other than `${NAME}`, an
-unclosed quote, a stream duplicated onto something other than a number — makes it answer None, "cannot
-tell", and the command asks the person. It never guesses a form it does not know into an allowed one.
+The command is parsed by the bash grammar (command_grammar) and read over its tree by allow-list: each
+node type read here is read as bash reads it, and any other — a here-document, arithmetic (`$((…))`,
+`((…))`), `[[ … ]]`, `case`, a function, a backtick, a `${…}` other than `${NAME}`, a stream duplicated
+onto something other than a number — or a syntax error makes it answer None, "cannot tell", and the
+command asks the person. It never guesses a form it does not know into an allowed one.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import TYPE_CHECKING
 
-from .command_words import (
-    DIGITS,
-    METACHARACTERS,
-    Unknown,
-    Word,
-    WordBuilder,
-    ansi_quoted,
-    braced_parameter,
-    simple_parameter,
-    single_quoted,
-)
+from .command_grammar import Source, Unknown, syntax_tree
+from .command_words import DIGITS, WORD_NODES, Word, read_word
 
-SEPARATORS = ("&&", "||", "|&", ";;", ";", "|", "&", "\n")
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
 # Words that open or continue a shell construct rather than name a command (`if`, `for`, `!`, …).
 KEYWORDS = frozenset("if then elif else fi for while until do done time ! { }".split())
 # Constructs read differently from a simple command, not read here: they ask.
@@ -39,7 +37,6 @@ EVALUATES_ARGUMENTS = frozenset(
     "printf test [ read declare typeset local export readonly unset let eval source . mapfile readarray "
     "getopts wait trap shopt".split()
 )
-REDIRECTIONS = ("&>>", "&>", ">>", ">|", "<>", ">", "<")
 # Deeper than this, a command is not one a person writes: it asks rather than exhausting the stack.
 MAX_DEPTH = 50
 _INDEXED_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[")
@@ -79,12 +76,13 @@ def command_parts(text: str) -> list[Part] | None:
     """The simple commands `text` runs, in order (substitutions before the command that holds them);
     None when it holds a form this reader cannot be sure of."""
     try:
-        parts, end = _Reader(text).parse(0, stop=None, depth=0)
-    except (Unknown, RecursionError):
+        source = Source(text.encode())
+        root = syntax_tree(text)
+        source.gap(0, root.start_byte, newlines=True)
+        source.gap(root.end_byte, len(source.data), newlines=True)
+        return _Reader(source).statements(root, 0)
+    except (Unknown, RecursionError, UnicodeError):
         return None
-    if end != len(text):
-        return None
-    return parts
 
 
 def assignment(word: str) -> bool:
@@ -112,252 +110,295 @@ def _check(part: Part) -> None:
             raise Unknown
 
 
-class _Reader:
-    def __init__(self, text: str) -> None:
-        self.text = text
+_SEPARATORS = frozenset((";", "&", "\n"))
+# The statement lists of the grammar, with the tokens each may hold besides its statements (separators,
+# keywords, brackets). A token not listed (`;;`, a backtick, `select`) asks.
+LISTS: dict[str, frozenset[str]] = {
+    "program": _SEPARATORS,
+    "list": frozenset(("&&", "||")),
+    "pipeline": frozenset(("|", "|&")),
+    "negated_command": frozenset(("!",)),
+    "subshell": _SEPARATORS | {"(", ")"},
+    "compound_statement": _SEPARATORS | {"{", "}"},
+    "do_group": _SEPARATORS | {"do", "done"},
+    "if_statement": _SEPARATORS | {"if", "then", "fi"},
+    "elif_clause": _SEPARATORS | {"elif", "then"},
+    "else_clause": _SEPARATORS | {"else"},
+    "while_statement": _SEPARATORS | {"while", "until"},
+    "command_substitution": _SEPARATORS | {"$(", ")"},
+    "process_substitution": _SEPARATORS | {"<(", ">(", ")"},
+}
+# Parts of a statement that open with a keyword of their own, so need no separator before them.
+CLAUSES = frozenset(("elif_clause", "else_clause", "do_group"))
+# Simple commands: a command, `export`/`declare`/`local`/… and `unset` with their words, assignments alone.
+SIMPLE = frozenset(
+    "command declaration_command unset_command variable_assignment variable_assignments".split()
+)
+DECLARING = frozenset("export declare typeset local readonly unset unsetenv".split())
+REDIRECTS = frozenset(("file_redirect", "herestring_redirect"))
+WRITES = frozenset((">", ">>", ">|", "&>", "&>>"))
+DUPLICATES = frozenset((">&", "<&"))
+CLOSES = frozenset((">&-", "<&-"))
+# Before a redirection it touches, a word bash takes for the stream it names: `2>x`, `{fd}>x`.
+_STREAM_WORD = re.compile(r"(?:^|[ \t])(?:[0-9]+|\{[A-Za-z_][A-Za-z0-9_]*\})$")
+_STREAM = re.compile(r"[0-9]+-?|-")
 
-    def parse(self, i: int, stop: str | None, depth: int) -> tuple[list[Part], int]:
-        """Read from `i` until `stop` (`)`) or the end; the parts found and where it stopped."""
+
+class _Reader:
+    """Reads the parts of a command over its syntax tree."""
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+
+    def statements(self, node: Node, depth: int) -> list[Part]:
+        """The parts a statement list runs, in order; Unknown for a token or node it may not hold."""
         if depth > MAX_DEPTH:
             raise Unknown
-        text = self.text
+        tokens = LISTS[node.type]
         parts: list[Part] = []
-        found: list[Part] = []  # substitutions met inside the current part, placed before it
-        part = Part()
-        word = WordBuilder()
-
-        def end_word() -> None:
-            taken = word.take()
-            if taken is None:
-                return
-            if not part.items and taken.raw in ("{", "}"):  # a group's braces: `{ ls; }` runs `ls`
-                return
-            part.items.append(taken)
-
-        def end_part() -> None:
-            nonlocal part
-            end_word()
-            if part.items or part.targets or part.reads:
-                _check(part)
-                parts.extend(found)
-                parts.append(part)
-            else:
-                parts.extend(found)
-            found.clear()
-            part = Part()
-
-        while i < len(text):
-            c = text[i]
-            if stop is not None and text.startswith(stop, i):
-                end_part()
-                return parts, i
-            if c in " \t":
-                end_word()
-                i += 1
-                continue
-            if c == "#" and not word.started and (i == 0 or text[i - 1] in METACHARACTERS):
-                while i < len(text) and text[i] != "\n":  # a comment begins only where a word may
-                    i += 1
-                continue
-            if c == "\\":
-                if i + 1 >= len(text):
+        separated = True  # bash needs a separator or a keyword before the next statement
+        at = node.start_byte
+        for child in node.children:
+            if self.source.gap(at, child.start_byte, newlines=True) == "\n":
+                separated = True
+            at = child.end_byte
+            if child.type == "comment":
+                self.source.check_comment(child)
+            elif not child.is_named:
+                token = self.source.text(child).strip(" \t")
+                if token not in tokens:
                     raise Unknown
-                if text[i + 1] == "\n":  # a line continued
-                    i += 2
-                    continue
-                word.add(text[i : i + 2], text[i + 1])
-                i += 2
-                continue
-            separator = next((s for s in SEPARATORS if text.startswith(s, i)), None)
-            if separator is not None and not (separator == "&" and text.startswith("&>", i)):
-                if separator == ";;":
-                    raise Unknown  # a `case` arm: not read here
-                end_part()
-                i += len(separator)
-                continue
-            if text.startswith("<(", i) or text.startswith(">(", i):  # process substitution
-                start = i
-                inner, end = self.parse(i + 2, ")", depth + 1)
-                found.extend(inner)
-                i = self._expect(end, ")")
-                word.add(text[start:i], None)
-                continue
-            if c in "()":
-                if c == ")":
-                    raise Unknown  # a `)` that closes nothing (or a `case` pattern)
-                if text.startswith("((", i) or word.started or part.items:
-                    raise Unknown  # arithmetic, a function `f()`, an array `a=(…)`, a glob `@(…)`
-                end_part()
-                inner, i = self.parse(i + 1, ")", depth + 1)
-                if not inner:
-                    raise Unknown  # `()`: a function's parentheses
-                parts.extend(inner)
-                i = self._expect(i, ")")
-                continue
-            if c in "<>" or text.startswith("&>", i):
-                stream = self._stream_number(word, c)
-                i = self._redirection(i, part)
-                if stream:
-                    word.take()  # `2>file`: the digits name the stream, they are not a word
-                continue
-            if c == "'":
-                value, end = single_quoted(text, i)
-                word.add(text[i:end], value)
-                i = end
-                continue
-            if c == '"':
-                i = self._double_quoted(i, word, found, depth)
-                continue
-            if c == "`":
-                raise Unknown  # backticks nest and quote otherwise than `$(…)`: not read here
-            if c == "$":
-                i = self._dollar(i, word, found, depth)
-                continue
-            if c in "*?[":
-                word.glob = True
-            if c == "{" or (c == "~" and not word.started):
-                word.add(c, None)  # brace expansion, or a home folder: the shell computes the word
-                i += 1
-                continue
-            word.add(c, c)
-            i += 1
-        if stop is not None:
-            raise Unknown  # `$(` left open
-        end_part()
-        return parts, i
-
-    def _expect(self, i: int, close: str) -> int:
-        if not self.text.startswith(close, i):
-            raise Unknown
-        return i + len(close)
-
-    def _stream_number(self, word: WordBuilder, c: str) -> bool:
-        """Whether the word before a redirection is its stream number (`2>`), rather than an argument."""
-        if not word.started or c not in "<>":
-            return False
-        if word.raw and word.raw[0].startswith("{"):
-            raise Unknown  # `{fd}>file`: bash picks the stream and names it
-        return word.value is not None and all(ch in DIGITS for ch in "".join(word.raw))
-
-    def _substitution(self, i: int, found: list[Part], depth: int) -> int:
-        """Read the `$(…)` at `i`, adding the commands it runs to `found`; the index after it."""
-        if self.text.startswith("$((", i):
-            raise Unknown  # arithmetic may hold substitutions of its own
-        inner, end = self.parse(i + 2, ")", depth + 1)
-        found.extend(inner)
-        return self._expect(end, ")")
-
-    def _dollar(self, i: int, word: WordBuilder, found: list[Part], depth: int) -> int:
-        """Read an unquoted `$…` at `i` into `word`; the index after it."""
-        text = self.text
-        nxt = text[i + 1 : i + 2]
-        if nxt == "'":  # $'…' quoting
-            value, end = ansi_quoted(text, i)
-            word.add(text[i:end], value)
-            return end
-        if nxt == '"':
-            raise Unknown  # `$"…"`: translated text
-        return self._expansion(i, word, found, depth)
-
-    def _expansion(self, i: int, word: WordBuilder, found: list[Part], depth: int) -> int:
-        """Read a `$(…)`, `${NAME}` or `$NAME` at `i` (or a plain `$`) into `word`; the index after it."""
-        text = self.text
-        nxt = text[i + 1 : i + 2]
-        if nxt == "[":
-            raise Unknown  # `$[…]`: arithmetic, quoted or not
-        if nxt == "(":
-            end = self._substitution(i, found, depth)
-        elif nxt == "{":
-            end = braced_parameter(text, i)
-        else:
-            parameter = simple_parameter(text, i)
-            if parameter is None:
-                word.add("$", "$")
-                return i + 1
-            end = parameter
-        word.add(text[i:end], None)
-        return end
-
-    def _double_quoted(self, i: int, word: WordBuilder, found: list[Part], depth: int) -> int:
-        """Read the "…" at `i` into `word`: inside, `$` is special only before `(`, `{` or a parameter
-        (`"$'"` is a dollar and a quote), and a backslash escapes only `$`, a backtick, `"`, `\\`."""
-        text = self.text
-        start = i
-        i += 1
-        value: list[str] | None = []
-        while i < len(text) and text[i] != '"':
-            c = text[i]
-            if c == "\\" and i + 1 < len(text):
-                nxt = text[i + 1]
-                if value is not None and nxt != "\n":
-                    value.append(nxt if nxt in '$`"\\' else c + nxt)
-                i += 2
-                continue
-            if c == "`":
-                raise Unknown
-            if c == "$":
-                inner = WordBuilder()
-                i = self._expansion(i, inner, found, depth)
-                taken = inner.take()
-                if taken is not None and taken.value is None:
-                    value = None
-                elif value is not None:
-                    value.append("$")
-                continue
-            if value is not None:
-                value.append(c)
-            i += 1
-        if i >= len(text):
-            raise Unknown
-        word.add(text[start : i + 1], None if value is None else "".join(value))
-        return i + 1
-
-    def _redirection(self, i: int, part: Part) -> int:
-        """Read the redirection at `i` into `part` (its file, unless it duplicates a stream)."""
-        text = self.text
-        if text.startswith("<<", i) and not text.startswith("<<<", i):
-            raise Unknown  # a here-document: its body follows on later lines
-        if text.startswith("<<<", i):
-            return self._target(i + 3, part, herestring=True)
-        operator = next(op for op in REDIRECTIONS if text.startswith(op, i))
-        i += len(operator)
-        if text.startswith("&", i):
-            if operator not in ("<", ">"):
-                raise Unknown
-            return self._duplicate(i + 1)
-        return self._target(i, part, reading=operator == "<")
-
-    def _duplicate(self, i: int) -> int:
-        """Read the stream after `>&` or `<&`: a number (`2>&1`, `>&3-`) or `-` (closed), ending where a
-        word ends. Anything else (`>&file`, `>&2#`) bash reads otherwise: not read here."""
-        text = self.text
-        start = i
-        while i < len(text) and text[i] in DIGITS:
-            i += 1
-        if i < len(text) and text[i] == "-":
-            i += 1
-        if i == start or (i < len(text) and text[i] not in METACHARACTERS):
-            raise Unknown
-        return i
-
-    def _target(self, i: int, part: Part, herestring: bool = False, reading: bool = False) -> int:
-        text = self.text
-        while i < len(text) and text[i] in " \t":
-            i += 1
-        start = i
-        while i < len(text) and text[i] not in METACHARACTERS:
-            if text[i] == "'":
-                i = single_quoted(text, i)[1]
-            elif text[i] == '"':
-                i = self._double_quoted(i, WordBuilder(), [], MAX_DEPTH)
-            elif text[i] in "$`":
-                raise Unknown  # a file (or text) a command or the shell computes
-            elif text[i] == "\\":
-                i += 2
+                if token.isalpha() or token in ("!", "{", "}"):
+                    self.source.check_bounded(child)
+                separated = True
+            elif not separated and child.type not in CLAUSES:
+                raise Unknown  # the grammar split what bash reads as one command
+            elif child.type in REDIRECTS and node.type == "command_substitution":
+                part = Part()  # `$(<file)`: the file is read
+                if self.redirect(child, part):
+                    raise Unknown
+                parts.append(part)
+                separated = False
             else:
-                i += 1
-        if i == start or i > len(text):
-            raise Unknown  # no file named
-        if not herestring:
-            (part.reads if reading else part.targets).append(text[start:i])
-        return i
+                parts.extend(self.statement(child, depth + 1))
+                separated = False
+        self.source.gap(at, node.end_byte, newlines=True)
+        return parts
+
+    def statement(self, node: Node, depth: int) -> list[Part]:
+        """The parts one statement runs."""
+        if node.type in LISTS:
+            return self.statements(node, depth)
+        if node.type in SIMPLE:
+            return self.simple(node, depth)
+        if node.type == "redirected_statement":
+            return self.redirected(node, depth)
+        if node.type == "test_command":
+            return self.test(node, depth)
+        if node.type == "for_statement":
+            return self.loop(node, depth)
+        raise Unknown  # `case`, a function, `((…))`, `for ((…))`, …
+
+    def simple(self, node: Node, depth: int) -> list[Part]:
+        """A simple command: its words (assignments, name, arguments) and its redirections."""
+        self.source.check_span(node)
+        found: list[Part] = []
+        part = Part()
+        elements = [node] if node.type == "variable_assignment" else node.children
+        self.touching(elements)
+        for child in elements:
+            if child.type == "variable_assignment":
+                part.items.append(self.assignment(child, found, depth))
+            elif child.type in REDIRECTS:
+                if self.redirect(child, part):
+                    raise Unknown  # `>x y echo`: where the grammar's extra words go is not read
+            elif child.type == "command_name" and len(child.children) == 1:
+                self.source.check_span(child)
+                part.items.append(self.word(child.children[0], found, depth))
+            elif not child.is_named and node.type != "command" and self.source.text(child) in DECLARING:
+                part.items.append(Word(self.source.text(child), self.source.text(child)))
+            elif child.type in WORD_NODES and child.type != "test_operator":
+                part.items.append(self.word(child, found, depth))
+            else:
+                raise Unknown
+        _check(part)
+        return [*found, part]
+
+    def redirected(self, node: Node, depth: int) -> list[Part]:
+        """A statement with redirections: those of a simple command (also the last one of `a && b > f`,
+        where the grammar gives them to the list) are its own, and the words the grammar puts after their
+        file are its arguments (`ls > out.txt extra`: a redirection takes one word); those of a group,
+        loop or subshell, made before it runs, are read as made after it (where a `cd` inside it may
+        have moved the folder)."""
+        self.source.check_span(node)
+        body = node.child_by_field_name("body")
+        redirects = [c for c in node.children if c != body]
+        if any(c.type not in REDIRECTS for c in redirects):
+            raise Unknown  # a here-document, a comment
+        self.touching(node.children)
+        parts = self.statement(body, depth + 1) if body is not None else []
+        last = body
+        while last is not None and last.type in ("list", "pipeline"):
+            last = last.named_children[-1] if last.named_children else None
+        simple = last is not None and last.type in SIMPLE and bool(parts)
+        target = parts[-1] if simple else Part()
+        found: list[Part] = []
+        for redirect in redirects:
+            arguments = self.redirect(redirect, target)
+            if arguments and not simple:
+                raise Unknown
+            target.items.extend(self.word(argument, found, depth) for argument in arguments)
+        _check(target)
+        return [*parts[:-1], *found, target] if simple else [*parts, target]
+
+    def test(self, node: Node, depth: int) -> list[Part]:
+        """`[ … ]` as the command `[` with its words (`[[ … ]]` asks: it reads its words otherwise)."""
+        self.source.check_span(node)
+        children = node.children
+        if [self.source.text(children[0]), self.source.text(children[-1])] != ["[", "]"]:
+            raise Unknown
+        pieces = [children[0], *(p for c in children[1:-1] for p in _test_pieces(c)), children[-1]]
+        found: list[Part] = []
+        part = Part()
+        group: list[Node] = []
+        for piece in pieces:  # the grammar parses an expression; bash's words are its pieces that touch
+            if group and self.source.gap(group[-1].end_byte, piece.start_byte) == " ":
+                part.items.append(self.joined(group, found, depth))
+                group = []
+            group.append(piece)
+        part.items.append(self.joined(group, found, depth))
+        _check(part)
+        return [*found, part]
+
+    def joined(self, pieces: list[Node], found: list[Part], depth: int) -> Word:
+        """One word of `[ … ]`, made of the pieces of the expression that touch."""
+        words = []
+        for piece in pieces:
+            text = self.source.text(piece)
+            if piece.is_named:
+                words.append(self.word(piece, found, depth))
+            elif any(c in text for c in "<>()&|;'\"`$\\"):
+                raise Unknown  # `[ a > b ]`: bash redirects to the file `b`
+            else:
+                words.append(Word(text, text))
+        value = None if any(w.value is None for w in words) else "".join(w.value or "" for w in words)
+        return Word("".join(w.raw for w in words), value, any(w.glob for w in words))
+
+    def loop(self, node: Node, depth: int) -> list[Part]:
+        """`for NAME in WORDS; do …; done`: its header is read as the command `for NAME in WORDS` (setting a
+        variable, it is allowed by no rule), then its body."""
+        self.source.check_span(node)
+        children = node.children
+        if not children or self.source.text(children[0]) != "for" or children[-1].type != "do_group":
+            raise Unknown  # `select`
+        head = children[:-1]
+        while head and self.source.text(head[-1]) in (";", "\n"):
+            head = head[:-1]
+        if (
+            len(head) == len(children) - 1
+            and self.source.gap(head[-1].end_byte, children[-1].start_byte, True) != "\n"
+        ):
+            raise Unknown  # `for x in a b do`: bash takes `do` for a word
+        self.touching(head)
+        found: list[Part] = []
+        header = Part()
+        for child in head:
+            text = self.source.text(child)
+            if not child.is_named and text in ("for", "in"):
+                header.items.append(Word(text, text))
+            elif child.type in WORD_NODES:
+                header.items.append(self.word(child, found, depth))
+            else:
+                raise Unknown
+        _check(header)
+        return [*found, header, *self.statements(children[-1], depth + 1)]
+
+    def word(self, node: Node, found: list[Part], depth: int) -> Word:
+        """The word `node` makes, adding the commands of its substitutions to `found`."""
+        return read_word(node, self.source, self.substitution(found, depth))
+
+    def substitution(self, found: list[Part], depth: int) -> Callable[[Node], None]:
+        """What reads a substitution inside a word: its commands go to `found`."""
+        return lambda node: found.extend(self.statements(node, depth + 1))
+
+    def assignment(self, node: Node, found: list[Part], depth: int) -> Word:
+        """`NAME=VALUE` or `NAME+=VALUE` (`a[i]=…` and `a=(…)` ask: a subscript is arithmetic)."""
+        self.source.check_span(node)
+        name, operator, *rest = node.children
+        if name.type != "variable_name" or self.source.text(operator) not in ("=", "+=") or len(rest) > 1:
+            raise Unknown
+        self.source.check_touching(node.children)
+        value = self.word(rest[0], found, depth) if rest else Word("", "")
+        known = (
+            None if value.value is None else self.source.text(name) + self.source.text(operator) + value.value
+        )
+        return Word(self.source.text(node), known, value.glob)
+
+    def redirect(self, node: Node, part: Part) -> list[Node]:
+        """Read a redirection into `part`: the file it writes or reads (a stream duplicated or closed names
+        none); the words the grammar put after it, which bash reads as arguments. A file a substitution
+        computes, or `>&` onto anything but a stream number, asks."""
+        self.source.check_span(node)
+        children = node.children
+        apart = [self.source.gap(left.end_byte, right.start_byte) for left, right in pairwise(children)]
+        words = [c for c in children if c.is_named and c.type != "file_descriptor"]
+        operators = [self.source.text(c) for c in children if not c.is_named]
+        if len(operators) != 1 or any(c.type == "file_descriptor" for c in children[1:]):
+            raise Unknown
+        operator = operators[0]
+        descriptor = children[0].type == "file_descriptor"
+        if descriptor and (apart[0] or not _digits(children[0])):
+            raise Unknown  # `2 >x`: the grammar's stream number is bash's argument
+        if any(gap != " " for gap in apart[descriptor + 1 :]):
+            raise Unknown  # words the grammar split apart, which bash reads as one
+        if operator in CLOSES:
+            return words
+        if not words:
+            raise Unknown
+        text = self.source.text(words[0])
+        if operator in DUPLICATES:
+            if not _STREAM.fullmatch(text) or words[0].type not in ("number", "word") or words[0].children:
+                raise Unknown  # `>&file`, `>&2x`: bash writes the file
+            return words[1:]
+        if descriptor and operator.startswith("&"):
+            raise Unknown
+        read_word(words[0], self.source, _refuse)  # what bash would read otherwise asks
+        if node.type == "herestring_redirect" and operator == "<<<":
+            pass
+        elif operator == "<":
+            part.reads.append(text)
+        elif operator in WRITES:
+            part.targets.append(text)
+        else:
+            raise Unknown
+        return words[1:]
+
+    def touching(self, elements: list[Node]) -> None:
+        """Check the elements of a simple command or a redirected statement are apart as bash reads them:
+        blanks between words (no newline); touching, only a redirection after something that is not a
+        stream's number or name (`hi>x`, not `2>x` read as an argument and a redirection)."""
+        for left, right in pairwise(elements):
+            if self.source.gap(left.end_byte, right.start_byte):
+                continue
+            if right.type not in REDIRECTS or self.source.text(right)[:1] not in "<>&":
+                raise Unknown
+            if self.source.text(right)[:1] != "&" and _STREAM_WORD.search(self.source.text(left)):
+                raise Unknown
+
+
+def _digits(node: Node) -> bool:
+    return not node.children and bool(node.text) and all(chr(b) in DIGITS for b in node.text or b"")
+
+
+def _test_pieces(node: Node) -> list[Node]:
+    """The words and operators of an expression inside `[ … ]`, in order."""
+    if node.type in ("unary_expression", "binary_expression", "parenthesized_expression"):
+        return [p for c in node.children for p in _test_pieces(c)]
+    if node.is_named and node.type not in WORD_NODES:
+        raise Unknown
+    return [node]
+
+
+def _refuse(node: Node) -> None:
+    """A substitution where the reader takes none: in a redirection's file or a here-string."""
+    raise Unknown

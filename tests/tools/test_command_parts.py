@@ -72,6 +72,47 @@ def test_what_the_reader_does_not_know_is_cannot_tell(command):
     assert command_parts(command) is None
 
 
+@pytest.mark.parametrize(
+    ("command", "parts"),
+    [
+        # the bash grammar knows `if`, `while` and `!` for what they are: no command is named `if`
+        (
+            "if git status; then ls; elif true; then echo x; else pwd; fi",
+            ["git status", "ls", "true", "echo x", "pwd"],
+        ),
+        ("while read line; do echo $line; done", ["read line", "echo $line"]),
+        ("until false; do ls; done", ["false", "ls"]),
+        ("! git diff --quiet", ["git diff --quiet"]),
+        # a loop variable is set: its header is a command of its own, which no rule allows unless it says so
+        ("for f in *.py $(ls); do wc -l $f; done", ["ls", "for f in *.py $(ls)", "wc -l $f"]),
+        ("[ -f x ] && [ a = b ]", ["[ -f x ]", "[ a = b ]"]),
+        ("ls > out.txt extra", ["ls extra"]),  # a redirection takes one word: `extra` is an argument
+        ("cat $(<in.txt)", ["", "cat $(<in.txt)"]),
+    ],
+)
+def test_the_parts_come_from_the_bash_grammar(command, parts):
+    assert [p.text for p in command_parts(command)] == parts
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        # where the grammar reads the text otherwise than bash, the reader cannot tell
+        "ec\\\nho x",  # bash joins the continued line: `echo x`; the grammar reads `ec` and `ho`
+        "echo x\\\n#; rm -rf /",  # bash runs `echo x#` and `rm`; the grammar reads a comment
+        "echo $\\  p",  # bash: `$ ` and `p`; the grammar reads `$p`
+        "cat  ] ]",  # bash: two words `]`; the grammar reads one
+        "\\ <<< x",  # bash runs a command named ` `; the grammar has no command
+        "echo hi 2>y {fd}>z",  # the grammar gives `2>` two files
+        "{ls; }",  # bash runs `{ls`; the grammar reads a group
+        'echo $"t"',  # translated text
+        "select x in a; do ls; done",
+    ],
+)
+def test_where_the_grammar_is_not_bash_the_reader_cannot_tell(command):
+    assert command_parts(command) is None
+
+
 POLICY = PolicyConfig(
     safety_level="x",
     allow=["bash(git status*)", "bash(pytest *)", "bash(ls*)", "read(src/*)"],
@@ -108,6 +149,9 @@ def tier(command, granted=(), root=None):
         ("echo $(rm -rf build)", "deny"),
         ("if true; then rm -rf build; fi", "deny"),
         ("pytest", "ask"),  # `pytest *` wants an argument
+        ("if git status; then ls -la; fi", "allow"),  # the keywords run nothing
+        ("if git status; then curl x; fi", "ask"),
+        ("for x in a; do ls; done", "ask"),  # a loop sets a variable
     ],
 )
 def test_a_compound_command_is_allowed_only_when_every_part_is(command, expected):
@@ -280,6 +324,9 @@ def review(command, root="/tmp/ws", policy=REVIEW):
         ("cat <<E\nE\nrm -f x", "deny"),
         ("echo $((1)); rm -f x", "deny"),
         ("python3 -c 1", "deny"),
+        # the grammar reads a comment or two words where bash joins a continued line
+        ("echo x\\\n#; touch /tmp/pwned", "deny"),
+        ("r\\\nm -f x", "deny"),
     ],
 )
 def test_the_attack_review_forms_ask_or_are_denied(command, expected):

@@ -214,9 +214,10 @@ def _views(words: list[str]) -> list[list[str]]:
 
 
 def rough_runs(text: str) -> list[list[str]]:
-    """For text the reader cannot read: each piece between separators, as the command it might run."""
+    """For text the reader cannot read: each piece between separators, as the command it might run (a line
+    continued is joined first, as bash joins it: `r\\<newline>m` is `rm`)."""
     found: list[list[str]] = []
-    for piece in _ROUGH_SEPARATORS.split(text):
+    for piece in _ROUGH_SEPARATORS.split(text.replace("\\\n", "")):
         words = [unquote_roughly(w) for w in piece.split()]
         while words and (words[0] in KEYWORDS or assignment(words[0])):
             words = words[1:]
