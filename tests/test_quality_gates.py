@@ -1,5 +1,5 @@
-"""Quality gates that run with the suite: ruff, the TypeScript compiler in strict mode, mypy and the
-layer contract (import-linter, configured in pyproject.toml).
+"""Quality gates that run with the suite: ruff, the TypeScript compiler in strict mode, mypy, the
+layer contract (import-linter, configured in pyproject.toml) and the size of a module.
 
 Each fails with the tool's own output. tsc comes from js/node_modules and labextension/node_modules
 (`npm ci` in each, as tests/run.sh does); without it the TypeScript gate is skipped, unless
@@ -54,3 +54,16 @@ def test_the_package_type_checks() -> None:
 def test_imports_keep_the_layers_and_make_no_cycle() -> None:
     lint_imports = Path(sys.executable).with_name("lint-imports")
     _passes([str(lint_imports) if lint_imports.exists() else "lint-imports", "--no-cache"])
+
+
+# The layout rule: a module over this many lines holds more than one idea, and is split by concern.
+MAX_MODULE_LINES = 450
+
+
+def test_no_module_of_the_package_is_over_450_lines() -> None:
+    sizes = {
+        str(path.relative_to(ROOT)): len(path.read_text(encoding="utf-8").splitlines())
+        for path in sorted((ROOT / "mewrk_jupyter").rglob("*.py"))
+    }
+    over = [f"{name}: {lines} lines" for name, lines in sizes.items() if lines > MAX_MODULE_LINES]
+    assert not over, f"modules over {MAX_MODULE_LINES} lines, to split by concern:\n" + "\n".join(over)

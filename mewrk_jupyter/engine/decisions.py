@@ -14,6 +14,7 @@ from .events import StateChanged
 from .subagents import (
     WITHDRAWN,
     decide_for_subagent,
+    reach_subagents,
     stop_subagents_elsewhere,
     subagent_approval,
     supervisor_of,
@@ -116,6 +117,13 @@ class SessionDecisions:
                 self.parts.approvals.end_paused_turn(resume["calls"])
                 self.parts.timeline.emit(StateChanged(self.session_id, "idle"))
         return None
+
+    def follow_plan_mode(self, on: bool) -> None:
+        """Plan mode turned on or off here reaches the subagents still at work (and theirs); turned on, the
+        approval of a call it withholds is withdrawn, here and in them."""
+        if on:
+            self.withdraw_withheld()
+        reach_subagents(self.session, on)
 
     def go_on_under_plan_mode(self) -> Run | None:
         """Withdraw the waiting approval of a call plan mode withholds and go on from where the turn paused

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import uuid
 from pathlib import Path
 from typing import Any
@@ -206,8 +207,14 @@ def read_notebook(path: Path) -> tuple[list[Card], dict[str, Any]]:
     return cards, meta if isinstance(meta, dict) else {}
 
 
-def write_export(path: Path, cards: list[Card], title: str, session_id: str, model: str) -> Path:
-    """Write the timeline to `path`: a notebook for `.ipynb`, Markdown for `.md`."""
+def write_export(
+    root: Path, to: str | Path, cards: list[Card], title: str, session_id: str, model: str
+) -> Path:
+    """Write the timeline to `to` (relative to the workspace `root`): a notebook for `.ipynb`, Markdown for
+    `.md`; returns the full path written."""
+    target = Path(to).expanduser()
+    # The full path of what was written, as every surface says it: `..` taken out, symlinks kept.
+    path = Path(os.path.normpath(target if target.is_absolute() else root / target))
     suffix = path.suffix.lower()
     if suffix not in (".ipynb", ".md"):
         raise InvalidInput(

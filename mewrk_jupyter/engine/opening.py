@@ -1,15 +1,16 @@
 """Opening sessions: the checks a new or imported conversation passes before anything is stored, the rows
-that create it, the stored row an id names, and the sessions this process has open (one object per
-session, which every view of it shares)."""
+that create it (or a branch or fork of one), the stored row an id names, and the sessions this process
+has open (one object per session, which every view of it shares)."""
 
 from __future__ import annotations
 
+import functools
 import threading
 import uuid
 import weakref
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..cards.models import Card
 from ..cards.order import key_between
@@ -27,10 +28,12 @@ from .notebook import read_notebook
 from .settings.change import check_async_tools, check_compaction, check_reasoning
 from .settings.model import SessionSettings, parse_settings, stored_names
 from .toolbox.grants import grant_place
-from .toolbox.policy import plan_message
+from .toolbox.policy import announced_plan_mode, plan_message
 from .toolbox.secrets import sandbox_at
 from .unbuilt import notebook_notice, unbuilt_notices
 from .workspace import Workspace
+
+S = TypeVar("S")
 
 
 class OpenSessions:
@@ -161,6 +164,18 @@ def create_session(
     return session_id
 
 
+def create_copy(
+    ws: Workspace, title: str, settings: SessionSettings, parent_id: str, rows: list[tuple[str, Card]]
+) -> str:
+    """Store a branch or fork of the session `parent_id` (T11): the cards `rows`, its settings with no tool
+    approved always; returns its id."""
+    settings = settings.model_copy(update={"approved_always": [], "approved_where": {}}, deep=True)
+    if announced_plan_mode(card for _, card in rows) != settings.plan_mode:
+        # Cut where its cards announce the other plan mode: the copy's model is told how it stands.
+        rows = [*rows, (key_between(rows[-1][0] if rows else None, None), plan_message(settings.plan_mode))]
+    return create_session(ws, title, settings, parent_id, rows)
+
+
 def session_row(ws: Workspace, session_id: str) -> tuple[Database, Any]:
     """The store of the workspace and the row of the session `session_id` names (its id or an unambiguous
     prefix of it); SessionNotFound, with what to do, otherwise."""
@@ -175,3 +190,12 @@ def session_row(ws: Workspace, session_id: str) -> tuple[Database, Any]:
         row = session_rows.get_session(conn, matches[0])
     assert row is not None  # the id was just found
     return db, row
+
+
+def open_once(ws: Workspace, session_id: str, make: Callable[[Workspace, Database, Any], S]) -> S:
+    """The session `session_id` names in the workspace's store, made by `make` from the workspace, the
+    store and its row unless this process has it open already."""
+    db, row = session_row(ws, session_id)
+    # A partial adds no frame between `make` and the person's line, where its warnings point.
+    live: S = OPEN.get((db.path, row["id"]), functools.partial(make, ws, db, row))
+    return live

@@ -1,14 +1,15 @@
 """The session: one conversation, composed of its parts — the stored timeline, a person's edits,
 turns with their tools and approvals, its configuration — behind the public surface of DESIGN §2
 (docs/python-api.md describes every name). Each method says what it does and hands the work to the part
-that does it: what every process reads from the store in `stored_session` (the base class), opening in
-`opening`, settings and the tool lock in `session_config`, approvals and Stop across subagents in
-`decisions`, notebooks in `notebook` and attached objects in `represent`.
+that does it: what every process reads from the store in `stored_session` (the base class); opening,
+branching and forking in `opening`; settings and the tool lock in `session_config`; approvals, Stop and
+plan mode across subagents in `decisions`; a person's edits in `timeline.edits`; turns and hand-run tools
+in `turns.control`; compaction in `compaction`; hooks and reverts in the toolbox; workflows and a step's
+read-only record in `subagents.workflow`; notebooks in `notebook` and attached objects in `represent`.
 """
 
 from __future__ import annotations
 
-import os
 import warnings
 import weakref
 from collections.abc import Callable, Iterable
@@ -21,55 +22,40 @@ from ..cards.models import (
     HostMessage,
     Interpolation,
     SummaryDivider,
-    ToolCall,
     UserInput,
     Workflow,
     register_session_opener,
 )
-from ..cards.order import key_between
-from ..config.hooks import ANSWERING_EVENTS, HOOK_EVENTS
 from ..config.policy import Tier
-from ..errors import ConfigError, ConfigNotice, InvalidInput, NotEditable, ToolChangeHeld
+from ..errors import ConfigError, ConfigNotice
 from ..providers.base import ModelInfo, ToolSpec
-from ..store import sessions as session_rows
 from ..store.db import Database
 from ..tools.mcp import ServerStatus
 from .assembly.context import ContextInfo
 from .background.tasks import TASKS
-from .compaction import (
-    AutoCompaction,
-    HandoffTool,
-    compact_in_place,
-    compact_now,
-    compact_now_refusal,
-    compaction_instructions,
-)
-from .decisions import FOLLOWED_ELSEWHERE, SessionDecisions
+from .compaction import AutoCompaction, HandoffTool, compact_in_place, compact_now, compact_now_refusal
+from .decisions import SessionDecisions
 from .display import make_view, markdown_view, view_bundle
 from .notebook import write_export
-from .opening import OPEN, create_session, forget_open_sessions, imported_start, new_start, session_row
+from .opening import create_copy, create_session, forget_open_sessions, imported_start, new_start, open_once
 from .represent import attached_input
 from .session_config import SessionConfig
-from .settings.model import SessionSettings, StoredSettings
+from .settings.model import SessionSettings
 from .stored_session import StoredSession
-from .subagents import SubagentCalls, chain, reach_subagents
-from .subagents.workflow import DRIVING_STEP, STEP_READ_ONLY, WorkflowRefused, start_workflow
+from .subagents import SubagentCalls, chain
+from .subagents.workflow import StepRecord, person_workflow
 from .timeline.edits import TimelineEdits
-from .toolbox.box import ToolBox
 from .toolbox.grants import drop_foreign_grants
 from .toolbox.lock import ToolLock
-from .toolbox.policy import announced_plan_mode, plan_message
-from .turns.approvals import Approvals
 from .turns.control import TurnControl
-from .turns.parts import SessionParts, told_already
+from .turns.parts import session_parts, told_already
 from .turns.run import Run
-from .turns.status import TurnStatus
 from .unbuilt import warn_unbuilt
 from .views import CardList
 from .workspace import Workspace
 
-# Names other modules and tests import from here, as before the session was split into its parts.
-__all__ = ["FOLLOWED_ELSEWHERE", "Session", "forget_open_sessions", "open_subagent", "plan_message"]
+# forget_open_sessions is imported from here by tests and benchmarks, as before the session was split.
+__all__ = ["Session", "forget_open_sessions", "open_subagent"]
 
 
 def open_subagent(session_id: str) -> Session:
@@ -84,28 +70,22 @@ class Session(StoredSession):
     def __init__(self, workspace: Workspace, db: Database, row: Any):
         super().__init__(db, row)  # id, title, the stored timeline, history and runs
         self.workspace = workspace
-        value = SessionSettings.model_validate_json(row["settings"])
-        settings = StoredSettings(db, self.id, value, rev=row["rev"])  # both as this one row holds them
-        # The engine side of the session: the parts below receive what they need, nothing more.
-        status = TurnStatus(self.stored_timeline)
-        toolbox = ToolBox(workspace, settings, self.stored_timeline, subagent=bool(row["subagent"]))
-        self._step = row["subagent"] == session_rows.WORKFLOW_STEP  # its timeline is a read-only record
+        self._step = StepRecord(row)  # a workflow step's timeline is a read-only record
+        self._parts = parts = session_parts(workspace, self.stored_timeline, row)  # the engine side
         # The session's MCP servers stop when it is collected, and at the latest when the process exits.
-        weakref.finalize(self, toolbox.mcp.servers.close)
-        approvals = Approvals(self.stored_timeline, settings, toolbox)
-        self._parts = SessionParts(workspace, settings, self.stored_timeline, status, toolbox, approvals)
-        self._config = SessionConfig(self._parts)
-        self._edits = TimelineEdits(self.stored_timeline, status.check_idle, approvals)
+        weakref.finalize(self, parts.toolbox.mcp.servers.close)
+        self._config = SessionConfig(parts)
+        self._edits = TimelineEdits(self.stored_timeline, parts.status.check_idle, parts.approvals)
         self._turns = TurnControl(
-            self._parts,
+            parts,
             session=self,
-            before_request=AutoCompaction(self._parts, self),
-            take_calls=chain(HandoffTool(self._parts, self), SubagentCalls(self._parts, self)),
+            before_request=AutoCompaction(parts, self),
+            take_calls=chain(HandoffTool(parts, self), SubagentCalls(parts, self)),
         )
-        self._decisions = SessionDecisions(self._parts, self._turns, self)
+        self._decisions = SessionDecisions(parts, self._turns, self)
         # A store copied or cloned here keeps no grant given elsewhere: said once, as the grants go (the
         # warning points at the line that opened it: Session.open, through the registry of open ones).
-        said = drop_foreign_grants(workspace, settings)
+        said = drop_foreign_grants(workspace, parts.settings)
         if said is not None:
             warnings.warn(said, ConfigNotice, stacklevel=5)
 
@@ -154,8 +134,7 @@ class Session(StoredSession):
     def open(cls, session_id: str, *, workspace: str | Path | None = None) -> Session:
         """Reopen a session from the store — in this process, another one, or after a restart."""
         ws = Workspace.at(workspace)
-        db, row = session_row(ws, session_id)
-        live: Session = OPEN.get((db.path, row["id"]), lambda: cls(ws, db, row))
+        live = open_once(ws, session_id, cls)
         live.recover_if_orphaned()
         return live
 
@@ -176,18 +155,9 @@ class Session(StoredSession):
         planned = self._config.settings().plan_mode
         after = self._config.configure(changes)
         if after.plan_mode != planned:
-            if after.plan_mode:
-                self.withdraw_withheld_approval()
-            reach_subagents(self, after.plan_mode)
-        self._tell_held()
+            self._decisions.follow_plan_mode(after.plan_mode)
+        self._config.tell_held()
         return after
-
-    def _tell_held(self) -> None:
-        """Warn (`mw.ToolChangeHeld`) when the tool lock holds a change Python was not told of: what is
-        held, until when, and how to accept the cache loss — the sentence the widget's line shows."""
-        lock = self._config.held_news()
-        if lock is not None:
-            warnings.warn(str(lock), ToolChangeHeld, stacklevel=3)  # at the person's line
 
     def withdraw_withheld_approval(self) -> Run | None:
         """When plan mode is on and this session's turn waits for the approval of a call plan mode
@@ -227,12 +197,11 @@ class Session(StoredSession):
     @property
     def read_only(self) -> str | None:
         """Why the person cannot change this timeline (a workflow step's own, X8), or None when they can."""
-        return STEP_READ_ONLY if self._step else None
+        return self._step.read_only()
 
     def _changeable(self) -> None:
         """Refuse the person's change of a read-only timeline; the step's own supervisor still sends."""
-        if self._step and not DRIVING_STEP.get():
-            raise NotEditable(STEP_READ_ONLY)
+        self._step.check()
 
     def not_sent(self) -> dict[str, str]:
         """Cards the next request leaves out although they are on the timeline: card id -> why (T7)."""
@@ -246,7 +215,7 @@ class Session(StoredSession):
     def tool_lock(self) -> ToolLock | None:
         """What the tool lock holds while the prompt cache is warm: the next request keeps the last one's
         tools (and host-message container) rather than the changed ones; None when nothing is held (as in
-        a subagent at work, whose tools follow its settings at once: turns/toollock.py says why)."""
+        a subagent at work, whose tools follow its settings at once: toolbox/lock.py says why)."""
         return self._config.tool_lock()
 
     def accept_tool_change(self) -> str:
@@ -275,14 +244,7 @@ class Session(StoredSession):
         """Run the workspace's hooks of `event` (`hooks/<name>.yaml`) now; what they print is added to the
         timeline as host messages, which are returned. The engine runs them itself at their moments."""
         self._changeable()
-        if event not in HOOK_EVENTS:
-            raise InvalidInput(f"There is no hook event {event!r}; the events are {', '.join(HOOK_EVENTS)}.")
-        if event in ANSWERING_EVENTS:
-            raise InvalidInput(
-                f"{event} hooks answer for a call, a message or a summary, so they run at that moment only: "
-                "send a message, or let the model call a tool, or compact."
-            )
-        return self._parts.toolbox.hooks.run(event)
+        return self._parts.toolbox.hooks.run_by_hand(event)
 
     # ---- a person's changes (T4–T11) ---------------------------------------------------------------
 
@@ -326,9 +288,7 @@ class Session(StoredSession):
         self._changeable()
         # A known secret in the object is hidden on its card.
         card = attached_input(obj, name or type(obj).__name__, self._parts.secrets.redact)
-        inserted = self.insert(card, before=before, after=after)
-        assert isinstance(inserted, UserInput)  # insert returns the card it placed
-        return inserted
+        return self._edits.insert(card, before, after)
 
     def secret_check(self) -> Callable[[str], bool]:
         """A test of text for the secrets the session knows now (those its redaction hides), made once
@@ -340,11 +300,8 @@ class Session(StoredSession):
         replies as Markdown cells, `python` calls as code cells with their output, thinking and other tool
         calls collapsed, each card's kind and id in the cell's metadata — or Markdown for `.md`. Returns the
         full path written."""
-        target = Path(path).expanduser()
-        # The full path of what was written, as every surface says it: `..` taken out, symlinks kept.
-        target = Path(os.path.normpath(target if target.is_absolute() else self.workspace.root / target))
         cards = list(self.stored_timeline.current().cards)
-        return write_export(target, cards, self.title, self.id, self.settings.model)
+        return write_export(self.workspace.root, path, cards, self.title, self.id, self.settings.model)
 
     def compact(self, instructions: str | None = None) -> SummaryDivider:
         """Summarise the conversation in place (C6): one call to the session's model writes a summary, and
@@ -354,9 +311,7 @@ class Session(StoredSession):
         to compact (fewer than 4 messages or about 4k tokens), while a turn runs or an approval waits;
         undo takes it back. The summary is read and edited from the divider (`s.edit(id, summary=…)`)."""
         self._changeable()
-        given = compaction_instructions(instructions)
-        self._config.settings()  # the summary is written by the model as stored, whoever changed it last
-        return compact_in_place(self._parts, given)
+        return compact_in_place(self._parts, instructions)
 
     def compact_now(self, instructions: str | None = None) -> Session:
         """Continue the conversation in a new session now, whatever the threshold and the auto-compaction
@@ -366,10 +321,7 @@ class Session(StoredSession):
         runs, while an approval waits, when the model has not replied since the last compaction (or at
         all), while background work runs, and with instructions where the compaction is native."""
         self._changeable()
-        given = compaction_instructions(instructions)
-        self._config.settings()  # the documents are written by the model as stored, whoever changed it last
-        handover: Session = compact_now(self._parts, self, given)
-        return handover
+        return compact_now(self._parts, self, instructions)  # the handover session, opened
 
     def compact_now_unavailable(self) -> str | None:
         """Why `compact_now()` would be refused now, in the sentence it would raise; None when it would act
@@ -386,15 +338,8 @@ class Session(StoredSession):
         return self._copy(self._edits.rows_until(at, inclusive=False), "fork")
 
     def _copy(self, rows: list[tuple[str, Card]], suffix: str) -> Session:
-        settings = self.settings.model_copy(update={"approved_always": [], "approved_where": {}}, deep=True)
-        if announced_plan_mode(card for _, card in rows) != settings.plan_mode:
-            # Cut where its cards announce the other plan mode: the copy's model is told how it stands.
-            rows = [
-                *rows,
-                (key_between(rows[-1][0] if rows else None, None), plan_message(settings.plan_mode)),
-            ]
-        session_id = create_session(self.workspace, f"{self.title} ({suffix})", settings, self.id, rows)
-        return type(self).open(session_id, workspace=self.workspace.root)
+        made = create_copy(self.workspace, f"{self.title} ({suffix})", self.settings, self.id, rows)
+        return type(self).open(made, workspace=self.workspace.root)
 
     # ---- turns (T12, A1–A3, T5, T6) --------------------------------------------------------------
 
@@ -415,15 +360,8 @@ class Session(StoredSession):
         """
         self._changeable()
         self._config.settings()  # the turn uses the settings as stored, whoever changed them last
-        self._tell_held()  # a tool file changed while the cache is warm: said before the request goes
-        done = list(interpolated)
-        if done and text:
-            # What the kernel's values became is the engine reading the kernel, like a tool's result: a
-            # known secret among them is hidden on the card (and in an export), not only in the request.
-            redact = self._parts.secrets.redact
-            text = redact(text)
-            done = [i.model_copy(update={"text": redact(i.text)}) for i in done]
-        return self._turns.send(text, attachments, wait, template, done)
+        self._config.tell_held()  # a tool file changed while the cache is warm: said before the request goes
+        return self._turns.send(text, attachments, wait, template, list(interpolated))
 
     def approve(
         self,
@@ -468,10 +406,7 @@ class Session(StoredSession):
         """Put a notebook cell back as it was before a `notebook_edit` call changed it; refused with a
         sentence when the cell changed since (the card stays, marked reverted once it is)."""
         self._changeable()
-        card = self.card(card_id)
-        if not isinstance(card, ToolCall):
-            raise InvalidInput("Only a notebook_edit call's card can be reverted.")
-        return self._parts.toolbox.revert(card)
+        return self._parts.toolbox.revert(self.card(card_id))
 
     def workflow(self, name: str, text: str = "") -> Workflow:
         """Start the workflow `.mewrk/workflows/<name>.yaml` with `text` as its input (X8): its steps run
@@ -480,13 +415,7 @@ class Session(StoredSession):
         `<task-notification>`. Refused with a sentence, starting nothing, for an unknown or broken
         workflow, an unknown agent or model in a step, or too many subagents at work; `stop()` stops it."""
         self._changeable()
-        if not isinstance(name, str) or not isinstance(text, str):
-            raise InvalidInput("A workflow is started with its name and its input, both text.")
-        try:
-            _, card = start_workflow(self, name, text)
-        except WorkflowRefused as exc:
-            raise InvalidInput(str(exc)) from None
-        return card
+        return person_workflow(self, name, text)
 
     def stop(self) -> bool:
         """Stop the running turn, whichever window or process owns it (R3), and the session's background

@@ -4,11 +4,12 @@ a skill chosen mid-conversation."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from ..cards.models import HostMessage
 from ..config.skills import read_skill
-from ..errors import MewrkError
+from ..errors import MewrkError, ToolChangeHeld
 from ..providers.base import ModelInfo
 from ..providers.registry import prices_of, resolve
 from ..store import sessions as session_rows
@@ -114,6 +115,13 @@ class SessionConfig:
             return None
         self._told = key
         return lock
+
+    def tell_held(self) -> None:
+        """Warn (`mw.ToolChangeHeld`) when the tool lock holds a change Python was not told of: what is
+        held, until when, and how to accept the cache loss — the sentence the widget's line shows."""
+        lock = self.held_news()
+        if lock is not None:
+            warnings.warn(str(lock), ToolChangeHeld, stacklevel=3)  # at the person's line, past the session
 
     def accept_tool_change(self) -> str:
         """Let the next request offer the tools of now, losing the warm prompt cache; says what happens."""

@@ -13,6 +13,9 @@ built from an allow-list:
   the Jupyter runtime folder (connection files and server tokens) and the person's mewrk folder are
   hidden wherever they would show.
 
+The read-only part of that view is made once for a policy's `read` and a PATH, and made again when
+either changes or a folder it left out appears.
+
 Without bubblewrap, `unshare` gives the PID namespace alone (the files are not confined); without either,
 the command runs as it is and the session says so when it starts. The namespace also ends every process a
 command started, `setsid` or not, when the command ends or is stopped.
@@ -34,6 +37,8 @@ from ..config.sandbox import SandboxMode
 from .base import ToolFailure
 
 Kind = Literal["bubblewrap", "unshare", "none"]
+# One mount of bubblewrap's view: the path it makes, its rank among mounts at one depth, its arguments.
+Mount = tuple[Path, int, tuple[str, ...]]
 
 # The system's folders a command reads (those that exist here); a symlink among them is kept a symlink.
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
@@ -144,6 +149,88 @@ def _real(path: Path) -> Path | None:
 
 
 @dataclass(frozen=True)
+class Shown:
+    """What every command of a sandbox reads, bound read-only: the system's folders, the kernel's Python,
+    the folders of PATH outside the system's and the policy's `read` — and those left out for want of
+    anything there."""
+
+    mounts: tuple[Mount, ...]
+    bound: tuple[Path, ...]
+    absent: tuple[Path, ...]
+
+    def stale(self) -> bool:
+        """Whether something left out is there now (a folder made on PATH, a `read` folder made later)."""
+        return any(os.path.exists(path) for path in self.absent)
+
+
+# The read-only part of the views, by the policy's `read` and PATH: a command's view asks the filesystem
+# for every folder of it (the most of its cost), and they change seldom. Bounded, as a kernel sees few
+# PATHs; threads that race here each compute the same view.
+_SHOWN: dict[tuple[tuple[Path, ...], str], Shown] = {}
+_SHOWN_AT_MOST = 32
+
+
+def shown_folders(read: tuple[Path, ...], path_var: str) -> Shown:
+    """The read-only folders of a command's view under the policy's `read` and the PATH `path_var`, made
+    once and kept until either changes or something left out appears."""
+    key = (read, path_var)
+    shown = _SHOWN.get(key)
+    if shown is None or shown.stale():
+        if len(_SHOWN) >= _SHOWN_AT_MOST:
+            _SHOWN.clear()
+        shown = _SHOWN[key] = _shown(read, path_var)
+    return shown
+
+
+def _shown(read: tuple[Path, ...], path_var: str) -> Shown:
+    mounts: list[Mount] = []
+    folders: list[Path] = []
+    absent: list[Path] = []
+    for name in SYSTEM_FOLDERS:
+        path = Path(name)
+        if path.is_symlink():
+            mounts.append((path, 0, ("--symlink", os.readlink(path), name)))
+        elif not path.exists():
+            absent.append(path)
+        elif path.is_dir():
+            folders.append(path)
+    readable, missing = _readable(read, path_var)
+    absent += missing
+    bound = []
+    for path in (*folders, *readable):
+        real = _real(path)
+        if real is None:
+            absent.append(path)
+            continue
+        # `-try`: a folder removed since this was made is left out, as a view made now would leave it.
+        mounts.append((path, 1, ("--ro-bind-try", str(real), str(path))))
+        bound.append(path)
+    return Shown(tuple(mounts), tuple(bound), tuple(absent))
+
+
+def _readable(read: tuple[Path, ...], path_var: str) -> tuple[list[Path], list[Path]]:
+    """The kernel's Python, the folders of PATH outside the system's, and the policy's `read`; and the
+    folders of PATH with nothing there."""
+    python = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)]
+    python.append(Path(os.path.realpath(sys.executable)).parent.parent)
+    on_path = [Path(p) for p in path_var.split(os.pathsep) if os.path.isabs(p)]
+    system = [Path(name) for name in SYSTEM_FOLDERS]
+    seen: dict[Path, None] = {}
+    missing = []
+    for path in (*python, *on_path):
+        if any(_inside(path, folder) for folder in system):
+            continue
+        if path.is_dir():
+            seen.setdefault(path)
+        elif not path.exists():
+            missing.append(path)
+    for path in read:  # the person's own choice, wherever it is
+        seen.setdefault(path)
+    # A folder inside another of them is shown with it already.
+    return [path for path in seen if not any(p != path and _inside(path, p) for p in seen)], missing
+
+
+@dataclass(frozen=True)
 class Sandbox:
     """How to start a command for one workspace under one safety level's `sandbox:`."""
 
@@ -212,28 +299,21 @@ class Sandbox:
 
     def _view(self, cwd: Path, env: Mapping[str, str], files: Iterable[str | Path]) -> list[str]:
         """bubblewrap's mount arguments for the allow-list, parents before what lies inside them."""
-        # (path, rank, arguments): at one depth an empty folder comes first and a hidden file last.
-        ops: list[tuple[Path, int, list[str]]] = []
-        bound: list[Path] = []
+        # At one depth an empty folder comes first and a hidden file last (a Mount's rank).
+        folders = shown_folders(self.read, env.get("PATH", ""))
+        ops = list(folders.mounts)
+        bound = list(folders.bound)
 
         def bind(path: Path, writable: bool, rank: int) -> None:
             real = _real(path)
             if real is None:
                 return
-            ops.append((path, rank, ["--bind" if writable else "--ro-bind", str(real), str(path)]))
+            ops.append((path, rank, ("--bind" if writable else "--ro-bind", str(real), str(path))))
             bound.append(path)
 
-        for name in SYSTEM_FOLDERS:
-            path = Path(name)
-            if path.is_symlink():
-                ops.append((path, 0, ["--symlink", os.readlink(path), name]))
-            elif path.is_dir():
-                bind(path, False, 1)
         home = Path.home()
-        ops.append((home, 0, ["--tmpfs", str(home)]))
-        ops.append((Path("/tmp"), 0, ["--tmpfs", "/tmp"]))
-        for path in self._readable(env):
-            bind(path, False, 1)
+        ops.append((home, 0, ("--tmpfs", str(home))))
+        ops.append((Path("/tmp"), 0, ("--tmpfs", "/tmp")))
         # A file the command names is bound on its own only where no folder shows it already: bubblewrap
         # cannot make a mount point over a link (a venv's `bin/python`) inside a folder bound read-only.
         shown = [*bound, self.root, cwd]
@@ -259,7 +339,7 @@ class Sandbox:
                 continue
             # Where it is named and, reached through a link, where it lands.
             for where in dict.fromkeys((path, real)):
-                hide = ["--tmpfs", str(where)] if real.is_dir() else ["--ro-bind", "/dev/null", str(where)]
+                hide = ("--tmpfs", str(where)) if real.is_dir() else ("--ro-bind", "/dev/null", str(where))
                 ops.append((where, 4, hide))
         ops.sort(key=lambda op: (len(op[0].parts), op[1]))
         view = [argument for _path, _rank, arguments in ops for argument in arguments]
@@ -269,21 +349,6 @@ class Sandbox:
         if not self._visible(Path(env.get("TMPDIR", "/tmp")), bound):
             view += ["--setenv", "TMPDIR", "/tmp"]
         return view
-
-    def _readable(self, env: Mapping[str, str]) -> list[Path]:
-        """The kernel's Python, the folders of PATH outside the system's, and the policy's `read`."""
-        python = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)]
-        python.append(Path(os.path.realpath(sys.executable)).parent.parent)
-        on_path = [Path(p) for p in env.get("PATH", "").split(os.pathsep) if os.path.isabs(p)]
-        system = [Path(name) for name in SYSTEM_FOLDERS]
-        seen: dict[Path, None] = {}
-        for path in (*python, *on_path):
-            if path.is_dir() and not any(_inside(path, folder) for folder in system):
-                seen.setdefault(path)
-        for path in self.read:  # the person's own choice, wherever it is
-            seen.setdefault(path)
-        # A folder inside another of them is shown with it already.
-        return [path for path in seen if not any(p != path and _inside(path, p) for p in seen)]
 
     @staticmethod
     def _visible(path: Path, bound: list[Path]) -> bool:

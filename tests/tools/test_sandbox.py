@@ -16,7 +16,8 @@ import pytest
 
 from mewrk_jupyter.tools import ToolRegistry, ToolResult
 from mewrk_jupyter.tools import sandbox as sandbox_module
-from mewrk_jupyter.tools.sandbox import Sandbox
+from mewrk_jupyter.tools.sandbox import SYSTEM_FOLDERS, Sandbox
+from mewrk_jupyter.tools.shell import run_process
 from tests.conftest import sleeping, wait_for
 
 KINDS = ("bubblewrap", "unshare", "none")
@@ -176,3 +177,50 @@ def test_each_confinement_has_its_sentence(kind, ws):
         required = Sandbox(ws, mode="required").notice("strict")
         assert required is not None and "`sandbox: required` in policy/strict.yaml" in required
     assert Sandbox(ws, mode="off").notice() is None
+
+
+@pytest.mark.parametrize("kind", ["bubblewrap"], indirect=True)
+def test_a_second_command_on_the_same_path_asks_the_filesystem_for_no_system_or_path_folder(
+    kind, ws, tmp_path, monkeypatch
+):
+    tools = tmp_path / "tools" / "bin"
+    tools.mkdir(parents=True)
+    env = {"PATH": f"{tools}:/usr/bin:/bin"}
+    sandbox = Sandbox(ws, protected=(ws / ".mewrk",))
+    first = sandbox.command(["true"], ws, env)
+    resolved: list[Path] = []
+    resolve = Path.resolve
+
+    def recording(path: Path, strict: bool = False) -> Path:
+        resolved.append(path)
+        return resolve(path, strict=strict)
+
+    monkeypatch.setattr(Path, "resolve", recording)
+    # Another command, as the next bash call makes it: a sandbox of the same policy, made again.
+    second = Sandbox(ws, protected=(ws / ".mewrk",)).command(["true"], ws, env)
+    assert second == first and str(tools) in second
+    read_only = {tools, *map(Path, SYSTEM_FOLDERS)}
+    assert not read_only & set(resolved), f"resolved again: {sorted(read_only & set(resolved))}"
+
+
+@pytest.mark.parametrize("kind", ["bubblewrap"], indirect=True)
+def test_a_changed_path_or_a_folder_made_since_gives_a_fresh_view(kind, ws, tmp_path):
+    made, other = tmp_path / "made" / "bin", tmp_path / "other" / "bin"
+    other.mkdir(parents=True)
+    sandbox = Sandbox(ws)
+    env = {"PATH": f"{made}:/usr/bin:/bin"}
+    assert str(made) not in sandbox.command(["true"], ws, env)
+    made.mkdir(parents=True)  # a venv made by the last command, say
+    assert str(made) in sandbox.command(["true"], ws, env)
+    changed = sandbox.command(["true"], ws, {"PATH": f"{other}:/usr/bin:/bin"})
+    assert str(other) in changed and str(made) not in changed
+
+
+@pytest.mark.parametrize("kind", ["bubblewrap"], indirect=True)
+def test_a_path_folder_removed_since_the_last_command_leaves_the_next_one_running(kind, ws, tmp_path):
+    gone = tmp_path / "gone" / "bin"
+    gone.mkdir(parents=True)
+    env = {"PATH": f"{gone}:/usr/bin:/bin"}
+    assert run_process(["sh", "-c", "echo one"], ws, 30.0, env=env, sandbox=Sandbox(ws)).text == "one\n"
+    gone.rmdir()
+    assert run_process(["sh", "-c", "echo two"], ws, 30.0, env=env, sandbox=Sandbox(ws)).text == "two\n"

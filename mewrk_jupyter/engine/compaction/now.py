@@ -22,7 +22,7 @@ from ..events import StatusChanged
 from ..turns.parts import SessionParts
 from .handover import Handed, open_handover
 from .native_handover import native_handover
-from .prompt import with_question
+from .prompt import compaction_instructions, with_question
 from .summary import Call, append_unless_changed, ask_model
 
 HANDING_OVER = "Writing the handoff documents…"
@@ -108,14 +108,17 @@ def compact_now_refusal(parts: SessionParts) -> MewrkError | None:
     return None
 
 
-def compact_now(parts: SessionParts, session: Handed, instructions: str | None = None) -> Any:
+def compact_now(parts: SessionParts, session: Handed, instructions: object = None) -> Any:
     """Hand the conversation over to a new session now; returns it, opened but not run. The handoff
     question carries the person's `instructions`, and so does a native compaction whose protocol takes
     them (Anthropic's; OpenAI's compaction has no place for them and is refused with a sentence).
 
-    Refused, changing nothing and sending nothing, while a turn runs, while an approval waits, when the
-    model has not replied since the last compaction (or at all), and while background work runs.
+    Refused, changing nothing and sending nothing, for instructions that are not text, while a turn runs,
+    while an approval waits, when the model has not replied since the last compaction (or at all), and
+    while background work runs.
     """
+    given = compaction_instructions(instructions)
+    parts.settings.refresh()  # the documents are written by the model as stored, whoever changed it last
     timeline, sid = parts.timeline, parts.session_id
     rev = session_rows.get_rev(timeline.db.conn(), sid)  # read first: a change after it is seen
     refused = compact_now_refusal(parts)
@@ -129,10 +132,10 @@ def compact_now(parts: SessionParts, session: Handed, instructions: str | None =
     if parts.settings.value.compaction == "native" and info.native_compaction:
         # The provider compacts (with the instructions where its protocol takes them, else refused with a
         # sentence before anything is sent); the original stays as it is.
-        return native_handover(parts, session, instructions=instructions)
+        return native_handover(parts, session, instructions=given)
     timeline.emit(StatusChanged(sid, HANDING_OVER))
     try:
-        request = handoff_request(parts.assemble(cards, info).request, instructions)
+        request = handoff_request(parts.assemble(cards, info).request, given)
         written = ask_model(parts, None, provider, info, request, None, HANDOFF_CALL)
     finally:
         timeline.emit(StatusChanged(sid, None))

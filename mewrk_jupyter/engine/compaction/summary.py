@@ -36,7 +36,13 @@ from ..timeline.state import state_of
 from ..turns.fold import ResponseState, accumulate, finish, record
 from ..turns.parts import SessionParts
 from .handoff import wording
-from .prompt import SUMMARY_KEY, given_instructions, summary_question, summary_request
+from .prompt import (
+    SUMMARY_KEY,
+    compaction_instructions,
+    given_instructions,
+    summary_question,
+    summary_request,
+)
 
 COMPACTING = "Compacting the conversation…"
 MIN_MESSAGES = 4  # fewer, and a summary (with its opening and the person's words) may be longer than them
@@ -244,10 +250,12 @@ def append_unless_changed(
     return key
 
 
-def compact_in_place(parts: SessionParts, instructions: str | None = None) -> SummaryDivider:
+def compact_in_place(parts: SessionParts, instructions: object = None) -> SummaryDivider:
     """A person's compaction, with their instructions for the summary if any: refused, changing nothing
-    and sending nothing, while a turn runs, while an approval waits, or when there is too little to
-    compact."""
+    and sending nothing, for instructions that are not text, while a turn runs, while an approval waits,
+    or when there is too little to compact."""
+    given = compaction_instructions(instructions)
+    parts.settings.refresh()  # the summary is written by the model as stored, whoever changed it last
     state = parts.status.state()
     if state == "running":
         raise SessionBusy(TURN_RUNS)
@@ -261,6 +269,6 @@ def compact_in_place(parts: SessionParts, instructions: str | None = None) -> Su
     if why is not None:
         raise NothingToCompact(why)
     parts.toolbox.check()  # the summary call carries the tools: a broken tool is said before it is sent
-    divider = Summary(parts, instructions=instructions).compact()
+    divider = Summary(parts, instructions=given).compact()
     assert divider is not None  # only a turn's compaction can be stopped
     return divider

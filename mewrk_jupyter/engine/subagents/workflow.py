@@ -18,7 +18,7 @@ from typing import Any
 from ...cards.models import Card, ToolCall, Workflow, WorkflowStep
 from ...config.problems import InvalidConfig
 from ...config.workflows import WorkflowConfig, describe_workflows, step_name, step_prompt
-from ...errors import MewrkError
+from ...errors import InvalidInput, MewrkError, NotEditable
 from ...providers.registry import config_for, resolve
 from ...store import sessions as session_rows
 from ...store import tasks as task_rows
@@ -122,12 +122,40 @@ def call_workflow(parent: Parent, call: ToolCall) -> tuple[str, bool]:
     return started_text(task), False
 
 
+def person_workflow(parent: Parent, name: str, text: str) -> Workflow:
+    """Start the workflow `name` a person asked for (`s.workflow`) with `text` as its input; its card.
+    Refused with InvalidInput, starting nothing, where the model's call would be answered with an error."""
+    if not isinstance(name, str) or not isinstance(text, str):
+        raise InvalidInput("A workflow is started with its name and its input, both text.")
+    try:
+        _, card = start_workflow(parent, name, text)
+    except WorkflowRefused as exc:
+        raise InvalidInput(str(exc)) from None
+    return card
+
+
 # Set while a step's supervisor sends to the step's session: the one sender its read-only timeline takes.
 DRIVING_STEP: ContextVar[bool] = ContextVar("mewrk_driving_step", default=False)
 STEP_READ_ONLY = (
     "This is a workflow step's own timeline, a record of what the step did, and it is read-only: branch "
     "it to go on from it in a conversation of your own."
 )
+
+
+class StepRecord:
+    """Whether a session's timeline is a workflow step's own read-only record (X8), by its stored row."""
+
+    def __init__(self, row: Any) -> None:
+        self.step = row["subagent"] == session_rows.WORKFLOW_STEP
+
+    def read_only(self) -> str | None:
+        """Why the person cannot change the timeline, or None when they can."""
+        return STEP_READ_ONLY if self.step else None
+
+    def check(self) -> None:
+        """Refuse the person's change of a step's timeline; the step's own supervisor still sends."""
+        if self.step and not DRIVING_STEP.get():
+            raise NotEditable(STEP_READ_ONLY)
 
 
 class StepSupervisor(Supervisor):

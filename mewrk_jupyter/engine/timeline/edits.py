@@ -5,7 +5,7 @@ fork copies. Every surface (widget, magics, Python) goes through these methods a
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from ...cards import rules
 from ...cards.models import Approval, Card, ModelReply
@@ -13,6 +13,8 @@ from ...cards.undo import UNDO, CardChange, CardState, UndoStep
 from ...cards.words import cards_of, noun
 from ...errors import InvalidInput, NotEditable, NothingToUndo
 from .stored import StoredTimeline
+
+C = TypeVar("C", bound=Card)
 
 WAITING_CANNOT_BE_DELETED = (
     "This approval is waiting for your decision: approve or reject it (a rejection can carry "
@@ -43,7 +45,7 @@ class TimelineEdits:
         """The session whose timeline this edits."""
         return self.timeline.session_id
 
-    def insert(self, card: Card, before: str | Card | None = None, after: str | Card | None = None) -> Card:
+    def insert(self, card: C, before: str | Card | None = None, after: str | Card | None = None) -> C:
         """Place a new card before or after another (default: at the end); nothing is sent (T4)."""
         if not isinstance(card, Card):
             raise InvalidInput(

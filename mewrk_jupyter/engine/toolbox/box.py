@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ...cards.models import CellChange, HostMessage, ToolCall, ToolPreview
+from ...cards.models import Card, CellChange, HostMessage, ToolCall, ToolPreview
 from ...config import Config, policy_for, trust_state
 from ...config.policy import Tier
 from ...config.workflows import describe_workflows
@@ -180,8 +180,10 @@ class ToolBox:
         exact = all(hidden[side] == getattr(change, side) for side in hidden)
         return change.model_copy(update={**hidden, "exact": exact})
 
-    def revert(self, call: ToolCall) -> str:
+    def revert(self, call: Card) -> str:
         """Put back what a notebook_edit call changed; InvalidInput with a sentence when it cannot."""
+        if not isinstance(call, ToolCall):
+            raise InvalidInput("Only a notebook_edit call's card can be reverted.")
         change = call.change
         if change is None:
             raise InvalidInput("Only a notebook_edit call that changed a cell can be reverted.")

@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ...cards.models import HostMessage, ToolCall
 from ...config import trust_state
-from ...config.hooks import HookConfig
+from ...config.hooks import ANSWERING_EVENTS, HOOK_EVENTS, HookConfig
 from ...errors import InvalidInput
 from ...providers.registry import config_for
 from ...tools.shell import Finished, run_process, run_with_input
@@ -116,6 +116,18 @@ class Hooks:
             self.timeline.append(message)
             added.append(message)
         return added
+
+    def run_by_hand(self, event: str) -> list[HostMessage]:
+        """Run the hooks of `event` because the person asked (`s.run_hooks`); an event that answers for a
+        call, a message or a summary runs at that moment only, so it is refused with a sentence."""
+        if event not in HOOK_EVENTS:
+            raise InvalidInput(f"There is no hook event {event!r}; the events are {', '.join(HOOK_EVENTS)}.")
+        if event in ANSWERING_EVENTS:
+            raise InvalidInput(
+                f"{event} hooks answer for a call, a message or a summary, so they run at that moment only: "
+                "send a message, or let the model call a tool, or compact."
+            )
+        return self.run(event)
 
     def _context(self, event: str, call: ToolCall | None) -> dict[str, str]:
         context = {"MEWRK_HOOK_EVENT": event, "MEWRK_SESSION_ID": self.timeline.session_id}

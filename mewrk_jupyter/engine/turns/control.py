@@ -83,6 +83,13 @@ class TurnControl:
         """Start a turn: with text, a new user input; with none (or only spaces), continue (T12)."""
         if text is not None and not isinstance(text, str):
             raise InvalidInput(f"send() takes text (a string) or nothing; got {type(text).__name__}.")
+        interpolated = interpolated or []
+        if interpolated and text:
+            # What the kernel's values became is the engine reading the kernel, like a tool's result: a
+            # known secret among them is hidden on the card (and in an export), not only in the request.
+            redact = self.parts.secrets.redact
+            text = redact(text)
+            interpolated = [i.model_copy(update={"text": redact(i.text)}) for i in interpolated]
         if text is not None:
             check_text(text, "The message")
         files_given = list(attachments)
@@ -90,7 +97,7 @@ class TurnControl:
             text = None
         files = attachments_for_message(files_given)
         user = (
-            UserInput(text=text or "", attachments=files, template=template, interpolated=interpolated or [])
+            UserInput(text=text or "", attachments=files, template=template, interpolated=interpolated)
             if text is not None or files
             else None
         )

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ...cards.models import Card
 from ...providers.base import ModelInfo
 from ..assembly.assemble import BOX_SPEC, Assembly, assembly
 from ..assembly.prefix import hidden_prefix, left_out
 from ..events import Notice
-from ..settings.model import StoredSettings
+from ..settings.model import SessionSettings, StoredSettings
 from ..timeline.stored import StoredTimeline
 from ..toolbox.box import ToolBox
 from ..toolbox.handoff_tool import HANDOFF_SPEC, handoff_armed
@@ -89,3 +90,13 @@ class SessionParts:
             reasoning=settings.reasoning,
             container=offered.container,
         )
+
+
+def session_parts(workspace: Workspace, timeline: StoredTimeline, row: Any) -> SessionParts:
+    """The parts of the session whose stored row is `row`: its settings and revision as that one row holds
+    them, its state, tools and approvals — each receiving what it needs, nothing more."""
+    value = SessionSettings.model_validate_json(row["settings"])
+    settings = StoredSettings(timeline.db, timeline.session_id, value, rev=row["rev"])
+    toolbox = ToolBox(workspace, settings, timeline, subagent=bool(row["subagent"]))
+    approvals = Approvals(timeline, settings, toolbox)
+    return SessionParts(workspace, settings, timeline, TurnStatus(timeline), toolbox, approvals)
