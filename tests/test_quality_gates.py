@@ -1,9 +1,10 @@
-"""Quality gates that run with the suite: ruff, the TypeScript compiler in strict mode, mypy, the
-layer contract (import-linter, configured in pyproject.toml) and the size of a module.
+"""Quality gates that run with the suite: ruff, the TypeScript compiler in strict mode, no import cycle
+among the TypeScript modules (dpdm), mypy, the layer contract (import-linter, configured in
+pyproject.toml) and the size of a module.
 
-Each fails with the tool's own output. tsc comes from js/node_modules and labextension/node_modules
-(`npm ci` in each, as tests/run.sh does); without it the TypeScript gate is skipped, unless
-MEWRK_REQUIRE_GATES=1 makes that a failure (as CI does).
+Each fails with the tool's own output. tsc comes from js/node_modules and labextension/node_modules,
+dpdm from js/node_modules (`npm ci` in each, as tests/run.sh does); without them the TypeScript gates are
+skipped, unless MEWRK_REQUIRE_GATES=1 makes that a failure (as CI does).
 """
 
 from __future__ import annotations
@@ -33,18 +34,41 @@ def test_ruff_format_leaves_every_file_as_it_is() -> None:
     _passes([sys.executable, "-m", "ruff", "format", "--check", "."])
 
 
+def _node_tool(folder: Path, name: str) -> Path:
+    """The program `name` that `npm ci` installed in `folder`; the test skips without it, or fails if required."""
+    tool = folder / "node_modules" / ".bin" / name
+    if not tool.exists() or shutil.which("node") is None:
+        reason = f"{name} is not installed: install Node.js and run `npm ci` in {folder.name}/"
+        if os.environ.get("MEWRK_REQUIRE_GATES") == "1":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return tool
+
+
 @pytest.mark.parametrize("folder", ["js", "labextension"])  # the widget's front end, the JupyterLab plugin
 def test_typescript_compiles_in_strict_mode(folder: str) -> None:
     sources = ROOT / folder
     options = json.loads((sources / "tsconfig.json").read_text())["compilerOptions"]
     assert options.get("strict") is True, f"{folder}/tsconfig.json must keep strict mode on"
-    tsc = sources / "node_modules" / ".bin" / "tsc"
-    if not tsc.exists() or shutil.which("node") is None:
-        reason = f"tsc is not installed: install Node.js and run `npm ci` in {folder}/"
-        if os.environ.get("MEWRK_REQUIRE_GATES") == "1":
-            pytest.fail(reason)
-        pytest.skip(reason)
+    tsc = _node_tool(sources, "tsc")
     _passes([str(tsc), "--noEmit", "-p", "."], cwd=sources)
+
+
+@pytest.mark.parametrize("folder", ["js", "labextension"])
+def test_typescript_modules_import_no_cycle(folder: str, tmp_path: Path) -> None:
+    # One dpdm, the widget's, reads both front ends: it parses with its own TypeScript and needs nothing of
+    # the plugin's packages. An `import type` counts: a cycle of types still ties the modules together.
+    dpdm = _node_tool(ROOT / "js", "dpdm")
+    sources = ROOT / folder
+    graph = tmp_path / "imports.json"
+    quiet = ["--no-tree", "--no-warning", "--no-circular", "--no-progress"]  # the graph goes to the file
+    _passes([str(dpdm), *quiet, "-o", str(graph), "src/**/*.ts"], cwd=sources)
+    found = json.loads(graph.read_text())
+    # A module it could not read would have no cycle either: every one must be in its graph.
+    modules = {path.relative_to(sources).as_posix() for path in (sources / "src").rglob("*.ts")}
+    assert modules <= set(found["tree"]), f"dpdm did not read {sorted(modules - set(found['tree']))}"
+    cycles = [" -> ".join([*cycle, cycle[0]]) for cycle in found["circulars"]]
+    assert not cycles, f"{folder}/src has import cycles:\n" + "\n".join(cycles)
 
 
 def test_the_package_type_checks() -> None:

@@ -1,5 +1,6 @@
 // One card's DOM: a small label, the content by kind, a muted footer (model, tokens, time, notes).
 import type { CardPayload, CellChangeInfo } from "./protocol";
+import { h } from "./dom";
 import { renderMarkdownInto } from "./markdown";
 import { approvalBody } from "./toolform";
 
@@ -18,20 +19,6 @@ export const LABELS: Record<string, string> = {
   workflow: "Workflow",
   preview: "Preview",
 };
-
-export function h<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  attrs: Record<string, string> = {},
-  ...children: (Node | string)[]
-): HTMLElementTagNameMap[K] {
-  const el = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) {
-    if (name === "class") el.className = value;
-    else el.setAttribute(name, value);
-  }
-  for (const child of children) el.append(child);
-  return el;
-}
 
 const ICONS: Record<string, string> = {
   edit: '<path d="M3 17.25V21h3.75L17.8 9.94l-3.75-3.75L3 17.25zm17.7-10.2a1 1 0 0 0 0-1.42l-2.33-2.33a1 1 0 0 0-1.42 0l-1.83 1.83 3.75 3.75 1.83-1.83z"/>',

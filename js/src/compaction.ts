@@ -3,7 +3,7 @@
 // Every change is the settings panel's own action (configure, set_preferences), so the engine checks it and
 // its refusal shows beside the control; nothing is validated here.
 import "./compaction.css";
-import { h } from "./card";
+import { h } from "./dom";
 import type { Action, PreferenceInfo, ResultMsg, SettingsPanelInfo } from "./protocol";
 
 export interface CompactionHost {

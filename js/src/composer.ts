@@ -1,7 +1,8 @@
 // The composer: text box, Send and Stop, attachments by button, paste and drop (T18), pasted-text tags,
 // and slash commands with a completion list (N4). It only gathers what the person wrote; the view sends it
 // and the session decides (the 32 MB rule and the vision gate are the engine's, shown here in advance).
-import { formatTokens, h } from "./card";
+import { formatTokens } from "./card";
+import { h } from "./dom";
 import type { CommandInfo } from "./protocol";
 import { fileChip, megabytes, takeDroppedFiles } from "./upload";
 

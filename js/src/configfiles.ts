@@ -2,8 +2,8 @@
 // file open in a text editor with line numbers, Save with the version read, and what a refusal says — the
 // engine's sentence, the refused lines marked in the gutter, or the conflict dialog (overwrite, or abandon
 // my changes). The person's text is never dropped by a refusal: only "Abandon my changes" replaces it.
-import { h } from "./card";
 import { MOD } from "./composer";
+import { h } from "./dom";
 import type { Action, ConfigFileInfo, ConfigFileText, ResultMsg, SettingsAnswer } from "./protocol";
 
 export interface FilesHost {

@@ -1,6 +1,6 @@
 // The status line under the composer: the context ring (it opens the context panel), the session's
 // dashboard line (D1–D4), the cost (D6) and, with subagents, the agent filter (D5).
-import { h } from "./card";
+import { h } from "./dom";
 import { ring } from "./panels";
 import type { ContextMsg } from "./protocol";
 

@@ -1,7 +1,8 @@
 // The in-place editor of a card (T6): its text, or a tool call's parameters and result, or the form of
 // a new tool call (T5). Ctrl/Cmd+Enter saves, Esc cancels; the view decides what saving means.
-import { h, interpolations } from "./card";
+import { interpolations } from "./card";
 import { MOD, autosize } from "./composer";
+import { h } from "./dom";
 import type { CardPayload, ToolInfo } from "./protocol";
 import { toolForm } from "./toolform";
 import { fileChip, takeDroppedFiles } from "./upload";

@@ -1,7 +1,7 @@
 // The header line: which session this is (title, id, model) and what it is doing, beside the History button;
 // after a branch or fork was opened in place, the way back to the session it came from; for a session
 // continued after a compaction, links to its original and to its handovers.
-import { h } from "./card";
+import { h } from "./dom";
 import type { SnapshotMsg } from "./protocol";
 
 const STATE_WORDS: Record<string, string> = {

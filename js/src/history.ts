@@ -1,6 +1,6 @@
 // The History panel's rows (T17): each request in the kernel's readable words first, and the request as
 // it was really sent — the raw JSON tree — one click away.
-import { h } from "./card";
+import { h } from "./dom";
 import type { HistoryEntryData, HistoryRow } from "./protocol";
 
 /** Message lines shown open; a longer list starts folded. */

@@ -8,7 +8,7 @@ import {
   observeElementRect,
 } from "@tanstack/virtual-core";
 
-import { h } from "./card";
+import { h } from "./dom";
 
 export interface Slot {
   el: HTMLElement;

@@ -1,6 +1,5 @@
 // The card context menu: a small floating list, driven by mouse or keyboard.
-import { h } from "./card";
-import { keepKeysIn } from "./keys";
+import { h, keepKeysIn } from "./dom";
 
 export type MenuEntry =
   | { label: string; run: () => void; disabled?: boolean; testid?: string }

@@ -1,7 +1,7 @@
 // The notice line under the timeline: what an action did, or why it did not. Information fades after a
 // while; an error stays until the next notice, so that it is not missed, and so does an offer (a sentence
 // with a link, such as "Open it here" after a branch), which stays true until something else is said.
-import { h } from "./card";
+import { h } from "./dom";
 
 export class Notice {
   readonly el: HTMLElement;

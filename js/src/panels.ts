@@ -1,6 +1,7 @@
 // The panels above the timeline: History (T17), the context breakdown behind the ring (T16, D6) with the
 // auto-compaction section under it (compaction.ts), the slash-command list and the settings (settings.ts). One shows at a time; each is a view of what the kernel answers, nothing more.
-import { LABELS, formatTokens, h } from "./card";
+import { LABELS, formatTokens } from "./card";
+import { h } from "./dom";
 import { type LoadEntry, historyRow } from "./history";
 import type { CommandInfo, ContextMsg, HistoryRow } from "./protocol";
 

@@ -3,7 +3,7 @@
 // own method (Session.configure, mw.set_preferences, mw.SettingsEditor); a refusal shows as the engine's
 // sentence beside the control, which goes back to the value the session still has.
 import "./settings.css";
-import { h } from "./card";
+import { h } from "./dom";
 import { ConfigFiles } from "./configfiles";
 import type { Action, ConversationSettingsInfo, PreferenceInfo, ResultMsg, SettingsAnswer, SettingsPanelInfo } from "./protocol";
 

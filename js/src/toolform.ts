@@ -1,7 +1,7 @@
 // The tool-call form (T5) and the approval card's controls (A1, A2). Fields come from the tool's JSON
 // schema; Save records the call and the typed return value and runs nothing, Execute and add runs it
 // under the conversation's safety level. Approve / Approve always / Reject go to the session as they are.
-import { h } from "./card";
+import { h } from "./dom";
 import type { CardPayload, JsonSchema, ToolInfo } from "./protocol";
 
 export interface ToolFormValue {

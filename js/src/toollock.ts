@@ -1,7 +1,7 @@
 // The tool lock's line over the composer: while the prompt cache is warm and the conversation's tools
 // changed, requests keep the last one's tools; the line says so and offers to accept the cache loss. It
 // goes by itself when the cache cools (the kernel's time), or once a new dashboard says nothing is held.
-import { h } from "./card";
+import { h } from "./dom";
 import type { ToolLockInfo } from "./protocol";
 
 export class ToolLockLine {

@@ -1,7 +1,7 @@
 // The trust line over the timeline: while the workspace's configuration folder is not trusted, it says
 // what the folder would use (its servers, secrets, headers, commands) and offers to trust it. The kernel
 // decides; this line only asks, and goes once an answer says the folder is trusted.
-import { h } from "./card";
+import { h } from "./dom";
 
 export class TrustLine {
   readonly el: HTMLElement;

@@ -1,7 +1,7 @@
 // Files travel to the kernel in binary chunks small enough for one websocket frame (the Jupyter server
 // takes frames of up to 10 MB); the kernel puts them together (mewrk_jupyter/widget/uploads.py).
-import { h } from "./card";
 import type { WidgetModel } from "./connection";
+import { h } from "./dom";
 import type { UploadMsg } from "./protocol";
 
 let counter = 0;

@@ -2,18 +2,19 @@
 // card list, composer, notice line and dashboard. The kernel-side session holds the truth; this view asks
 // for a snapshot, then applies patches, and turns every gesture into an action that the session carries
 // out (or refuses).
-import { LABELS, cardBody, cardFooter, h, iconButton } from "./card";
+import { LABELS, cardBody, cardFooter, iconButton } from "./card";
 import { CardActions } from "./cardactions";
 import { CardMenu } from "./cardmenu";
 import { CompactionMenu } from "./compaction";
 import { Composer, type Outgoing } from "./composer";
 import { Connection, LOST, lostSentence, type WidgetModel } from "./connection";
 import { Dashboard } from "./dashboard";
+import { h, keepKeysIn } from "./dom";
 import { isDraft } from "./drafts";
 import { Editing } from "./editing";
 import { bindGestures } from "./gestures";
 import { Header } from "./header";
-import { type KeyParts, keepKeysIn, timelineKey } from "./keys";
+import { type KeyParts, timelineKey } from "./keys";
 import { CardList, cardIdOf, type Slot } from "./list";
 import { Notice } from "./notice";
 import { Panels, type PanelName } from "./panels";
