@@ -25,7 +25,7 @@ WALKTHROUGH = Path(__file__).resolve().parents[2] / "notebooks" / "data_analysis
 CELLS = ["print(x + )", ""]
 
 
-def _notebook(lab) -> str:
+def notebook_with_cells(lab) -> str:
     path = lab.new_notebook()
     content = lab.api("GET", f"/api/contents/{path}")["content"]
     content["cells"] = [
@@ -36,7 +36,7 @@ def _notebook(lab) -> str:
     return path
 
 
-def _saved(lab, path: str, want) -> dict:
+def saved_when(lab, path: str, want) -> dict:
     """The notebook as saved on disk, once `want` holds of it (JupyterLab saves a moment after a change)."""
     for _ in range(100):
         content = lab.api("GET", f"/api/contents/{path}")["content"]
@@ -46,35 +46,35 @@ def _saved(lab, path: str, want) -> dict:
     return content
 
 
-def _widget(page):
+def timeline_of(page):
     """The notebook's one timeline, wherever its cell moves as the model inserts cells above it."""
     return page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .mw-root")
 
 
-def _call(root, line: str) -> None:
+def send_line(root, line: str) -> None:
     box = root.locator("[data-testid='mw-input']")
     box.fill(line)
     box.press("Control+Enter")
 
 
 def test_the_model_reads_fixes_runs_and_inserts_cells_of_its_notebook(lab, page):
-    path = _notebook(lab)
+    path = notebook_with_cells(lab)
     nb = Notebook.open(page, lab, path)
     nb.run("%load_ext mewrk_jupyter\nx = 41")
     nb.run("%mewrk new")
-    root = _widget(page)
+    root = timeline_of(page)
     expect(root).to_be_visible()
     calls = root.locator(".mw-card[data-kind='tool_call']")
     state = root.locator("[data-testid='mw-state']")
 
     # Reading is allowed without asking: the cells come back with their ids and sources.
-    _call(root, "call: notebook_read {}")
+    send_line(root, "call: notebook_read {}")
     expect(calls.nth(0)).to_contain_text("print(x + )")
     expect(calls.nth(0)).to_contain_text("## cell 1 · id ")
     expect(state).to_have_text("idle")
 
     # A replace asks first, and its approval shows the change as a diff of the cell.
-    _call(root, 'call: notebook_edit {"mode": "replace", "index": 0, "source": "print(x + 1)"}')
+    send_line(root, 'call: notebook_edit {"mode": "replace", "index": 0, "source": "print(x + 1)"}')
     approval = root.locator(".mw-card[data-kind='approval']").last
     diff = approval.locator("[data-testid='mw-approval-diff']")
     expect(diff.locator("[data-diff='del']")).to_have_text("-print(x + )")
@@ -85,7 +85,7 @@ def test_the_model_reads_fixes_runs_and_inserts_cells_of_its_notebook(lab, page)
     expect(state).to_have_text("idle")
 
     # Run: the output lands in the cell and comes back to the model.
-    _call(root, 'call: notebook_run {"index": 0}')
+    send_line(root, 'call: notebook_run {"index": 0}')
     root.locator(".mw-card[data-kind='approval']").last.locator("[data-testid='mw-approve']").click()
     expect(nb.cell(0).locator(".jp-OutputArea-output")).to_have_text("42")
     expect(calls.nth(2)).to_contain_text("Ran cell 0")
@@ -94,7 +94,7 @@ def test_the_model_reads_fixes_runs_and_inserts_cells_of_its_notebook(lab, page)
 
     # Insert a Markdown cell at the top.
     count = nb.cells.count()
-    _call(
+    send_line(
         root,
         'call: notebook_edit {"mode": "insert", "index": 0, "cell_type": "markdown", "source": "# Fixed"}',
     )
@@ -103,7 +103,7 @@ def test_the_model_reads_fixes_runs_and_inserts_cells_of_its_notebook(lab, page)
     expect(nb.cell(0)).to_have_class(re.compile(r"jp-MarkdownCell"))
     expect(state).to_have_text("idle")
 
-    saved = _saved(lab, path, lambda c: c["cells"][0]["source"] == "# Fixed")
+    saved = saved_when(lab, path, lambda c: c["cells"][0]["source"] == "# Fixed")
     assert saved["cells"][0]["cell_type"] == "markdown"
     assert saved["cells"][1]["source"] == "print(x + 1)"
     assert saved["cells"][1]["execution_count"] is not None
@@ -111,11 +111,11 @@ def test_the_model_reads_fixes_runs_and_inserts_cells_of_its_notebook(lab, page)
 
 
 def test_a_persons_edit_while_the_call_waits_is_not_overwritten(lab, page):
-    path = _notebook(lab)
+    path = notebook_with_cells(lab)
     nb = Notebook.open(page, lab, path)
     nb.run("%load_ext mewrk_jupyter\n%mewrk new")
-    root = _widget(page)
-    _call(root, 'call: notebook_edit {"mode": "replace", "index": 0, "source": "print(\'model\')"}')
+    root = timeline_of(page)
+    send_line(root, 'call: notebook_edit {"mode": "replace", "index": 0, "source": "print(\'model\')"}')
     approval = root.locator(".mw-card[data-kind='approval']").last
     expect(approval.locator("[data-testid='mw-approval-diff']")).to_contain_text("+print('model')")
 
@@ -135,16 +135,16 @@ def test_a_persons_edit_while_the_call_waits_is_not_overwritten(lab, page):
 
 
 def test_revert_puts_cells_back_and_is_refused_once_the_cell_changed(lab, page):
-    path = _notebook(lab)
+    path = notebook_with_cells(lab)
     nb = Notebook.open(page, lab, path)
     nb.run("%load_ext mewrk_jupyter\n%mewrk new")
-    root = _widget(page)
+    root = timeline_of(page)
     calls = root.locator(".mw-card[data-kind='tool_call']")
     for line in (
         'call: notebook_edit {"mode": "replace", "index": 0, "source": "print(41 + 1)"}',
         'call: notebook_edit {"mode": "insert", "index": 0, "source": "import math"}',
     ):
-        _call(root, line)
+        send_line(root, line)
         root.locator(".mw-card[data-kind='approval']").last.locator("[data-testid='mw-approve']").click()
         expect(root.locator("[data-testid='mw-state']")).to_have_text("idle")
     expect(nb.cell(0).locator(".cm-content")).to_have_text("import math")
@@ -170,7 +170,7 @@ def test_revert_puts_cells_back_and_is_refused_once_the_cell_changed(lab, page):
     expect(editor).to_have_text("import math, os")
 
     # The revert was saved; the person's own typing waits for their save, as in JupyterLab.
-    saved = _saved(lab, path, lambda c: c["cells"][1]["source"] == "print(x + )")
+    saved = saved_when(lab, path, lambda c: c["cells"][1]["source"] == "print(x + )")
     assert [c["source"] for c in saved["cells"][:2]] == ["import math", "print(x + )"]
 
 
@@ -185,7 +185,7 @@ def call(name, **params):
 
 
 def test_bad_input_gets_one_sentence_and_changes_nothing(lab, page):
-    path = _notebook(lab)
+    path = notebook_with_cells(lab)
     nb = Notebook.open(page, lab, path)
     nb.run(SETUP)
 
@@ -272,7 +272,7 @@ def test_the_walkthrough_model_fixes_its_failing_cell_and_reruns_it(lab, page):
         elif cell["id"] == "fix-done":
             expect(shown.locator(".jp-OutputArea-output")).to_have_text("idle")
             break
-    saved = _saved(lab, "walkthrough.ipynb", lambda c: c["cells"][where["monthly-totals"]]["outputs"])
+    saved = saved_when(lab, "walkthrough.ipynb", lambda c: c["cells"][where["monthly-totals"]]["outputs"])
     assert "amount" in saved["cells"][where["monthly-totals"]]["source"]
 
 
@@ -294,14 +294,14 @@ def test_a_wire_protocol_vendor_reads_and_fixes_the_notebook(lab, page, wire_ser
         f"protocol: anthropic-messages\nbase_url: {wire_server.url}\napi_key: ${{NB_TEST_KEY}}\n"
         "models:\n  m: {context_window: 100000}\n"
     )
-    path = _notebook(lab)
+    path = notebook_with_cells(lab)
     nb = Notebook.open(page, lab, path)
     nb.run(
         "import os, mewrk_jupyter as mw\nos.environ['NB_TEST_KEY'] = 'sk-nb-test'\n"
         f"mw.trust({folder!r})\ns = mw.Session.new(model='ant/m', workspace={folder!r})\n"
         "s.send('Fix the failing cell.')\ns.widget()"
     )
-    root = _widget(page)
+    root = timeline_of(page)
     approval = root.locator(".mw-card[data-kind='approval']").last
     expect(approval.locator("[data-diff='add']")).to_have_text("+print(40 + 2)")
     approval.locator("[data-testid='mw-approve']").click()

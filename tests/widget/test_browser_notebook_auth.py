@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from .conftest import CHROMIUM, CHROMIUM_FLAGS, PASSWORD, Lab, running_lab
 from .notebook import Notebook
-from .test_browser_notebook import _call, _notebook, _saved, _widget
+from .test_browser_notebook import notebook_with_cells, saved_when, send_line, timeline_of
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -48,21 +48,21 @@ def guarded_page(guarded_lab):
 def test_the_model_reads_and_fixes_its_notebook_without_a_token(guarded_lab, guarded_page):
     lab, page = guarded_lab, guarded_page
     assert lab.token == ""
-    path = _notebook(lab)
+    path = notebook_with_cells(lab)
     nb = Notebook.open(page, lab, path)
     nb.run("%load_ext mewrk_jupyter\nx = 41")
     nb.run("%mewrk new")
-    root = _widget(page)
+    root = timeline_of(page)
     calls = root.locator(".mw-card[data-kind='tool_call']")
 
-    _call(root, "call: notebook_read {}")
+    send_line(root, "call: notebook_read {}")
     expect(calls.nth(0)).to_contain_text("## cell 1 · id ")
     expect(calls.nth(0)).to_contain_text("print(x + )")
     expect(calls.nth(0)).not_to_contain_text("did not answer")
 
-    _call(root, 'call: notebook_edit {"mode": "replace", "index": 0, "source": "print(x + 1)"}')
+    send_line(root, 'call: notebook_edit {"mode": "replace", "index": 0, "source": "print(x + 1)"}')
     root.locator(".mw-card[data-kind='approval']").last.locator("[data-testid='mw-approve']").click()
     expect(nb.cell(0).locator(".cm-content")).to_have_text("print(x + 1)")
     expect(calls.nth(1)).to_contain_text("Replaced the source of cell 0")
-    saved = _saved(lab, path, lambda c: c["cells"][0]["source"] == "print(x + 1)")
+    saved = saved_when(lab, path, lambda c: c["cells"][0]["source"] == "print(x + 1)")
     assert saved["cells"][0]["source"] == "print(x + 1)"
