@@ -248,13 +248,16 @@ def test_anthropic_count_tokens(wire_server: WireServer) -> None:
     assert request.json == {"model": "claude-test", "messages": MESSAGES}
 
 
-def test_anthropic_hard_cut_raises_raw_httpx_error(wire_server: WireServer) -> None:
+def test_anthropic_hard_cut_is_a_connection_error_caused_by_the_transport(wire_server: WireServer) -> None:
+    # anthropic 2.x wraps a body cut mid-stream as APIConnectionError (as openai does); before, the raw
+    # transport error escaped. providers.faults reads both forms.
     wire_server.enqueue(anthropic_reply("Hello world", cut_after=4))
-    with pytest.raises(httpx2.RemoteProtocolError, match="incomplete chunked read"):
+    with pytest.raises(anthropic.APIConnectionError, match="incomplete chunked read") as info:
         with anthropic_client(wire_server).messages.stream(
             model="claude-test", max_tokens=100, messages=MESSAGES
         ) as stream:
             stream.get_final_message()
+    assert isinstance(info.value.__cause__, httpx2.RemoteProtocolError)
 
 
 def test_anthropic_clean_cut_gives_incomplete_message(wire_server: WireServer) -> None:

@@ -245,14 +245,22 @@ def lab(tmp_path_factory) -> Iterator[Lab]:
 
 
 @pytest.fixture(scope="session")
-def browser(lab):
-    """Debian's Chromium under Playwright (no browser download)."""
+def chromium():
+    """Debian's Chromium under Playwright (no browser download). One for the whole run: Playwright's
+    sync API cannot start a second instance while one is alive in the same thread, so every module
+    that needs a browser of its own takes a new context of this one."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
-        yield chromium
-        chromium.close()
+        launched = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="session")
+def browser(lab, chromium):
+    """The browser of the session's JupyterLab."""
+    return chromium
 
 
 @pytest.fixture

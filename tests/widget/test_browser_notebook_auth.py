@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import CHROMIUM, CHROMIUM_FLAGS, PASSWORD, Lab, running_lab
+from .conftest import PASSWORD, Lab, running_lab
 from .notebook import Notebook
 from .test_browser_notebook import notebook_with_cells, saved_when, send_line, timeline_of
 
@@ -27,22 +27,19 @@ def guarded_lab(request, tmp_path_factory) -> Iterator[Lab]:
 
 
 @pytest.fixture(scope="module")
-def guarded_page(guarded_lab):
+def guarded_page(guarded_lab, chromium):
     """A browser page on that JupyterLab, logged in where it asks for the password."""
-    from playwright.sync_api import sync_playwright
-
     expect.set_options(timeout=60_000)
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
-        page = chromium.new_context(viewport={"width": 1280, "height": 900}).new_page()
-        page.set_default_timeout(60_000)
-        if guarded_lab.password is not None:
-            page.goto(f"{guarded_lab.url}/login")
-            page.locator("input[name='password']").fill(PASSWORD)
-            page.locator("input[name='password']").press("Enter")
-            expect(page).to_have_url(re.compile(r"/(lab|tree)"))
-        yield page
-        chromium.close()
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    if guarded_lab.password is not None:
+        page.goto(f"{guarded_lab.url}/login")
+        page.locator("input[name='password']").fill(PASSWORD)
+        page.locator("input[name='password']").press("Enter")
+        expect(page).to_have_url(re.compile(r"/(lab|tree)"))
+    yield page
+    context.close()
 
 
 def test_the_model_reads_and_fixes_its_notebook_without_a_token(guarded_lab, guarded_page):
