@@ -13,7 +13,8 @@ def put_resume_point(
 ) -> None:
     """Store the resume point of the approval card `approval_id`."""
     conn.execute(
-        "INSERT OR REPLACE INTO resume_points (session_id, approval_id, created_at, data) VALUES (?, ?, ?, ?)",
+        "INSERT INTO resume_points (session_id, approval_id, created_at, data) VALUES (?, ?, ?, ?) ON CONFLICT "
+        "(session_id, approval_id) DO UPDATE SET created_at = excluded.created_at, data = excluded.data",
         (session_id, approval_id, time.time(), json.dumps(data)),
     )
 

@@ -67,8 +67,8 @@ def order_key_of(conn: sqlite3.Connection, session_id: str, card_id: str) -> str
 def waiting_subagent(conn: sqlite3.Connection, session_id: str) -> str | None:
     """The subagent session whose approval waits on this session's timeline (the latest shown), or None."""
     row = conn.execute(
-        "SELECT json_extract(data, '$.session_id') FROM cards WHERE session_id = ? AND kind = 'approval' "
-        "AND json_extract(data, '$.decision') = 'pending' AND json_extract(data, '$.session_id') IS NOT NULL "
+        "SELECT data ->> 'session_id' FROM cards WHERE session_id = ? AND kind = 'approval' "
+        "AND data ->> 'decision' = 'pending' AND data ->> 'session_id' IS NOT NULL "
         "ORDER BY order_key DESC LIMIT 1",
         (session_id,),
     ).fetchone()
@@ -130,7 +130,8 @@ def free_key(conn: sqlite3.Connection, session_id: str, wanted: str) -> str:
 def put_card(conn: sqlite3.Connection, session_id: str, card: Card, order_key: str) -> None:
     """Insert a card, or replace the row of the card with the same id."""
     conn.execute(
-        "INSERT OR REPLACE INTO cards (session_id, id, order_key, kind, data) VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO cards (session_id, id, order_key, kind, data) VALUES (?, ?, ?, ?, ?) ON CONFLICT "
+        "(session_id, id) DO UPDATE SET order_key = excluded.order_key, kind = excluded.kind, data = excluded.data",
         (session_id, card.id, order_key, card.kind, _row_of(conn, card)),
     )
 

@@ -13,6 +13,9 @@ from typing import Any
 
 from .parts import Reader, pack, reader, unpack, unpack_field
 
+# Above every row's id: "before" no row in particular.
+_LAST_ID = 2**63 - 1
+
 
 def record_request(
     conn: sqlite3.Connection,
@@ -28,7 +31,7 @@ def record_request(
     it was built from (`neutral`, a ModelRequest's JSON), when there is one; returns the history row id."""
     cur = conn.execute(
         "INSERT INTO history (session_id, run_id, started_at, model, protocol, request, packed, neutral) "
-        "VALUES (?, ?, ?, ?, ?, ?, 1, ?)",
+        "VALUES (?, ?, ?, ?, ?, ?, 1, ?) RETURNING id",
         (
             session_id,
             run_id,
@@ -39,8 +42,7 @@ def record_request(
             pack(conn, neutral) if neutral is not None else None,
         ),
     )
-    assert cur.lastrowid is not None  # an INSERT always sets it
-    return cur.lastrowid
+    return int(cur.fetchone()[0])
 
 
 def record_response(
@@ -96,10 +98,10 @@ def last_answered(
     question the next request will not ask: it says nothing of the context's size, and is passed over.
     """
     row = conn.execute(
-        "SELECT id, json_extract(response, '$.usage') FROM history "
-        "WHERE session_id = ? AND (? IS NULL OR id < ?) AND json_extract(response, '$.usage') IS NOT NULL "
-        "AND json_extract(response, '$.compaction') IS NULL ORDER BY id DESC LIMIT 1",
-        (session_id, before, before),
+        "SELECT id, response ->> 'usage' FROM history "
+        "WHERE session_id = ? AND id < ? AND response ->> 'usage' IS NOT NULL "
+        "AND response ->> 'compaction' IS NULL ORDER BY id DESC LIMIT 1",
+        (session_id, _LAST_ID if before is None else before),
     ).fetchone()
     return (int(row[0]), json.loads(row[1])) if row else None
 
@@ -112,10 +114,10 @@ def last_measured(conn: sqlite3.Connection, session_id: str) -> tuple[int, dict[
     reason is `stop` in the neutral record, `stop_reason` in a row stored before it (providers/record.py).
     """
     row = conn.execute(
-        "SELECT id, json_extract(response, '$.usage') FROM history "
-        "WHERE session_id = ? AND json_extract(response, '$.compaction') IS NULL "
-        "AND (json_extract(response, '$.usage') IS NOT NULL "
-        "OR COALESCE(json_extract(response, '$.stop'), json_extract(response, '$.stop_reason')) = 'stopped') "
+        "SELECT id, response ->> 'usage' FROM history "
+        "WHERE session_id = ? AND response ->> 'compaction' IS NULL "
+        "AND (response ->> 'usage' IS NOT NULL "
+        "OR COALESCE(response ->> 'stop', response ->> 'stop_reason') = 'stopped') "
         "ORDER BY id DESC LIMIT 1",
         (session_id,),
     ).fetchone()
@@ -132,7 +134,7 @@ def last_sent(conn: sqlite3.Connection, session_id: str) -> dict[str, Any] | Non
     row = conn.execute(
         "SELECT model, protocol, started_at, ended_at, request, packed, neutral FROM history "
         "WHERE session_id = ? AND protocol != 'tool' AND response IS NOT NULL AND error IS NULL "
-        "AND COALESCE(json_extract(response, '$.compaction'), '') != 'native' ORDER BY id DESC LIMIT 1",
+        "AND COALESCE(response ->> 'compaction', '') != 'native' ORDER BY id DESC LIMIT 1",
         (session_id,),
     ).fetchone()
     if row is None:
@@ -157,10 +159,10 @@ USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_wri
 
 def usage_by_model(conn: sqlite3.Connection, session_id: str) -> dict[str, dict[str, int]]:
     """Token figures summed over every answered request of the session, per model (D6)."""
-    sums = ", ".join(f"SUM(COALESCE(json_extract(response, '$.usage.{f}'), 0))" for f in USAGE_FIELDS)
+    sums = ", ".join(f"SUM(COALESCE(CAST(response -> 'usage' ->> '{f}' AS BIGINT), 0))" for f in USAGE_FIELDS)
     rows = conn.execute(
         f"SELECT model, {sums} FROM history "
-        "WHERE session_id = ? AND json_extract(response, '$.usage') IS NOT NULL GROUP BY model ORDER BY model",
+        "WHERE session_id = ? AND response ->> 'usage' IS NOT NULL GROUP BY model ORDER BY model",
         (session_id,),
     ).fetchall()
     return {row[0]: dict(zip(USAGE_FIELDS, map(int, row[1:]), strict=True)) for row in rows}

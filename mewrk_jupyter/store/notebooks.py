@@ -11,7 +11,8 @@ WHOLE_NOTEBOOK = ""  # the cell name of a notebook's own row: the session it use
 def remember(conn: sqlite3.Connection, notebook: str, cell: str, session_id: str, at: float) -> None:
     """Record that `cell` of `notebook` (WHOLE_NOTEBOOK: the notebook itself) used `session_id` now."""
     conn.execute(
-        "INSERT OR REPLACE INTO notebook_sessions (notebook, cell, session_id, used_at) VALUES (?, ?, ?, ?)",
+        "INSERT INTO notebook_sessions (notebook, cell, session_id, used_at) VALUES (?, ?, ?, ?) ON CONFLICT "
+        "(notebook, cell) DO UPDATE SET session_id = excluded.session_id, used_at = excluded.used_at",
         (notebook, cell, session_id, at),
     )
 

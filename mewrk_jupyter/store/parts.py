@@ -52,7 +52,7 @@ def digest(data: bytes) -> str:
 def put_part(conn: sqlite3.Connection, data: bytes) -> str:
     """Store bytes once under their digest; returns the digest."""
     h = digest(data)
-    conn.execute("INSERT OR IGNORE INTO blobs (hash, data) VALUES (?, ?)", (h, data))
+    conn.execute("INSERT INTO blobs (hash, data) VALUES (?, ?) ON CONFLICT DO NOTHING", (h, data))
     return h
 
 

@@ -64,9 +64,9 @@ def get_session(conn: sqlite3.Connection, session_id: str) -> sqlite3.Row | None
 def plan_mode_of(conn: sqlite3.Connection, session_id: str) -> bool | None:
     """The session's stored plan mode, read alone (not the whole settings); None when there is no session."""
     row = conn.execute(
-        "SELECT json_extract(settings, '$.plan_mode') FROM sessions WHERE id = ?", (session_id,)
+        "SELECT CAST(settings ->> 'plan_mode' AS TEXT) FROM sessions WHERE id = ?", (session_id,)
     ).fetchone()
-    return None if row is None else bool(row[0])
+    return None if row is None else row[0] in ("1", "true")  # SQLite says 1, PostgreSQL true
 
 
 def is_subagent(conn: sqlite3.Connection, session_id: str) -> bool:
@@ -78,7 +78,7 @@ def is_subagent(conn: sqlite3.Connection, session_id: str) -> bool:
 def find_session_ids(conn: sqlite3.Connection, prefix: str) -> list[str]:
     """Session ids that start with `prefix`."""
     rows = conn.execute(
-        "SELECT id FROM sessions WHERE substr(id, 1, ?) = ? LIMIT 5", (len(prefix), prefix)
+        "SELECT id FROM sessions WHERE substr(id, 1, CAST(? AS INTEGER)) = ? LIMIT 5", (len(prefix), prefix)
     ).fetchall()
     return [row[0] for row in rows]
 

@@ -23,8 +23,12 @@ def record_task(
     """Store a task that has just started in this process."""
     now = time.time()
     conn.execute(
-        "INSERT OR REPLACE INTO tasks (id, session_id, kind, label, child_session, state, owner, started_at, "
-        "heartbeat_at) VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?)",
+        "INSERT INTO tasks (id, session_id, kind, label, child_session, state, owner, started_at, "
+        "heartbeat_at) VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
+        "session_id = excluded.session_id, kind = excluded.kind, label = excluded.label, "
+        "child_session = excluded.child_session, state = 'running', owner = excluded.owner, "
+        "started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at, ended_at = NULL, "
+        "stop_requested = 0",
         (task_id, session_id, kind, label, child_session, owner, now, now),
     )
 
