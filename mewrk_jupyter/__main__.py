@@ -19,7 +19,7 @@ def _show_cards(s: mw.Session) -> None:
 def demo(_args: argparse.Namespace) -> int:
     """Run the demo in the current directory's workspace and print the timeline and the history."""
     s = mw.Session.new(title="demo")
-    print(f"Session {s.id} · model {s.settings.model} · stored in {s.workspace.db_path}\n")
+    print(f"Session {s.id} · model {s.settings.model} · stored in {s.workspace.store}\n")
 
     s.send("What is the timeline in mewrk_jupyter?")
     print("After the first send:")

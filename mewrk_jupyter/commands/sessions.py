@@ -41,7 +41,7 @@ def new(call: Call) -> Result:
         session = starting_servers(Session.open(made))
         said = (
             f"This cell's session `{session.id}` “{session.title}” · `{session.settings.model}` · stored in "
-            f"`{session.workspace.db_path}`; `%mewrk new --fresh` starts another."
+            f"`{session.workspace.store}`; `%mewrk new --fresh` starts another."
         )
         return Result(said, opened=session, show="view")
     settings = {"agent": options["--agent"]} if "--agent" in options else {}
@@ -49,7 +49,7 @@ def new(call: Call) -> Result:
         Session.new(model=options.get("--model"), title=" ".join(words) or None, **settings)
     )
     agent = f"agent `{session.settings.agent}` · " if "--agent" in options else ""
-    said = f"New session `{session.id}` · {agent}`{session.settings.model}` · stored in `{session.workspace.db_path}`"
+    said = f"New session `{session.id}` · {agent}`{session.settings.model}` · stored in `{session.workspace.store}`"
     return Result(said, opened=session, show="view")
 
 

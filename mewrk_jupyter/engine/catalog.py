@@ -17,7 +17,7 @@ from .workspace import Workspace
 def list_sessions(workspace: str | Path | None = None) -> SessionInfoList:
     """Every session of the workspace: id, title, state and parent (N1, T11)."""
     ws = Workspace.at(workspace)
-    db = database(ws.db_path)
+    db = database(ws.store)
     conn = db.conn()
     out = SessionInfoList()
     for row in session_rows.list_sessions(conn):
@@ -37,7 +37,7 @@ def list_sessions(workspace: str | Path | None = None) -> SessionInfoList:
 def session_of_run(run_id: str, workspace: str | Path | None = None) -> str:
     """The id of the session a run belongs to (RunNotFound when the workspace has no such run)."""
     ws = Workspace.at(workspace)
-    return find_run(database(ws.db_path).conn(), run_id).session_id
+    return find_run(database(ws.store).conn(), run_id).session_id
 
 
 def history_entry_of(row: dict[str, Any]) -> HistoryEntry:

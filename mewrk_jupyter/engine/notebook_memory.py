@@ -24,7 +24,7 @@ class NotebookPlace:
 
 def remember(place: NotebookPlace, session_id: str, workspace: str | Path | None = None) -> None:
     """Record that the notebook, and the cell if known, use `session_id` now."""
-    db = database(Workspace.at(workspace).db_path)
+    db = database(Workspace.at(workspace).store)
     now = time.time()
     with db.tx() as conn:
         notebook_rows.remember(conn, place.notebook, notebook_rows.WHOLE_NOTEBOOK, session_id, now)
@@ -36,7 +36,9 @@ def recall(place: NotebookPlace, *, cell: bool, workspace: str | Path | None = N
     """The session this cell showed (`cell=True`), or the one the notebook used last; None when there is
     none, or it was deleted since."""
     name = place.cell if cell else notebook_rows.WHOLE_NOTEBOOK
-    path = Workspace.at(workspace).db_path
-    if name is None or not path.exists():  # a workspace without a store has no sessions to recall
+    place_of_store = Workspace.at(workspace).store
+    if name is None:
         return None
-    return notebook_rows.recall(database(path).conn(), place.notebook, name)
+    if isinstance(place_of_store, Path) and not place_of_store.exists():  # no store yet: no sessions
+        return None
+    return notebook_rows.recall(database(place_of_store).conn(), place.notebook, name)

@@ -155,7 +155,7 @@ def create_session(
     cards: list[tuple[str, Card]],
 ) -> str:
     """Store a new session with its cards in one transaction; returns its id."""
-    db = database(ws.db_path)
+    db = database(ws.store)
     session_id = uuid.uuid4().hex[:10]
     with db.tx() as conn:
         session_rows.create_session(conn, session_id, title, settings.model_dump(), parent_id)
@@ -179,14 +179,14 @@ def create_copy(
 def session_row(ws: Workspace, session_id: str) -> tuple[Database, Any]:
     """The store of the workspace and the row of the session `session_id` names (its id or an unambiguous
     prefix of it); SessionNotFound, with what to do, otherwise."""
-    db = database(ws.db_path)
+    db = database(ws.store)
     conn = db.conn()
     row = session_rows.get_session(conn, session_id)
     if row is None:
         matches = session_rows.find_session_ids(conn, session_id) if session_id else []
         if len(matches) != 1:
             hint = "several sessions start with it" if matches else "list_sessions() shows what exists"
-            raise SessionNotFound(f"No session `{session_id}` in {ws.db_path} ({hint}).")
+            raise SessionNotFound(f"No session `{session_id}` in {ws.store} ({hint}).")
         row = session_rows.get_session(conn, matches[0])
     assert row is not None  # the id was just found
     return db, row

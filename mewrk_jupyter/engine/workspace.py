@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..store.address import StorePlace, store_place
+
 
 @dataclass(frozen=True)
 class Workspace:
@@ -18,6 +20,12 @@ class Workspace:
     def db_path(self) -> Path:
         """The SQLite store of this workspace."""
         return self.home / "mewrk.db"
+
+    @property
+    def store(self) -> StorePlace:
+        """Where this workspace keeps its sessions: the PostgreSQL database MEWRK_STORE_URL names (shared
+        by the workspaces of one name), else its SQLite file."""
+        return store_place(self.db_path, self.root)
 
     @classmethod
     def at(cls, root: str | os.PathLike | None = None) -> Workspace:

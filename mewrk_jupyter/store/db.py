@@ -8,9 +8,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
+from typing import Any, cast
 
 from ..errors import StoreError
 from . import fence
+from .address import PostgresPlace, StorePlace
 from .faults import BUSY_SECONDS, damaged, store_connection
 
 APPLICATION_ID = 0x4D57524B  # "MWRK": tells our database from any other SQLite file
@@ -348,19 +350,28 @@ class Database:
         self._local = threading.local()
 
 
-_DATABASES: dict[Path, Database] = {}
+_DATABASES: dict[Any, Any] = {}
 _DATABASES_LOCK = threading.Lock()
 
 
-def database(path: Path) -> Database:
-    """The process's one Database object for a file."""
-    path = Path(path).resolve()
+def database(place: StorePlace) -> Database:
+    """The process's one store object for a place: a workspace's SQLite file, or its sessions in a
+    PostgreSQL database (store/postgres.py), which answers as a Database does."""
+    if isinstance(place, PostgresPlace):
+        key: Any = place
+    else:
+        key = Path(place).resolve()
     with _DATABASES_LOCK:
-        db = _DATABASES.get(path)
+        db = _DATABASES.get(key)
         if db is None:
-            db = Database(path)
-            _DATABASES[path] = db
-        return db
+            if isinstance(key, PostgresPlace):
+                from .postgres import PgDatabase
+
+                db = PgDatabase(key)
+            else:
+                db = Database(key)
+            _DATABASES[key] = db
+        return cast(Database, db)
 
 
 def forget_databases() -> None:

@@ -1,0 +1,112 @@
+"""Where a workspace keeps its sessions: its SQLite file, or a PostgreSQL database shared by a team.
+
+`MEWRK_STORE_URL=postgresql://user@host:port/db` puts the sessions of a workspace in PostgreSQL; unset,
+they stay in the workspace's SQLite file. In a shared database a workspace is known by its name
+(`MEWRK_WORKSPACE`, else its folder's name), so two clones of one project see the same sessions.
+
+The URL's password is a secret like a vendor's key: written in the URL (in the environment only), or
+as a reference in its place (`postgresql://mewrk:${PG_PASSWORD}@host/db`), or left to PostgreSQL's own
+`PGPASSWORD` and `~/.pgpass`. It is resolved when a connection opens and never shown: the place
+prints as its URL without the password.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
+
+from ..errors import StoreError
+
+URL_VARIABLE = "MEWRK_STORE_URL"
+WORKSPACE_VARIABLE = "MEWRK_WORKSPACE"
+SCHEMES = ("postgresql", "postgres")
+_ENV_REF = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
+# A workspace's name: what a folder is called, within reason (it is shown and stored, never run).
+_NAME = re.compile(r"^[^\x00-\x1f\x7f/\\]{1,200}$")
+
+
+@dataclass(frozen=True)
+class PostgresPlace:
+    """A workspace's sessions in a PostgreSQL database: the URL (its password kept apart) and the name
+    the workspace goes by there."""
+
+    url: str  # without the password
+    workspace: str
+    password: str | None = field(default=None, repr=False, compare=False)  # as written: a value or ${VAR}
+
+    def __str__(self) -> str:
+        return f"{self.url} (workspace {self.workspace!r})"
+
+    def resolved_password(self) -> str | None:
+        """The password to sign in with, read now; None leaves it to PGPASSWORD and ~/.pgpass."""
+        if self.password is None:
+            return None
+        ref = _ENV_REF.match(self.password)
+        if ref is None:
+            return self.password
+        value = os.environ.get(ref.group(1))
+        if not value:
+            raise StoreError(
+                f"The team store {self} takes its password from ${{{ref.group(1)}}}, which is not set: set "
+                "it, then try again. Nothing was written."
+            )
+        return value
+
+
+StorePlace = Path | PostgresPlace
+
+
+def store_place(sqlite_file: Path, root: Path, environ: Mapping[str, str] | None = None) -> StorePlace:
+    """The store of the workspace at `root`: PostgreSQL when MEWRK_STORE_URL is set, else `sqlite_file`."""
+    env = os.environ if environ is None else environ
+    url = env.get(URL_VARIABLE, "").strip()
+    if not url:
+        return sqlite_file
+    return postgres_place(url, env.get(WORKSPACE_VARIABLE, "").strip() or root.name)
+
+
+def postgres_place(url: str, workspace: str) -> PostgresPlace:
+    """The PostgreSQL place a URL names, or a StoreError that says what is wrong with it (never echoing
+    the password)."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        raise StoreError(
+            f"{URL_VARIABLE} is not a URL that can be read (write it as postgresql://user@host:port/database)."
+        ) from None
+    if parts.scheme not in SCHEMES:
+        shown = parts.scheme or "no scheme"
+        raise StoreError(
+            f"{URL_VARIABLE} must be a postgresql:// URL (it has {shown}); unset it to keep the sessions in "
+            "the workspace's SQLite file."
+        )
+    if not parts.hostname:
+        raise StoreError(f"{URL_VARIABLE} names no host: write it as postgresql://user@host:port/database.")
+    database = unquote(parts.path.lstrip("/"))
+    if not database or "/" in database:
+        raise StoreError(
+            f"{URL_VARIABLE} names no database: write it as postgresql://user@host:port/database."
+        )
+    if parts.query or parts.fragment:
+        raise StoreError(
+            f"{URL_VARIABLE} takes no options after the database's name (?… or #…): write it as "
+            "postgresql://user@host:port/database."
+        )
+    if not _NAME.match(workspace):
+        raise StoreError(
+            f"The workspace's name {workspace!r} cannot name it in the team store: set {WORKSPACE_VARIABLE} "
+            "to a name without slashes or control characters."
+        )
+    user = unquote(parts.username) if parts.username else None
+    password = unquote(parts.password) if parts.password is not None else None
+    host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
+    netloc = f"{quote(user, safe='')}@{host}" if user else host
+    if port is not None:
+        netloc += f":{port}"
+    bare = urlunsplit(("postgresql", netloc, f"/{quote(database, safe='')}", "", ""))
+    return PostgresPlace(bare, workspace, password or None)
