@@ -25,10 +25,33 @@ def forget_process_state() -> None:
     forget_databases()
 
 
+STORES = ("sqlite", "postgres")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A test marked `both_stores` runs on each store: the workspace's SQLite file, and a database of its
+    own on the run's PostgreSQL server (the team store, #37); one that reads the file itself does not."""
+    definition = metafunc.definition
+    if (
+        definition.get_closest_marker("both_stores")
+        and not definition.get_closest_marker("sqlite_file")
+        and "store_kind" in metafunc.fixturenames
+    ):
+        metafunc.parametrize("store_kind", STORES, indirect=True)
+
+
 @pytest.fixture
-def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def store_kind(request: pytest.FixtureRequest) -> str:
+    """Which store the workspace keeps its sessions in: SQLite unless the test runs on both."""
+    return str(getattr(request, "param", "sqlite"))
+
+
+@pytest.fixture
+def workspace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest, store_kind: str
+) -> Path:
     """A fresh workspace as the current directory, with a private HOME (so a private ~/.config/mewrk, where
-    trust is kept) and no MEWRK_HOME."""
+    trust is kept) and no MEWRK_HOME; its sessions in SQLite, or in PostgreSQL for a test on both stores."""
     root = tmp_path / "ws"
     home = tmp_path / "home"
     root.mkdir()
@@ -38,11 +61,31 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("MEWRK_HOME", raising=False)
     monkeypatch.delenv("MEWRK_USER_CONFIG", raising=False)
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.delenv("MEWRK_STORE_URL", raising=False)
+    monkeypatch.delenv("MEWRK_WORKSPACE", raising=False)
+    if store_kind == "postgres":
+        monkeypatch.setenv("MEWRK_STORE_URL", request.getfixturevalue("postgres_url"))
     UNDO.clear()
     forget_process_state()
     yield root
     UNDO.clear()
     forget_process_state()
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """One real PostgreSQL server for the run, started when a test first asks for it (tests/postgres.py).
+    One that cannot start fails the test with the reason: the test command requires every part."""
+    from .postgres import start_postgres
+
+    with start_postgres() as server:
+        yield server
+
+
+@pytest.fixture
+def postgres_url(postgres) -> str:
+    """The URL of a new, empty database on the run's PostgreSQL server, with its password."""
+    return postgres.new_database()
 
 
 def run_python(code: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess:
@@ -114,7 +157,10 @@ def alive(pid_file: Path) -> bool:
 
 
 def pytest_configure(config) -> None:
-    """Give browser assertions room on a loaded two-core CI machine (a wait, not a timing assertion)."""
+    """The store markers; and room for browser assertions on a loaded two-core CI machine (a wait, not a
+    timing assertion)."""
+    config.addinivalue_line("markers", "both_stores: runs on the SQLite store and on the PostgreSQL one")
+    config.addinivalue_line("markers", "sqlite_file: reads the SQLite file itself, so runs on SQLite alone")
     try:
         from playwright.sync_api import expect
     except ImportError:

@@ -6,13 +6,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Debian's packages, only what is missing: Chromium for the widget's browser tests (driven by Playwright,
-# which downloads no browser), bubblewrap for the commands' sandbox, and Node.js with npm for the front
-# end's packages.
+# which downloads no browser), bubblewrap for the commands' sandbox, Node.js with npm for the front end's
+# packages, and PostgreSQL's server for the team store's tests.
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 # bubblewrap, the sandbox the engine runs commands in; the sandbox tests need it.
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
+# PostgreSQL's server, for the team store's tests (tests/postgres.py runs its initdb in a temporary folder);
+# the psql client alone is not enough.
+compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
 if [ "${#missing[@]}" -gt 0 ]; then
   if ! command -v apt-get >/dev/null 2>&1; then
     echo "The tests need ${missing[*]}, and this machine has no apt-get to install them: install them, then run this again." >&2

@@ -9,6 +9,8 @@ from mewrk_jupyter.engine.turns.approvals import ApprovalLost
 from mewrk_jupyter.errors import RESUME_LOST
 from tests.conftest import forget_process_state, run_python
 
+pytestmark = pytest.mark.both_stores
+
 WRITE = 'call: write {"path": "notes.txt", "content": "hello"}'
 
 
@@ -122,6 +124,7 @@ def test_an_approval_is_resumed_from_a_new_process(workspace):
     assert s.cards[-1].kind == "model_reply" and s.state == "idle"
 
 
+@pytest.mark.sqlite_file
 def test_a_lost_resume_point_is_said_plainly_and_no_turn_starts(workspace):
     s = paused(workspace)
     conn = sqlite3.connect(workspace / ".mewrk" / "mewrk.db")

@@ -13,6 +13,8 @@ import mewrk_jupyter as mw
 from mewrk_jupyter.store import runs as run_rows
 from tests.conftest import forget_process_state, run_python, wait_for
 
+pytestmark = pytest.mark.both_stores
+
 SLOW_TURN = """
 import mewrk_jupyter as mw, sys
 s = mw.Session.open(sys.argv[1])

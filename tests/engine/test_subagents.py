@@ -20,6 +20,8 @@ from mewrk_jupyter.store import sessions as session_rows
 
 from ..conftest import run_python, wait_for
 
+pytestmark = pytest.mark.both_stores
+
 SPAWN = 'call: agent_spawn {"agent": "helper", "task": "%s"}'
 # The helper's own task makes it call bash, which asks first: it waits for the person, so a test
 # decides when it ends.
@@ -668,7 +670,8 @@ def test_a_subagent_card_put_back_by_undo_after_the_subagent_ended_says_how_it_e
     s = mw.Session.new()
     s.send(SPAWN % GATED)
     wait_for(lambda: s.pending_approval)
-    card = subagent_cards(s)[0]
+    # The card says so a moment after the approval shows: delete it once it does.
+    card = wait_for(lambda: next((c for c in subagent_cards(s) if c.state == "awaiting_approval"), None))
     s.delete(card.id)
     s.stop()
     wait_for(lambda: running_background_work(s.id) == [])

@@ -5,6 +5,8 @@ import pytest
 import mewrk_jupyter as mw
 from tests.conftest import wait_for
 
+pytestmark = pytest.mark.both_stores
+
 
 def kinds(s):
     return [c.kind for c in s.cards]
@@ -14,6 +16,7 @@ def texts(s):
     return [getattr(c, "text", c.kind) for c in s.cards]
 
 
+@pytest.mark.sqlite_file
 def test_new_session_is_empty_and_uses_the_offline_model(workspace):
     s = mw.Session.new(title="t")
     assert s.cards == [] and s.state == "idle"

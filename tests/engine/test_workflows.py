@@ -365,7 +365,8 @@ def test_a_workflow_card_put_back_by_undo_after_the_workflow_ended_says_how_it_e
     s = mw.Session.new()
     s.workflow("gated", "x")
     wait_for(lambda: s.pending_approval)
-    card = workflow_card(s)
+    # The card says so a moment after the approval shows: delete it once it does.
+    card = wait_for(lambda: workflow_card(s).state == "awaiting_approval" and workflow_card(s))
     s.delete(card.id)
     s.stop()
     wait_for(lambda: running_background_work(s.id) == [])
