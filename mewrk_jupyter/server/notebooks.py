@@ -6,7 +6,9 @@ The product's JupyterLab plugin keeps one websocket per browser window open to
 kernel of this server's is let in by it whatever the server's own auth: a token, none, a password or
 JupyterHub's login, none of which a kernel can answer; anyone else goes through that auth); the server hands it to one window that has that notebook open (the one heard from last) and
 answers with what the window did. The window changes the notebook's shared model, so every view of it
-shows the change at once and JupyterLab saves it as it saves a person's edit.
+shows the change at once and JupyterLab saves it as it saves a person's edit. When no window has the
+notebook open, the server carries out the command on jupyter-collaboration's shared document of it, if
+that extension runs here (shared_notebook.py); without it the command is refused with a sentence.
 
 The kernel's own notebook is found by the kernel's id among the server's sessions, so that a renamed
 notebook is still its own. This route goes through the server and not through the kernel's comms,
@@ -33,6 +35,7 @@ from tornado import web, websocket
 
 from ..tools.notebook_bridge import KERNEL_HEADER, SIGNATURE_HEADER, STAMP_HEADER, signature
 from .bodies import ApiError, Body, finish_json, parse
+from .shared_notebook import SharedNotebooks, collaboration
 
 AUTH_RESOURCE = "contents"  # the commands read and change notebooks, as the contents API does
 # Seconds a window has to answer a command that only reads or changes the model; a run waits as long as
@@ -166,7 +169,8 @@ def api_path(path: str) -> str:
 
 
 class NotebookCommandHandler(APIHandler):
-    """`POST /mewrk/v2/notebook`: run a command in the window that has the notebook open."""
+    """`POST /mewrk/v2/notebook`: run a command in the window that has the notebook open (or, with
+    jupyter-collaboration and no such window, on the server's shared document of it)."""
 
     auth_resource = AUTH_RESOURCE
 
@@ -238,6 +242,14 @@ class NotebookCommandHandler(APIHandler):
                 return str(found["path"])
         raise ApiError(404, "This kernel belongs to no notebook this Jupyter server knows.")
 
+    def shared(self, path: str) -> SharedNotebooks:
+        """The server's shared documents, for a notebook no window has open; ApiError without
+        jupyter-collaboration, which keeps them."""
+        app = collaboration(self.serverapp)
+        if app is None:
+            raise ApiError(409, f"{path} is not open in JupyterLab: open it there, then ask again.")
+        return SharedNotebooks(app, self.contents_manager)
+
     @web.authenticated
     async def post(self) -> None:
         """The window's answer: 200 with what it did, or its refusal's status and sentence."""
@@ -252,9 +264,10 @@ class NotebookCommandHandler(APIHandler):
             else:
                 raise ApiError(400, "Name the notebook (`path`) or the kernel it belongs to (`kernelId`).")
             windows = self.views.showing(path)
-            if not windows:
-                raise ApiError(409, f"{path} is not open in JupyterLab: open it there, then ask again.")
-            answer = await windows[0].ask(command.op, path, command.args, command.timeout)
+            if windows:
+                answer = await windows[0].ask(command.op, path, command.args, command.timeout)
+            else:
+                answer = await self.shared(path).ask(command.op, path, command.args)
         except ApiError as exc:
             self.reply({"error": exc.sentence}, exc.status)
             return

@@ -4,10 +4,11 @@ runs one in the notebook's own kernel (`notebook_run`).
 
 Each command goes through the server to the JupyterLab window that has the notebook open
 (notebook_bridge.py), which changes the notebook's shared model: every open view shows the change at
-once, and it is saved as JupyterLab saves. A replace or delete that waited for approval carries a digest
-of the cell as the approval read it, so that a person's edit of the same cell meanwhile is never
-overwritten: the call answers that the cell changed and shows what it reads now. How a cell reads as
-text for the model is notebook_cells.py.
+once, and it is saved as JupyterLab saves. For a notebook no window has open, a server running
+jupyter-collaboration reads and edits its shared document instead (server/shared_notebook.py). A
+replace or delete that waited for approval carries a digest of the cell as the approval read it, so that
+a person's edit of the same cell meanwhile is never overwritten: the call answers that the cell changed
+and shows what it reads now. How a cell reads as text for the model is notebook_cells.py.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.ports import free_port
+from tests.ports import WITHOUT_COLLABORATION, free_port
 
 REPO = Path(__file__).resolve().parents[2]
 CONFIG_ENTRY = REPO / "jupyter-config" / "jupyter_server_config.d" / "mewrk_jupyter.json"
@@ -58,10 +58,15 @@ class Server:
 
 
 def start_server(
-    base: Path, token: str | None = None, args: tuple[str, ...] = (), **extra_env: str
+    base: Path,
+    token: str | None = None,
+    args: tuple[str, ...] = (),
+    collaboration: bool = False,
+    **extra_env: str,
 ) -> Server:
     """Start `jupyter server` and wait until it answers; the extension is enabled only by its config entry.
-    `token=""` starts it without a token, as `--IdentityProvider.token=''` does; `args` go to the server."""
+    `token=""` starts it without a token, as `--IdentityProvider.token=''` does; `args` go to the server;
+    jupyter-collaboration's server side runs only when `collaboration` is true."""
     root, home, user_config = base / "root", base / "home", base / "user-config"
     config_path = base / "jupyter-config" / "jupyter_server_config.d"
     for folder in (root, home, user_config, config_path):
@@ -92,6 +97,7 @@ def start_server(
             "--ip=127.0.0.1",
             f"--IdentityProvider.token={token}",
             f"--ServerApp.root_dir={root}",
+            *(() if collaboration else WITHOUT_COLLABORATION),
             *args,
         ],
         cwd=root,

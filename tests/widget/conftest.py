@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ports import free_port
+from tests.ports import WITHOUT_COLLABORATION, free_port
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = [
@@ -204,6 +204,7 @@ def running_lab(root: Path, auth: str = "token") -> Iterator[Lab]:
         f"--IdentityProvider.token={token}",
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
         "--LabApp.extension_manager=readonly",
+        *WITHOUT_COLLABORATION,
     ]
     if auth == "password":
         from jupyter_server.auth import passwd
