@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 from pydantic import ValidationInfo, field_validator
 
@@ -24,8 +25,9 @@ from .base import ConfigModel
 from .codex_login import codex_login_secrets
 from .problems import invalid
 
-# Names that usually hold credentials, whatever the configuration says (matched ignoring case).
-SECRET_NAMES: tuple[str, ...] = ("*KEY*", "*SECRET*", "*TOKEN*", "*PASSWORD*")
+# Names that usually hold credentials, whatever the configuration says (matched ignoring case); the team
+# store's URL may hold its password, and PostgreSQL's own variables may name one (PGPASSFILE).
+SECRET_NAMES: tuple[str, ...] = ("*KEY*", "*SECRET*", "*TOKEN*", "*PASSWORD*", "MEWRK_STORE_URL", "PGPASS*")
 _NAME_PATTERN = re.compile(r"^[A-Za-z0-9_*?]+$")
 # A reference is a whole YAML value: `key: ${NAME}`, `- ${NAME}`, quoted or not, a comment after it.
 # `${NAME}` inside a longer text (a tool's shell command) is the shell's own variable, not a reference.
@@ -39,6 +41,8 @@ _REFERENCE_IN_FLOW = re.compile(
     r"""[\[{,]\s*(?:(?:"[^"]*"|'[^']*'|[^\s:#'",{}\[\]][^:#,{}\[\]]*?)\s*:\s*)?(['"])"""
     r"""(?:\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}|@file:(?P<file>[^'"\s#]+))\1\s*(?=[,}\]])"""
 )
+# The password of the team store's URL written as a reference: `postgresql://user:${NAME}@host/db`.
+_STORE_PASSWORD_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 # A vendor's `credentials: codex-cli`: the Codex CLI's login file holds its secrets.
 _CODEX_CLI_LINE = re.compile(r"""^\s*credentials\s*:\s*(['"]?)codex-cli\1\s*(?:\#.*)?$""", re.MULTILINE)
 # The fields of a JSON key file that hold its secrets (a Google service account's, an OAuth client's).
@@ -155,7 +159,7 @@ def command_environment(
     """The environment for a command the engine starts (bash, a command tool, a language server, a hook,
     an MCP server): the kernel's own, less what the policy drops."""
     environ = os.environ if environ is None else environ
-    referenced = find_references(home).names
+    referenced = find_references(home).names | store_reference(environ)
     return {name: value for name, value in environ.items() if policy.passes(name, referenced)}
 
 
@@ -166,11 +170,9 @@ def secret_values(
     and of the files `@file:` references point to."""
     environ = os.environ if environ is None else environ
     references = find_references(home)
-    values = {
-        value
-        for name, value in environ.items()
-        if name in references.names or not policy.passes(name, references.names)
-    }
+    names = references.names | store_reference(environ)
+    values = {value for name, value in environ.items() if name in names or not policy.passes(name, names)}
+    values |= store_password(environ)
     for path in references.files:
         value = _read_secret_file(path)
         if value:
@@ -179,6 +181,27 @@ def secret_values(
     if references.codex_cli:
         values |= codex_login_secrets()
     return values
+
+
+def store_reference(environ: Mapping[str, str]) -> frozenset[str]:
+    """The variable the team store's URL takes its password from (`postgresql://u:${NAME}@…`), if any."""
+    found = _STORE_PASSWORD_REF.search(environ.get("MEWRK_STORE_URL", ""))
+    return frozenset([found.group(1)]) if found else frozenset()
+
+
+def store_password(environ: Mapping[str, str]) -> set[str]:
+    """The team store's password as written in its URL (or in the variable it names), to hide wherever it
+    turns up; the URL as a whole is a dropped variable's value already."""
+    url = environ.get("MEWRK_STORE_URL", "")
+    try:
+        written = urlsplit(url).password if url else None
+    except ValueError:
+        return set()
+    if not written:
+        return set()
+    ref = _STORE_PASSWORD_REF.fullmatch(unquote(written))
+    value = environ.get(ref.group(1), "") if ref else unquote(written)
+    return {value, written} - {""}
 
 
 def _key_file_secrets(text: str) -> set[str]:

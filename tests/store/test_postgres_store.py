@@ -3,6 +3,7 @@ workspaces of one name share them, and bad input is one sentence with nothing wr
 
 from __future__ import annotations
 
+import json
 import textwrap
 
 import psycopg
@@ -212,3 +213,24 @@ def test_the_translation_leaves_literals_alone():
         """SELECT mw_json(data) ->> 'x', '%%?rowid' FROM cards WHERE a = %s AND mw_json(response) -> 'usage' ->> 'n' > %s
         ORDER BY row_seq"""
     )
+
+
+@pytest.mark.parametrize("as_reference", [False, True])
+def test_a_command_sees_neither_the_store_url_nor_its_password(
+    workspace, postgres, postgres_url, monkeypatch, as_reference
+):
+    if as_reference:
+        monkeypatch.setenv("TEAM_STORE_PASSWORD", postgres.password)
+        postgres_url = postgres_url.replace(postgres.password, "${TEAM_STORE_PASSWORD}")
+    monkeypatch.setenv("MEWRK_STORE_URL", postgres_url)
+    s = mw.Session.new()
+    # The command prints its environment, then the password spelled backwards, as an attacker would.
+    backwards = postgres.password[::-1]
+    s.send(f'call: bash {{"command": "env; echo {backwards} | rev"}}')
+    s.approve()
+    call = next(c for c in s.cards if isinstance(c, mw.ToolCall))
+    assert call.result and "HOME=" in call.result
+    assert "MEWRK_STORE_URL" not in call.result
+    assert "TEAM_STORE_PASSWORD" not in call.result
+    assert postgres.password not in call.result
+    assert postgres.password not in json.dumps([entry.model_dump() for entry in s.history])
