@@ -9,6 +9,7 @@ import os
 import pwd
 import secrets
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -55,6 +56,8 @@ class Postgres:
     port: int
     password: str
     process: subprocess.Popen
+    command: list[str] = field(default_factory=list)
+    as_user: dict = field(default_factory=dict)
     host: str = "127.0.0.1"
     user: str = USER
     _numbers: list[int] = field(default_factory=list)
@@ -72,9 +75,17 @@ class Postgres:
             conn.execute(f'CREATE DATABASE "{name}"')
         return self.url(name)
 
+    def restart(self) -> None:
+        """Start the server again on its folder and port, after stop()."""
+        self.stop()
+        with open(self.folder / "server.log", "ab") as out:
+            self.process = subprocess.Popen(self.command, stdout=out, stderr=subprocess.STDOUT, cwd=self.folder,
+                                            **self.as_user)  # fmt: skip
+        _wait_ready(self, self.folder / "server.log")
+
     def stop(self) -> None:
         if self.process.poll() is None:
-            self.process.terminate()  # SIGTERM: PostgreSQL's smart shutdown; SIGINT would be fast
+            self.process.send_signal(signal.SIGINT)  # PostgreSQL's fast shutdown: clients are cut off
             try:
                 self.process.wait(20)
             except subprocess.TimeoutExpired:
@@ -127,13 +138,11 @@ def start_postgres() -> Iterator[Postgres]:
     with open(log, "wb") as out:
         if runner is not None:
             os.chown(log, *runner)
-        process = subprocess.Popen(
-            [str(binaries / "postgres"), "-D", str(data), "-p", str(port), "-k", str(folder),
-             "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
-             "-c", "full_page_writes=off", "-c", "shared_buffers=32MB", "-c", "max_connections=200"],
-            stdout=out, stderr=subprocess.STDOUT, cwd=folder, **as_user,
-        )  # fmt: skip
-    server = Postgres(folder, port, password, process)
+        command = [str(binaries / "postgres"), "-D", str(data), "-p", str(port), "-k", str(folder),
+                   "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
+                   "-c", "full_page_writes=off", "-c", "shared_buffers=32MB", "-c", "max_connections=200"]  # fmt: skip
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, cwd=folder, **as_user)
+    server = Postgres(folder, port, password, process, command, as_user)
     try:
         _wait_ready(server, log)
         yield server

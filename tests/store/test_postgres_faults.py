@@ -1,0 +1,63 @@
+"""Faults of the team store's server (#37): the server down, a connection dropped in the middle of a
+transaction. Each is one sentence, nothing of the change is half written, and the store goes on once the
+server is back. These tests stop a PostgreSQL server of their own, not the run's."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+
+import mewrk_jupyter as mw
+from mewrk_jupyter.store import cards as card_rows
+from mewrk_jupyter.store.cards import key_for_insert
+from tests.conftest import forget_process_state
+from tests.postgres import Postgres, start_postgres
+
+LOST = r"The connection to the team store postgresql://mewrk@127\.0\.0\.1:\d+/\w+ \(workspace 'ws'\) was lost"
+
+
+@pytest.fixture(scope="module")
+def own_server() -> Iterator[Postgres]:
+    with start_postgres() as server:
+        yield server
+
+
+@pytest.fixture
+def faulty(workspace, own_server, monkeypatch) -> Postgres:
+    monkeypatch.setenv("MEWRK_STORE_URL", own_server.new_database())
+    return own_server
+
+
+def test_a_change_while_the_server_is_down_is_one_sentence_and_the_store_goes_on_after(faulty):
+    s = mw.Session.new()
+    s.send("before")
+    before = [c.model_dump() for c in s.cards]
+    faulty.stop()
+    try:
+        with pytest.raises(mw.StoreError, match=LOST + r" .*nothing of this change was stored") as info:
+            s.insert(mw.UserInput(text="while it is down"))
+        assert faulty.password not in str(info.value)
+    finally:
+        faulty.restart()
+    s.insert(mw.UserInput(text="after it is back"))  # a new connection replaces the dropped one
+    forget_process_state()
+    again = mw.Session.open(s.id)
+    assert [c.model_dump() for c in again.cards[:-1]] == before
+    assert again.cards[-1].text == "after it is back"
+
+
+def test_a_connection_dropped_mid_transaction_writes_none_of_it(faulty):
+    s = mw.Session.new()
+    s.insert(mw.UserInput(text="kept"))
+    db = s.stored_timeline.db
+    with pytest.raises(mw.StoreError, match=LOST):
+        with db.tx() as conn:
+            card_rows.put_card(conn, s.id, mw.UserInput(text="half"), key_for_insert(conn, s.id))
+            pid = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
+            with psycopg.connect(faulty.url(), autocommit=True) as admin:
+                admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+            card_rows.put_card(conn, s.id, mw.UserInput(text="other half"), key_for_insert(conn, s.id))
+    forget_process_state()
+    assert [c.text for c in mw.Session.open(s.id).cards] == ["kept"]
