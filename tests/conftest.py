@@ -83,9 +83,13 @@ def postgres():
 
 
 @pytest.fixture
-def postgres_url(postgres) -> str:
-    """The URL of a new, empty database on the run's PostgreSQL server, with its password."""
-    return postgres.new_database()
+def postgres_url(postgres):
+    """The URL of a new, empty database on the run's PostgreSQL server, with its password; dropped after
+    the test (each takes some megabytes of disk)."""
+    url = postgres.new_database()
+    yield url
+    forget_process_state()  # the test's connections go first
+    postgres.drop_database(url)
 
 
 def run_python(code: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess:

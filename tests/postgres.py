@@ -83,6 +83,14 @@ class Postgres:
                                             **self.as_user)  # fmt: skip
         _wait_ready(self, self.folder / "server.log")
 
+    def drop_database(self, url: str) -> None:
+        """Drop the database a URL of new_database() names, cutting off whoever is still connected."""
+        import psycopg
+
+        name = url.rsplit("/", 1)[1]
+        with psycopg.connect(self.url(), autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGINT)  # PostgreSQL's fast shutdown: clients are cut off
@@ -121,11 +129,11 @@ def start_postgres() -> Iterator[Postgres]:
     data, log, secret = folder / "data", folder / "server.log", folder / "password"
     password = secrets.token_urlsafe(18)
     secret.write_text(password)
-    as_user: dict = {}
+    as_user: dict = {"env": {k: v for k, v in os.environ.items() if not k.startswith("PG")}}
     if runner is not None:
         for path in (folder, secret):
             os.chown(path, *runner)
-        as_user = {"user": runner[0], "group": runner[1], "extra_groups": []}
+        as_user |= {"user": runner[0], "group": runner[1], "extra_groups": []}
     made = subprocess.run(
         [str(binaries / "initdb"), "-D", str(data), "-U", USER, f"--pwfile={secret}", "--auth=scram-sha-256",
          "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"],

@@ -18,8 +18,11 @@ def _jupyter_server_extension_points() -> list[dict[str, str]]:
 def _load_jupyter_server_extension(serverapp: Any) -> None:
     """Register the `/mewrk/v2` routes on the server (jupyter_server calls this by name)."""
     from .routes import routes
+    from .store_config import apply_store_config
 
     root = Path(serverapp.root_dir).expanduser().resolve()
+    for level, sentence in apply_store_config(serverapp.config, root.name):
+        getattr(serverapp.log, level)("mewrk_jupyter: %s", sentence)
     web_app = serverapp.web_app
     web_app.add_handlers(".*$", routes(web_app.settings["base_url"], root))
     serverapp.log.info(
