@@ -20,9 +20,12 @@ from .address import PostgresPlace
 
 
 class Owner(Protocol):
-    """The store a connection belongs to: its place names it in the sentences of its faults."""
+    """The store a connection belongs to: its place names it in the sentences of its faults, and it
+    knows whether the process that owns a run is still connected (store/postgres.py)."""
 
     place: PostgresPlace
+
+    def owner_gone(self, owner: str) -> bool: ...
 
 
 LOCK_SECONDS = 15  # how long a write waits for another process's transaction, as SQLite's busy timeout
@@ -55,11 +58,16 @@ def translate(sql: str) -> str:
 class Row(Sequence[Any]):
     """A row read by index or by column name, as sqlite3.Row is."""
 
-    __slots__ = ("_names", "_values")
+    __slots__ = ("_names", "_source", "_values")
 
-    def __init__(self, names: dict[str, int], values: Sequence[Any]) -> None:
+    def __init__(self, source: PgConnection, names: dict[str, int], values: Sequence[Any]) -> None:
+        self._source = source
         self._names = names
         self._values = tuple(values)
+
+    def owner_gone(self, owner: str) -> bool:
+        """Whether the process that owns a run (`host:pid:…`) is no longer connected to this store."""
+        return self._source.owner.owner_gone(owner)
 
     def __getitem__(self, key: Any) -> Any:
         if isinstance(key, str):
@@ -80,10 +88,10 @@ class Row(Sequence[Any]):
         return f"Row({dict(zip(self._names, self._values, strict=True))!r})"
 
 
-def _rows(cursor: Any) -> Any:
+def _rows(source: PgConnection, cursor: Any) -> Any:
     """psycopg's row factory for Row: the names are read once per result."""
     names = {column.name: i for i, column in enumerate(cursor.description or ())}
-    return partial(Row, names)
+    return partial(Row, source, names)
 
 
 class PgCursor:
@@ -133,12 +141,12 @@ class PgConnection:
             raise mapped from None
 
     def execute(self, sql: str, parameters: Sequence[Any] = ()) -> PgCursor:
-        cursor = self.raw.cursor(row_factory=_rows)
+        cursor = self.raw.cursor(row_factory=partial(_rows, self))
         self.guarded(cursor.execute, translate(sql), tuple(parameters))
         return PgCursor(cursor, self)
 
     def executemany(self, sql: str, parameters: Any) -> PgCursor:
-        cursor = self.raw.cursor(row_factory=_rows)
+        cursor = self.raw.cursor(row_factory=partial(_rows, self))
         self.guarded(cursor.executemany, translate(sql), [tuple(p) for p in parameters])
         return PgCursor(cursor, self)
 

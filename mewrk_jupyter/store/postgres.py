@@ -13,6 +13,8 @@ it hit is rolled back by the server: nothing half written.
 from __future__ import annotations
 
 import hashlib
+import os
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -27,7 +29,14 @@ from .pg_connection import LOCK_SECONDS, PgConnection, reason
 from .pg_schema import APPLICATION, MIGRATIONS, PG_SCHEMA_VERSION, REGISTRY, WORKSPACE, statements
 
 CONNECT_SECONDS = 10  # how long opening a connection may take before the server counts as unreachable
+LIFE_PROBE_SECONDS = 5.0  # how often a write asks whether this process's life lock is still held
 _REGISTRY_LOCK = 0x4D57524B  # "MWRK": the advisory lock held while the registry or a schema is made
+
+
+# This process, as the owner of its runs names it (`host:pid:…`, engine/turns/run.py): while it lives it
+# holds an advisory lock of that name and its workspace's on a connection of its own, which the server
+# lets go of when the process dies, wherever it ran.
+LIFE = f"{socket.gethostname()}:{os.getpid()}"
 
 
 def _lock_key(schema: str) -> int:
@@ -75,6 +84,8 @@ class PgDatabase:
             raise
         self._write_lock = _lock_key(self.schema)
         self._use_schema(first)
+        self._life = self._hold_life()
+        self._life_probed = time.monotonic()
         self._local.lease = _Lease(first, partial(self._give_back, first, self._generation))
         self._connections.append(first)
         self.opened = True
@@ -222,6 +233,51 @@ class PgDatabase:
             )
         return str(schema)
 
+    def _hold_life(self) -> PgConnection:
+        """A connection of its own that holds this process's life lock in the workspace while it lives.
+        Another store object of this process for the same workspace (another spelling of the URL) may
+        hold it already: then that one's connection says this process lives."""
+        conn = self._connect(schema=None)
+        conn.execute("SELECT pg_try_advisory_lock(?)", (self._life_key(LIFE),))
+        return conn
+
+    def _keep_life(self) -> None:
+        """After the server dropped the life connection (a restart, a cut), hold the lock again on a new
+        one, so that this process's next runs are not taken for a dead one's. An idle connection learns
+        of its loss only when used: it is asked once every LIFE_PROBE_SECONDS."""
+        now = time.monotonic()
+        if now - self._life_probed < LIFE_PROBE_SECONDS and not self._life.broken:
+            return
+        with self._lock:
+            self._life_probed = now
+            try:
+                self._life.execute("SELECT 1")
+            except StoreError:
+                pass
+            if self._life.broken:
+                self._life.close()
+                try:
+                    self._life = self._hold_life()
+                except StoreError:
+                    pass  # the server is away: the change's own connection says so; asked again next time
+
+    def _life_key(self, owner: str) -> int:
+        """The advisory lock a process holds while it works in this workspace, from its owner's `host:pid`."""
+        host, _, rest = owner.partition(":")
+        return _lock_key(f"life:{self.schema}:{host}:{rest.partition(':')[0]}")
+
+    def owner_gone(self, owner: str) -> bool:
+        """Whether the process that owns a run no longer holds its life lock: it died, or lost its
+        connection to the server (then its run is taken over, and fencing stops what it still writes)."""
+        if owner.startswith(f"{LIFE}:"):
+            return False  # this process
+        conn = self.conn()
+        key = self._life_key(owner)
+        if not conn.execute("SELECT pg_try_advisory_lock(?)", (key,)).fetchone()[0]:
+            return False
+        conn.execute("SELECT pg_advisory_unlock(?)", (key,))
+        return True
+
     def conn(self) -> PgConnection:
         """This thread's connection: an ended thread's if one is idle, else a new one; one the server
         dropped is replaced."""
@@ -270,6 +326,7 @@ class PgDatabase:
         if conn.in_transaction:  # nested use joins the outer transaction
             yield conn
             return
+        self._keep_life()
         conn.execute("BEGIN")
         try:
             conn.execute("SELECT pg_advisory_xact_lock(?)", (self._write_lock,))
@@ -294,6 +351,7 @@ class PgDatabase:
             self._generation += 1
             for conn in self._connections:
                 conn.close()
+            self._life.close()
             self._connections.clear()
             self._idle.clear()
         self._local = threading.local()

@@ -36,8 +36,15 @@ def _owner_gone(owner: str) -> bool:
 
 
 def is_stale(row: sqlite3.Row, now: float | None = None) -> bool:
-    """True when the owner of a running turn crashed: its process is gone or its heart stopped beating."""
-    return ((now or time.time()) - row["heartbeat_at"]) > STALE_AFTER or _owner_gone(row["owner"])
+    """True when the owner of a running turn crashed: its process is gone or its heart stopped beating.
+
+    A row of the team store also knows whether its owner is still connected to the database, wherever
+    it runs (store/postgres.py): a server killed on another machine is seen at once, not after its heart
+    stopped for STALE_AFTER."""
+    if ((now or time.time()) - row["heartbeat_at"]) > STALE_AFTER or _owner_gone(row["owner"]):
+        return True
+    connected = getattr(row, "owner_gone", None)
+    return bool(connected is not None and connected(row["owner"]))
 
 
 def claim_turn(conn: sqlite3.Connection, session_id: str, run_id: str, owner: str) -> sqlite3.Row | None:

@@ -4,6 +4,7 @@ server is back. These tests stop a PostgreSQL server of their own, not the run's
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import psycopg
@@ -11,6 +12,7 @@ import pytest
 
 import mewrk_jupyter as mw
 from mewrk_jupyter.store import cards as card_rows
+from mewrk_jupyter.store import postgres as pg_store
 from mewrk_jupyter.store.cards import key_for_insert
 from tests.conftest import forget_process_state
 from tests.postgres import Postgres, start_postgres
@@ -61,3 +63,28 @@ def test_a_connection_dropped_mid_transaction_writes_none_of_it(faulty):
             card_rows.put_card(conn, s.id, mw.UserInput(text="other half"), key_for_insert(conn, s.id))
     forget_process_state()
     assert [c.text for c in mw.Session.open(s.id).cards] == ["kept"]
+
+
+def test_after_the_server_is_back_this_process_is_known_to_live_again(faulty, monkeypatch):
+    monkeypatch.setattr(pg_store, "LIFE_PROBE_SECONDS", 0.0)
+    s = mw.Session.new()
+    db = s.stored_timeline.db
+    key = db._life_key(f"{pg_store.LIFE}:run")
+
+    def held_by_this_process() -> bool:
+        with psycopg.connect(os.environ["MEWRK_STORE_URL"], autocommit=True) as other:
+            if other.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()[0]:
+                other.execute("SELECT pg_advisory_unlock(%s)", (key,))
+                return False
+            return True
+
+    assert held_by_this_process()
+    faulty.stop()
+    try:
+        with pytest.raises(mw.StoreError, match=LOST):
+            s.insert(mw.UserInput(text="while it is down"))
+    finally:
+        faulty.restart()
+    assert not held_by_this_process()  # the server forgot it with the connection it cut
+    s.insert(mw.UserInput(text="after it is back"))
+    assert held_by_this_process()  # so a run this process starts now is not taken for a dead one's

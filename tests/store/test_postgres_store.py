@@ -4,6 +4,10 @@ workspaces of one name share them, and bad input is one sentence with nothing wr
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 import textwrap
 
 import psycopg
@@ -13,7 +17,8 @@ import mewrk_jupyter as mw
 from mewrk_jupyter.store.address import postgres_place
 from mewrk_jupyter.store.pg_connection import translate
 from mewrk_jupyter.store.pg_schema import PG_SCHEMA_VERSION
-from tests.conftest import forget_process_state, run_python
+from mewrk_jupyter.store.runs import STALE_AFTER
+from tests.conftest import forget_process_state, run_python, wait_for
 
 
 @pytest.fixture
@@ -234,3 +239,36 @@ def test_a_command_sees_neither_the_store_url_nor_its_password(
     assert "TEAM_STORE_PASSWORD" not in call.result
     assert postgres.password not in call.result
     assert postgres.password not in json.dumps([entry.model_dump() for entry in s.history])
+
+
+FAR_TURN = """
+import socket
+socket.gethostname = lambda: "another-machine"  # as a server on another machine names its runs
+import sys
+import mewrk_jupyter as mw
+s = mw.Session.open(sys.argv[1])
+print("started", flush=True)
+s.send("long: 3000", wait=True)
+"""
+
+
+def test_a_turn_of_a_killed_process_on_another_machine_is_taken_over_at_once(workspace, team):
+    s = mw.Session.new(model="offline/slow")
+    far = subprocess.Popen(
+        [sys.executable, "-c", FAR_TURN, s.id], cwd=workspace, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert far.stdout.readline().strip() == "started"
+        wait_for(lambda: s.state == "running")
+        owner = s.stored_timeline.db.read("SELECT owner FROM runs")[0][0]
+        assert owner.startswith("another-machine:")  # no process of this machine to look for
+        with pytest.raises(mw.SessionBusy):
+            s.send("while it lives")
+        os.kill(far.pid, signal.SIGKILL)
+        far.wait(timeout=30)
+        # Its heart beat a moment ago, and its host is not this one: only the database knows it is gone.
+        wait_for(lambda: s.state == "idle", timeout=STALE_AFTER / 2)
+        s.send("long: 5")  # the next send takes the session over
+    finally:
+        far.kill()
+    assert [r.state for r in s.runs()] == ["interrupted", "done"]
