@@ -10,7 +10,7 @@ import shlex
 from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from .problems import Problem
 from .secrets import SECRET_HEADER, is_reference
@@ -91,14 +91,15 @@ def holds_credential(text: str, header: str | None = None) -> bool:
 
 
 def _url_carries_one(text: str) -> bool:
-    """A URL with a password, or a query parameter whose name says credential and whose value is given."""
+    """A URL with a password (not one written as a reference, `postgresql://u:${NAME}@host/db`), or a query
+    parameter whose name says credential and whose value is given."""
     for found in _URL.findall(text):
         try:
             parts = urlsplit(found)
             password = parts.password
         except ValueError:
             continue
-        if password:
+        if password and not is_reference(unquote(password)):
             return True
         for key, value in parse_qsl(parts.query, keep_blank_values=False):
             if SECRET_PARAMETER.search(key) and _given(value):

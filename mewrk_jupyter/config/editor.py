@@ -22,9 +22,10 @@ from .editpaths import (
     locate,
     read_only_reason,
 )
-from .files import KINDS, SUFFIXES, read_text, validate_file, validate_text
+from .files import KINDS, STORE, SUFFIXES, read_text, validate_file, validate_text
 from .loader import TRUST_FOLDERS, read_config
 from .problems import fail
+from .store_file import STORE_KIND
 from .trust import TrustState, trust_state
 from .yamlfile import MAX_FILE_BYTES, parse_yaml, too_large
 
@@ -69,7 +70,7 @@ class ConfigEditor:
         return f"{type(self).__name__}({str(self.home)!r})"
 
     def files(self) -> list[ConfigFile]:
-        """Each file of llm/, agents/, policy/, tools/, prompts/ and preferences.yaml, and server/'s files
+        """Each file of llm/, agents/, policy/, tools/, prompts/, preferences.yaml and store.yaml, and server/'s files
         marked read-only with the reason."""
         return listing(self.home)
 
@@ -164,6 +165,8 @@ class ConfigEditor:
             fail(target.rel, too_large(len(data)))
         if target.kind == PREFERENCES_KIND:
             validate_preferences(text)
+        elif target.kind == STORE_KIND:
+            validate_text(STORE, text, target.name, target.rel)
         else:
             validate_text(KINDS[target.kind], text, target.name, target.rel)
         return data
@@ -187,7 +190,7 @@ class ConfigEditor:
 
     def _trust_now(self, target: Target) -> TrustState | None:
         """The folder's trust before a change to a file that can ask for trust; None for other files."""
-        if target.kind not in TRUST_FOLDERS:
+        if target.kind not in TRUST_FOLDERS and target.kind != STORE_KIND:
             return None
         return trust_state(read_config(self.home))
 

@@ -1,4 +1,5 @@
-"""Which paths the settings editor may touch: a file of a configuration folder or preferences.yaml, never
+"""Which paths the settings editor may touch: a file of a configuration folder, preferences.yaml or
+store.yaml, never
 a path that leaves the configuration folder (absolute, `..`, or through a symbolic link)."""
 
 from __future__ import annotations
@@ -10,9 +11,12 @@ from pathlib import Path, PurePosixPath
 from ..errors import ConfigError
 from .base import FILE_NAME
 from .files import KINDS, SUFFIXES
+from .store_file import STORE_FILE, STORE_KIND
 
 PREFERENCES_FILE = "preferences.yaml"
 PREFERENCES_KIND = "preferences"
+# The files at the top of the folder the editor knows, each its own kind.
+TOP_FILES = {PREFERENCES_FILE: PREFERENCES_KIND, STORE_FILE: STORE_KIND}
 # The folders the editor lists, in the order a person meets them; server/ is listed but read-only.
 EDITOR_FOLDERS = ("llm", "agents", "policy", "tools", "hooks", "mcp", "prompts", "server")
 
@@ -67,15 +71,16 @@ def locate(home: Path, path: str | os.PathLike[str]) -> Target:
             f"{rel} uses '..'; give the path inside the configuration folder, like agents/main.yaml."
         )
     parts = pure.parts
-    if parts == (PREFERENCES_FILE,):
-        kind, name = PREFERENCES_KIND, "preferences"
+    if len(parts) == 1 and parts[0] in TOP_FILES:
+        kind = TOP_FILES[parts[0]]
+        name = kind
     elif len(parts) == 2 and parts[0] in EDITOR_FOLDERS and _is_file_name(parts[1]):
         kind, name = parts[0], PurePosixPath(parts[1]).stem
     else:
         folders = ", ".join(f"{f}/" for f in EDITOR_FOLDERS)
         raise ConfigError(
             f"{rel} is not a configuration file: the editor knows NAME.yaml files in {folders} "
-            f"(NAME in letters, digits, '.', '_' or '-') and {PREFERENCES_FILE}."
+            f"(NAME in letters, digits, '.', '_' or '-'), {PREFERENCES_FILE} and {STORE_FILE}."
         )
     clean = "/".join(parts)
     base = home.resolve()
@@ -95,12 +100,13 @@ def locate(home: Path, path: str | os.PathLike[str]) -> Target:
 
 
 def listing(home: Path) -> list[ConfigFile]:
-    """Every file of the editor's folders and preferences.yaml, in folder then name order."""
+    """Every file of the editor's folders, preferences.yaml and store.yaml, in folder then name order."""
     found: list[ConfigFile] = []
     if not home.is_dir():
         return found
-    if (home / PREFERENCES_FILE).is_file():
-        found.append(_entry(home, PREFERENCES_FILE, PREFERENCES_KIND))
+    for top, kind in TOP_FILES.items():
+        if (home / top).is_file():
+            found.append(_entry(home, top, kind))
     for folder in EDITOR_FOLDERS:
         directory = home / folder
         if not directory.is_dir():

@@ -24,6 +24,7 @@ from pydantic import ValidationInfo, field_validator
 from .base import ConfigModel
 from .codex_login import codex_login_secrets
 from .problems import invalid
+from .store_file import STORE_FILE
 
 # Names that usually hold credentials, whatever the configuration says (matched ignoring case); the team
 # store's URL may hold its password, and PostgreSQL's own variables may name one (PGPASSFILE).
@@ -133,6 +134,8 @@ def find_references(home: Path | None) -> References:
                 names.add(match.group("name"))
             elif match.group("file"):
                 paths.add(Path(match.group("file")).expanduser())
+        if path.name == STORE_FILE and path.parent == home:  # the team store's password, inside its URL
+            names.update(_STORE_PASSWORD_REF.findall(text))
         codex_cli = codex_cli or bool(_CODEX_CLI_LINE.search(text))
     found = References(frozenset(names), frozenset(paths), codex_cli)
     with _cache_lock:

@@ -10,6 +10,7 @@ from .codex_login import CHATGPT_CODEX_URL, CODEX_CLI, codex_login_path
 from .llm import AWS_SECRETS, VendorConfig
 from .loader import Config
 from .secrets import is_reference
+from .store_file import STORE_FILE
 
 # Where each protocol goes when a vendor file names no base_url; writing one of these out is no change.
 OFFICIAL_URLS: dict[str, tuple[str, ...]] = {
@@ -97,6 +98,11 @@ def exposure_of(config: Config) -> Exposure:
             headers.append(f"{header} ({where})")
             if is_reference(value):
                 secrets.append(f"{value} ({where}, headers.{header})")
+    if config.store is not None:
+        place = config.store.place("-")  # the server and the password; the workspace's name is not sent
+        servers.append(f"{place.url}, the team store of the sessions ({STORE_FILE})")
+        if place.password is not None:
+            secrets.append(f"{place.password} ({STORE_FILE}, url)")
     if config.server is not None and config.server.token:
         secrets.append(f"{config.server.token} (server/, token)")
     commands = [f"`{_command_text(tool.command)}` (tools/{name}.yaml)" for name, tool in config.tools.items()]

@@ -21,6 +21,7 @@ from .problems import Problem, describe, fail, optional_fields, raise_problems, 
 from .prompts import PromptProfile
 from .server import ServerConfig
 from .shares import read_fractions
+from .store_file import STORE_FILE, STORE_KIND, StoreFile
 from .tools import ToolConfig
 from .workflows import WorkflowConfig
 from .yamlfile import MAX_FILE_BYTES, parse_yaml, too_large
@@ -61,18 +62,24 @@ EDITABLE_KINDS: tuple[str, ...] = tuple(k for k, v in KINDS.items() if v.editabl
 # `preferences.yaml` is one file at the top of the folder, not a subfolder: validate_file("preferences", ...).
 PREFERENCES_KIND = "preferences"
 PREFERENCES = FileKind("", Preferences, "preferences")
+# `store.yaml`, likewise one file at the top: the team store the folder's sessions are kept in.
+STORE = FileKind("", StoreFile, "team store")
 
 
 def validate_file(kind: str, source: Path | str, *, name: str | None = None) -> Any:
     """Validate one file: `source` is its Path, or its text (then `name` is the stem); returns its model.
 
-    `kind` is a subfolder of KINDS, or "preferences" for `preferences.yaml` (then `name` is not needed).
+    `kind` is a subfolder of KINDS, or "preferences" for `preferences.yaml` and "store" for `store.yaml`
+    (then `name` is not needed).
 
     Raises InvalidConfig (a ConfigError) whose message names the file and the field.
     """
     if kind == PREFERENCES_KIND:
         text = read_text(source, PREFERENCES_FILE) if isinstance(source, Path) else source
         return validate_text(PREFERENCES, text, "preferences", PREFERENCES_FILE)
+    if kind == STORE_KIND:
+        text = read_text(source, STORE_FILE) if isinstance(source, Path) else source
+        return validate_text(STORE, text, "store", STORE_FILE)
     spec = _kind(kind)
     if isinstance(source, Path):
         name = name or source.stem
@@ -137,7 +144,7 @@ def _kind(kind: str) -> FileKind:
     if kind not in KINDS:
         raise ConfigError(
             f"There is no configuration folder {kind!r}; the folders are {', '.join(KINDS)} "
-            f"(and {PREFERENCES_KIND!r} for {PREFERENCES_FILE})"
+            f"(and {PREFERENCES_KIND!r} for {PREFERENCES_FILE}, {STORE_KIND!r} for {STORE_FILE})"
         )
     return KINDS[kind]
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict
 
 from ..errors import ConfigError
 from .agents import AgentConfig
-from .files import KINDS, SUFFIXES, read_text, validate_text
+from .files import KINDS, STORE, SUFFIXES, read_text, validate_text
 from .hooks import HookConfig
 from .llm import ModelConfig, VendorConfig
 from .mcp import McpServerConfig
@@ -17,6 +18,7 @@ from .policy import DEFAULT_POLICY, PolicyConfig
 from .problems import InvalidConfig, Problem, raise_problems
 from .prompts import PromptProfile
 from .server import ServerConfig
+from .store_file import STORE_FILE, StoreFile
 from .tools import ToolConfig
 from .workflows import WorkflowConfig
 
@@ -36,6 +38,7 @@ class Config(BaseModel):
     mcp: dict[str, McpServerConfig] = {}
     workflows: dict[str, WorkflowConfig] = {}
     server: ServerConfig | None = None
+    store: StoreFile | None = None  # store.yaml: the team store of the folder's sessions
     # What is wrong with the files that were left out: each disables only what it defines.
     problems: tuple[Problem, ...] = ()
     # What was read otherwise than it is written now (an older file's fraction as its percent): said,
@@ -181,6 +184,7 @@ def read_config(home: Path | str) -> Config:
                 notes.extend(read)  # only a file that is used: one left out says what is wrong instead
             except InvalidConfig as exc:
                 problems.extend(exc.problems)
+    store = _store_file(home, digest, problems)
     servers = found.pop("server")
     if len(servers) > 1:
         listed = ", ".join(f"server/{name}" for name in servers)
@@ -192,12 +196,27 @@ def read_config(home: Path | str) -> Config:
         {
             "home": home,
             "server": next(iter(servers.values()), None),
+            "store": store,
             "problems": tuple(problems),
             "notes": tuple(notes),
             "digest": digest.hexdigest(),
             **fields,
         }
     )
+
+
+def _store_file(home: Path, digest: Any, problems: list[Problem]) -> StoreFile | None:
+    """store.yaml, read as a file of TRUST_FOLDERS is: its text in the digest, a fault in the problems."""
+    path = home / STORE_FILE
+    if not path.is_file():
+        return None
+    try:
+        text = read_text(path, STORE_FILE)
+        digest.update(f"{STORE_FILE}\0".encode() + hashlib.sha256(text.encode()).digest())
+        return cast(StoreFile, validate_text(STORE, text, "store", STORE_FILE))
+    except InvalidConfig as exc:
+        problems.extend(exc.problems)
+        return None
 
 
 def _files(folder: Path, problems: list[Problem]) -> list[Path]:

@@ -13,6 +13,7 @@ from typing import TypedDict
 from ..config import Config, ModelConfig, VendorConfig, read_config, trust_state
 from ..config.files import KINDS
 from ..config.secrets import resolve_secret
+from ..config.store_file import STORE_FILE
 from ..errors import ConfigError, WorkspaceNotTrusted
 from .base import Exchange, ModelInfo, ModelRequest, Provider
 from .discovery import ListedModel, discovered_models
@@ -63,12 +64,22 @@ def _signature(home: Path) -> tuple:
     Read several times per turn, before the request is sent: one os.scandir of the folder and of
     each configuration folder in it costs a fraction of pathlib's is_dir, iterdir and stat.
     """
+    entries = []
     try:
         with os.scandir(home) as found:
-            folders = sorted(e.path for e in found if e.name in CONFIG_FOLDERS and e.is_dir())
+            folders = []
+            for e in found:
+                if e.name in CONFIG_FOLDERS and e.is_dir():
+                    folders.append(e.path)
+                elif e.name == STORE_FILE:  # the one file at the top the Config reads
+                    try:
+                        stat = e.stat()
+                        entries.append((e.path, stat.st_mtime_ns, stat.st_size, stat.st_ino))
+                    except OSError:
+                        entries.append((e.path, -1, -1, -1))
+            folders.sort()
     except (FileNotFoundError, NotADirectoryError):
         return ()
-    entries = []
     for folder in folders:
         with os.scandir(folder) as found:
             for entry in found:

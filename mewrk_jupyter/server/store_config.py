@@ -16,7 +16,7 @@ from collections.abc import MutableMapping
 from typing import Any
 
 from ..errors import StoreError
-from ..store.address import URL_VARIABLE, WORKSPACE_VARIABLE, postgres_place
+from ..store.address import URL_VARIABLE, WORKSPACE_VARIABLE, file_password_refusal, postgres_place
 
 SECTION = "MewrkJupyter"
 KEYS = {"store_url": URL_VARIABLE, "workspace": WORKSPACE_VARIABLE}
@@ -77,10 +77,4 @@ def _refusal(url: str, workspace: str) -> str | None:
         place = postgres_place(url, workspace)
     except StoreError as exc:
         return str(exc).replace(URL_VARIABLE, "the URL")
-    if place.password is not None and not (place.password.startswith("${") and place.password.endswith("}")):
-        return (
-            "a configuration file holds no password: write it as a reference "
-            "(postgresql://user:${NAME}@host/db, NAME an environment variable) or leave it to PGPASSWORD or "
-            "~/.pgpass."
-        )
-    return None
+    return file_password_refusal(place)

@@ -110,3 +110,16 @@ def postgres_place(url: str, workspace: str) -> PostgresPlace:
         netloc += f":{port}"
     bare = urlunsplit(("postgresql", netloc, f"/{quote(database, safe='')}", "", ""))
     return PostgresPlace(bare, workspace, password or None)
+
+
+def file_password_refusal(place: PostgresPlace) -> str | None:
+    """Why a URL written in a configuration file cannot be used: a file is no place for a password, which
+    it gives only as a reference. None when it can be used."""
+    written = place.password
+    if written is None or _ENV_REF.match(written):
+        return None
+    return (
+        "a configuration file holds no password: write it as a reference "
+        "(postgresql://user:${NAME}@host/db, NAME an environment variable) or leave it to PGPASSWORD or "
+        "~/.pgpass."
+    )
