@@ -238,7 +238,7 @@ class PgDatabase:
         Another store object of this process for the same workspace (another spelling of the URL) may
         hold it already: then that one's connection says this process lives."""
         conn = self._connect(schema=None)
-        conn.execute("SELECT pg_try_advisory_lock(?)", (self._life_key(LIFE),))
+        conn.execute("SELECT pg_try_advisory_lock(?)", (self.life_key(LIFE),))
         return conn
 
     def _keep_life(self) -> None:
@@ -261,7 +261,7 @@ class PgDatabase:
                 except StoreError:
                     pass  # the server is away: the change's own connection says so; asked again next time
 
-    def _life_key(self, owner: str) -> int:
+    def life_key(self, owner: str) -> int:
         """The advisory lock a process holds while it works in this workspace, from its owner's `host:pid`."""
         host, _, rest = owner.partition(":")
         return _lock_key(f"life:{self.schema}:{host}:{rest.partition(':')[0]}")
@@ -272,7 +272,7 @@ class PgDatabase:
         if owner.startswith(f"{LIFE}:"):
             return False  # this process
         conn = self.conn()
-        key = self._life_key(owner)
+        key = self.life_key(owner)
         if not conn.execute("SELECT pg_try_advisory_lock(?)", (key,)).fetchone()[0]:
             return False
         conn.execute("SELECT pg_advisory_unlock(?)", (key,))

@@ -69,7 +69,7 @@ def test_after_the_server_is_back_this_process_is_known_to_live_again(faulty, mo
     monkeypatch.setattr(pg_store, "LIFE_PROBE_SECONDS", 0.0)
     s = mw.Session.new()
     db = s.stored_timeline.db
-    key = db._life_key(f"{pg_store.LIFE}:run")
+    key = db.life_key(f"{pg_store.LIFE}:run")
 
     def held_by_this_process() -> bool:
         with psycopg.connect(os.environ["MEWRK_STORE_URL"], autocommit=True) as other:
