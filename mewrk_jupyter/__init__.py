@@ -23,6 +23,8 @@ from .cards.undo import UNDO
 from .config.preferences import Preferences
 from .engine.catalog import list_sessions
 from .engine.display import register_view
+from .engine.replay.run import Replay
+from .engine.replay_check import replay_check
 from .engine.session import Session
 from .engine.settings.editor import SettingsEditor
 from .engine.settings.preferences import preferences, set_preferences
@@ -72,6 +74,7 @@ __all__ = [
     "Preferences",
     "Preview",
     "ProviderError",
+    "Replay",
     "RunNotFound",
     "Session",
     "SessionBusy",
@@ -91,6 +94,7 @@ __all__ = [
     "list_sessions",
     "load_ipython_extension",
     "preferences",
+    "replay_check",
     "set_preferences",
     "trust",
 ]

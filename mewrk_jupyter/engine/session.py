@@ -5,7 +5,8 @@ that does it: what every process reads from the store in `stored_session` (the b
 branching and forking in `opening`; settings and the tool lock in `session_config`; approvals, Stop and
 plan mode across subagents in `decisions`; a person's edits in `timeline.edits`; turns and hand-run tools
 in `turns.control`; compaction in `compaction`; hooks and reverts in the toolbox; workflows and a step's
-read-only record in `subagents.workflow`; notebooks in `notebook` and attached objects in `represent`.
+read-only record in `subagents.workflow`; replays in `replay`; notebooks in `notebook` and attached objects
+in `represent`.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from .decisions import SessionDecisions
 from .display import make_view, markdown_view, view_bundle
 from .notebook import write_export
 from .opening import create_copy, create_session, forget_open_sessions, imported_start, new_start, open_once
+from .replay.run import Replay, start_replay
 from .represent import attached_input
 from .session_config import SessionConfig
 from .settings.model import SessionSettings
@@ -123,9 +125,8 @@ class Session(StoredSession):
         title: str | None = None,
         workspace: str | Path | None = None,
     ) -> Session:
-        """A new session from a notebook that `export` wrote: its cards in order, with their kinds, ids and
-        text (as edited in the notebook; cells added there by hand are left out). The model is `model`, or
-        the workspace's default; the title is `title`, or the exported session's."""
+        """A new session from a notebook `export` wrote: its cards in order, kinds, ids and text as edited
+        there (cells added by hand left out); the model `model` or the default, the title `title` or its."""
         ws, name, parsed, cards, notices = imported_start(Path(path), workspace, model, title)
         warn_unbuilt(notices)
         return cls.open(create_session(ws, name, parsed, None, cards), workspace=ws.root)
@@ -371,12 +372,10 @@ class Session(StoredSession):
         in_policy: bool = False,
         wait: bool | None = None,
     ) -> Run:
-        """Approve the pending tool call (A1) and go on; with none of its own waiting, the call a subagent
-        of it waits for. `always` approves more than this call from now on: True (or "tool") the whole
-        tool; "command" this very command or path, "like" commands like it (the rules the approval card
-        shows as `rules_this` and `rules_like`, A5), or a rule written out (`"bash(git status*)"`) that
-        allows this call. For this session — or, with `in_policy=True`, in the safety level's policy file,
-        through the settings editor's checks."""
+        """Approve the pending tool call (A1), else the one a subagent of it waits for, and go on. `always`
+        approves more from now on: True or "tool" the tool; "command" this command or path, "like" those
+        like it (the card's `rules_this`, `rules_like`, A5), or a rule written out ("bash(git status*)");
+        for this session, or with `in_policy=True` in the safety level's file, through the editor's checks."""
         return self._decisions.decide("approved", reason, always, wait, in_policy)
 
     def reject(self, reason: str | None = None, *, wait: bool | None = None) -> Run:
@@ -409,13 +408,18 @@ class Session(StoredSession):
         return self._parts.toolbox.revert(self.card(card_id))
 
     def workflow(self, name: str, text: str = "") -> Workflow:
-        """Start the workflow `.mewrk/workflows/<name>.yaml` with `text` as its input (X8): its steps run
-        one after the other in the background, each a subagent session of its own, and its card on this
-        timeline follows them; its result reaches the model before its next request, as a
-        `<task-notification>`. Refused with a sentence, starting nothing, for an unknown or broken
-        workflow, an unknown agent or model in a step, or too many subagents at work; `stop()` stops it."""
+        """Start the workflow `.mewrk/workflows/<name>.yaml` on `text` (X8): its steps run in turn in the
+        background, each a subagent, followed by its card; its result reaches the model as a
+        `<task-notification>`. Refused with a sentence for what cannot run; `stop()` stops it."""
         self._changeable()
         return person_workflow(self, name, text)
+
+    def replay(
+        self, model: str | None = None, *, agent: str | None = None, upto: Any = None, tools: str = "recorded"
+    ) -> Replay:
+        """Ask this session's messages again of `model` or `agent` on a branch, each turn compared with the
+        recording's; tools "recorded" (nothing runs) or "live" (#38). `wait()`, `stop()`, `report()`."""
+        return start_replay(self, model, agent, upto, tools, type(self).open)
 
     def stop(self) -> bool:
         """Stop the running turn, whichever window or process owns it (R3), and the session's background

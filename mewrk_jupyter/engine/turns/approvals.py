@@ -32,6 +32,7 @@ from ..toolbox.policy import (
     suggested_rules,
 )
 from ..toolbox.policy_file import allow_in_policy
+from .recorded import recorded_answers
 
 PARALLEL_TOOLS = 4  # calls of one response that run at once
 BOX_ANSWER = "`box` only carries the host application's messages to you; calling it does nothing."
@@ -100,11 +101,16 @@ class Approvals:
             for c in timeline.cards
             if isinstance(c, Approval) and c.tool_card_id in call_ids
         }
+        recorded = recorded_answers(self.session_id)
         for cid in call_ids:
             found = timeline.get(cid)
             if not found or not isinstance(found[1], ToolCall) or found[1].status != "pending":
                 continue  # deleted by the person, or already settled
             call = found[1]
+            if recorded is not None:  # a replay of recorded tools: answered from the recording, none runs
+                recorded.answer(call)
+                self.timeline.save(call)
+                continue
             if (
                 call.name == BOX_TOOL
             ):  # the host's messages travel in `box`: a call of the model's is harmless
