@@ -69,32 +69,30 @@ def store_place(sqlite_file: Path, root: Path, environ: Mapping[str, str] | None
     return postgres_place(url, env.get(WORKSPACE_VARIABLE, "").strip() or root.name)
 
 
-def postgres_place(url: str, workspace: str) -> PostgresPlace:
+def postgres_place(url: str, workspace: str, named: str = URL_VARIABLE) -> PostgresPlace:
     """The PostgreSQL place a URL names, or a StoreError that says what is wrong with it (never echoing
-    the password)."""
+    the password); `named` is where the URL was given, as the sentence says it."""
     try:
         parts = urlsplit(url)
         port = parts.port
     except ValueError:
         raise StoreError(
-            f"{URL_VARIABLE} is not a URL that can be read (write it as postgresql://user@host:port/database)."
+            f"{named} is not a URL that can be read (write it as postgresql://user@host:port/database)."
         ) from None
     if parts.scheme not in SCHEMES:
         shown = parts.scheme or "no scheme"
         raise StoreError(
-            f"{URL_VARIABLE} must be a postgresql:// URL (it has {shown}); unset it to keep the sessions in "
+            f"{named} must be a postgresql:// URL (it has {shown}); unset it to keep the sessions in "
             "the workspace's SQLite file."
         )
     if not parts.hostname:
-        raise StoreError(f"{URL_VARIABLE} names no host: write it as postgresql://user@host:port/database.")
+        raise StoreError(f"{named} names no host: write it as postgresql://user@host:port/database.")
     database = unquote(parts.path.lstrip("/"))
     if not database or "/" in database:
-        raise StoreError(
-            f"{URL_VARIABLE} names no database: write it as postgresql://user@host:port/database."
-        )
+        raise StoreError(f"{named} names no database: write it as postgresql://user@host:port/database.")
     if parts.query or parts.fragment:
         raise StoreError(
-            f"{URL_VARIABLE} takes no options after the database's name (?… or #…): write it as "
+            f"{named} takes no options after the database's name (?… or #…): write it as "
             "postgresql://user@host:port/database."
         )
     if not _NAME.match(workspace):
