@@ -8,6 +8,9 @@ The URL's password is a secret like a vendor's key: written in the URL (in the e
 as a reference in its place (`postgresql://mewrk:${PG_PASSWORD}@host/db`), or left to PostgreSQL's own
 `PGPASSWORD` and `~/.pgpass`. It is resolved when a connection opens and never shown: the place
 prints as its URL without the password.
+
+A command that copies a store (`store copy SRC DST`) names each side as a URL, a workspace folder or an
+SQLite file: `named_place` reads which.
 """
 
 from __future__ import annotations
@@ -69,32 +72,30 @@ def store_place(sqlite_file: Path, root: Path, environ: Mapping[str, str] | None
     return postgres_place(url, env.get(WORKSPACE_VARIABLE, "").strip() or root.name)
 
 
-def postgres_place(url: str, workspace: str) -> PostgresPlace:
+def postgres_place(url: str, workspace: str, named: str = URL_VARIABLE) -> PostgresPlace:
     """The PostgreSQL place a URL names, or a StoreError that says what is wrong with it (never echoing
-    the password)."""
+    the password); `named` is where the URL was given, as the sentence says it."""
     try:
         parts = urlsplit(url)
         port = parts.port
     except ValueError:
         raise StoreError(
-            f"{URL_VARIABLE} is not a URL that can be read (write it as postgresql://user@host:port/database)."
+            f"{named} is not a URL that can be read (write it as postgresql://user@host:port/database)."
         ) from None
     if parts.scheme not in SCHEMES:
         shown = parts.scheme or "no scheme"
         raise StoreError(
-            f"{URL_VARIABLE} must be a postgresql:// URL (it has {shown}); unset it to keep the sessions in "
+            f"{named} must be a postgresql:// URL (it has {shown}); unset it to keep the sessions in "
             "the workspace's SQLite file."
         )
     if not parts.hostname:
-        raise StoreError(f"{URL_VARIABLE} names no host: write it as postgresql://user@host:port/database.")
+        raise StoreError(f"{named} names no host: write it as postgresql://user@host:port/database.")
     database = unquote(parts.path.lstrip("/"))
     if not database or "/" in database:
-        raise StoreError(
-            f"{URL_VARIABLE} names no database: write it as postgresql://user@host:port/database."
-        )
+        raise StoreError(f"{named} names no database: write it as postgresql://user@host:port/database.")
     if parts.query or parts.fragment:
         raise StoreError(
-            f"{URL_VARIABLE} takes no options after the database's name (?… or #…): write it as "
+            f"{named} takes no options after the database's name (?… or #…): write it as "
             "postgresql://user@host:port/database."
         )
     if not _NAME.match(workspace):
@@ -123,3 +124,55 @@ def file_password_refusal(place: PostgresPlace) -> str | None:
         "(postgresql://user:${NAME}@host/db, NAME an environment variable) or leave it to PGPASSWORD or "
         "~/.pgpass."
     )
+
+def is_url(text: str) -> bool:
+    """Whether a place named on the command line is a URL (`scheme://…`) rather than a path."""
+    return re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", text) is not None
+
+
+def workspace_name(option: str | None, env: Mapping[str, str], folders: list[Path]) -> tuple[str, str]:
+    """The workspace's name in PostgreSQL for a command (`store copy`) and how it was chosen: --workspace,
+    else MEWRK_WORKSPACE, else the name of the workspace folder named beside the URL (as that workspace's
+    own store would be named), else the current folder's."""
+    if option and option.strip():
+        return option.strip(), "given by --workspace"
+    named = env.get(WORKSPACE_VARIABLE, "").strip()
+    if named:
+        return named, f"{named!r}, from {WORKSPACE_VARIABLE}"
+    folder = folders[0].resolve() if folders else Path.cwd()
+    which = "the workspace folder" if folders else "the current folder"
+    return folder.name, f"the name of {which} {folder} (--workspace names another)"
+
+
+def named_place(role: str, text: str, workspace: str) -> StorePlace:
+    """The store a command line names as `role` (SRC or DST): a postgresql:// URL, a workspace folder (its
+    .mewrk/mewrk.db, whatever MEWRK_STORE_URL says) or an SQLite file; a source must exist, and a new
+    target file end in .db."""
+    if is_url(text):
+        scheme = text.partition(":")[0]
+        if scheme.lower() not in SCHEMES:
+            raise StoreError(
+                f"{role} must be a workspace folder, an SQLite .db file or a postgresql:// URL (it has the "
+                f"scheme {scheme}), so nothing was copied."
+            )
+        return postgres_place(text, workspace, named=role)
+    path = Path(text).expanduser().resolve()
+    if path.is_dir():
+        store = path / ".mewrk" / "mewrk.db"
+        if role == "SRC" and not store.is_file():
+            raise StoreError(
+                f"The folder {path} holds no store (.mewrk/mewrk.db), so nothing was copied: SRC names a "
+                "workspace folder that has sessions, an SQLite .db file or a postgresql:// URL."
+            )
+        return store
+    if role == "SRC" and not path.is_file():
+        raise StoreError(
+            f"There is no store at {path}, so nothing was copied: SRC names a workspace folder, an SQLite "
+            ".db file or a postgresql:// URL."
+        )
+    if role == "DST" and not path.exists() and path.suffix != ".db":
+        raise StoreError(
+            f"DST {path} does not exist, so nothing was copied: name a workspace folder, a new file ending "
+            "in .db, or a postgresql:// URL."
+        )
+    return path

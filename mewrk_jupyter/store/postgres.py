@@ -64,8 +64,11 @@ class PgDatabase:
     """A workspace's sessions in PostgreSQL: a connection per thread (an ended thread's goes to the next),
     every change in its own transaction, which holds the workspace's write lock."""
 
-    def __init__(self, place: PostgresPlace) -> None:
+    def __init__(self, place: PostgresPlace, create: bool = True) -> None:
+        """Open the workspace's sessions at `place`; `create=False` refuses a workspace the database does
+        not hold yet (copying from it) instead of making its schema."""
         self.place = place
+        self.create = create
         self.path = place  # what a run's claim names (store/fence.py), as a file's path does for SQLite
         self.opened = False
         self.damaged: StoreError | None = None
@@ -157,6 +160,8 @@ class PgDatabase:
             registry = conn.execute("SELECT to_regclass('public.mewrk_store') IS NOT NULL").fetchone()[0]
             if not registry:
                 self._check_empty(conn)
+                if not self.create:
+                    raise self._no_workspace([])
                 for statement in statements(REGISTRY):
                     conn.execute(statement)
                 conn.execute(
@@ -200,6 +205,13 @@ class PgDatabase:
             f"version reads up to {PG_SCHEMA_VERSION}). Upgrade mewrk_jupyter; the store was left untouched."
         )
 
+    def _no_workspace(self, names: list[str]) -> StoreError:
+        held = ", ".join(repr(name) for name in names[:5]) + (", …" if len(names) > 5 else "")
+        return StoreError(
+            f"The team store {self.place} holds no workspace of that name (it holds {held or 'none'}): "
+            "check the workspace's name (--workspace, or MEWRK_WORKSPACE). Nothing was written."
+        )
+
     def _workspace_schema(self, conn: PgConnection) -> str:
         """The schema of this workspace's tables, made (or upgraded) if needed, inside the open transaction."""
         from psycopg import sql
@@ -209,6 +221,9 @@ class PgDatabase:
         ).fetchone()
         if row is not None and row[1] > PG_SCHEMA_VERSION:
             raise self._newer(row[1])
+        if row is None and not self.create:
+            names = conn.execute("SELECT name FROM public.mewrk_workspaces ORDER BY name LIMIT 6").fetchall()
+            raise self._no_workspace([str(name[0]) for name in names])
         if row is None:
             number = conn.execute("SELECT nextval('public.mewrk_workspace_numbers')").fetchone()[0]
             schema = f"mewrk_ws{number}"
