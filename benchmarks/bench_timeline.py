@@ -21,6 +21,7 @@ from mewrk_jupyter.store.db import forget_databases
 
 SIZES = (100, 10_000)
 REPEAT = 200
+OPENS = 20
 
 
 def fresh_process() -> None:
@@ -45,7 +46,8 @@ def median_ms(samples: list[float]) -> float:
     return statistics.median(samples) * 1000
 
 
-def measure(session_id: str) -> dict[str, float]:
+def measure(session_id: str, repeat: int = REPEAT, opens: int = OPENS) -> dict[str, float]:
+    """Median times of `repeat` inserts and edits in the middle of the session, and of `opens` opens."""
     fresh_process()
     t0 = time.perf_counter()
     s = mw.Session.open(session_id)
@@ -54,8 +56,8 @@ def measure(session_id: str) -> dict[str, float]:
     cards = s.cards
     first_read = time.perf_counter() - t0
     middle = cards[len(cards) // 2].id
-    inserts, edits, opens = [], [], []
-    for i in range(REPEAT):
+    inserts, edits, opened_again = [], [], []
+    for i in range(repeat):
         t0 = time.perf_counter()
         card = s.insert(mw.UserInput(text=f"inserted {i}"), after=middle)
         inserts.append(time.perf_counter() - t0)
@@ -63,15 +65,15 @@ def measure(session_id: str) -> dict[str, float]:
         s.edit(card.id, text=f"edited {i}")
         edits.append(time.perf_counter() - t0)
     UNDO.clear()
-    for _ in range(20):
+    for _ in range(opens):
         fresh_process()
         t0 = time.perf_counter()
         mw.Session.open(session_id)
-        opens.append(time.perf_counter() - t0)
+        opened_again.append(time.perf_counter() - t0)
     return {
         "insert one card (ms, median)": median_ms(inserts),
         "edit one card (ms, median)": median_ms(edits),
-        "open a session (ms, median)": median_ms(opens),
+        "open a session (ms, median)": median_ms(opened_again),
         "first open, single run (ms)": opened * 1000,
         "first read of all cards (ms)": first_read * 1000,
     }

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..store import sessions as session_rows
 from ..store.db import database
-from .timeline.state import state_of
+from .timeline.state import states_of
 from .turns.records import find_run
 from .views import HistoryEntry, SessionInfo, SessionInfoList
 from .workspace import Workspace
@@ -20,12 +20,13 @@ def list_sessions(workspace: str | Path | None = None) -> SessionInfoList:
     db = database(ws.store)
     conn = db.conn()
     out = SessionInfoList()
+    states = states_of(conn)
     for row in session_rows.list_sessions(conn):
         out.append(
             SessionInfo(
                 id=row["id"],
                 title=row["title"],
-                state=state_of(conn, row["id"]),
+                state=states.get(row["id"], "idle"),
                 parent=row["parent_id"],
                 created_at=row["created_at"],
                 model=json.loads(row["settings"]).get("model", ""),

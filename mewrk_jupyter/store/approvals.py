@@ -42,6 +42,11 @@ def has_resume_point(conn: sqlite3.Connection, session_id: str) -> bool:
     return row is not None
 
 
+def sessions_with_resume_point(conn: sqlite3.Connection) -> set[str]:
+    """The sessions a turn of which waits for an approval."""
+    return {row[0] for row in conn.execute("SELECT DISTINCT session_id FROM resume_points").fetchall()}
+
+
 def drop_resume_point(conn: sqlite3.Connection, session_id: str, approval_id: str) -> None:
     """Forget a resume point once its approval is decided."""
     conn.execute(

@@ -75,6 +75,15 @@ def waiting_subagent(conn: sqlite3.Connection, session_id: str) -> str | None:
     return row[0] if row else None
 
 
+def sessions_waiting_on_subagent(conn: sqlite3.Connection) -> set[str]:
+    """The sessions on whose timeline a subagent's approval waits (waiting_subagent of each, at once)."""
+    rows = conn.execute(
+        "SELECT DISTINCT session_id, data ->> 'session_id' FROM cards WHERE kind = 'approval' "
+        "AND data ->> 'decision' = 'pending' AND data ->> 'session_id' IS NOT NULL"
+    ).fetchall()
+    return {row[0] for row in rows if row[1]}
+
+
 def next_key(conn: sqlite3.Connection, session_id: str, key: str) -> str | None:
     """The key right after `key`, or None at the end."""
     row = conn.execute(

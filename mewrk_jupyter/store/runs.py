@@ -20,6 +20,11 @@ def current_run(conn: sqlite3.Connection, session_id: str) -> sqlite3.Row | None
     ).fetchone()
 
 
+def running_runs(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+    """The running turn of every session that has one."""
+    return conn.execute("SELECT * FROM runs WHERE state = 'running'").fetchall()
+
+
 def _owner_gone(owner: str) -> bool:
     """True when the owner ran on this host and its process no longer exists."""
     host, _, rest = owner.partition(":")

@@ -38,6 +38,16 @@ def test_an_ask_call_pauses_the_turn_with_an_approval_card(workspace):
     assert s.last_run.state == "awaiting_approval"
 
 
+def test_the_list_of_sessions_gives_each_its_own_state(workspace):
+    # The listing reads the states of all sessions at once (engine/timeline/state.py: states_of).
+    idle = mw.Session.new(title="idle")
+    waiting = paused(workspace)
+    after = mw.Session.new(title="idle too")
+    listed = {info.id: info.state for info in mw.list_sessions()}
+    assert listed == {idle.id: "idle", waiting.id: "awaiting_approval", after.id: "idle"}
+    assert listed == {s.id: s.state for s in (idle, waiting, after)}
+
+
 def test_approve_runs_the_call_and_the_model_goes_on(workspace):
     s = paused(workspace)
     run = s.approve()
