@@ -125,6 +125,7 @@ def file_password_refusal(place: PostgresPlace) -> str | None:
         "~/.pgpass."
     )
 
+
 def is_url(text: str) -> bool:
     """Whether a place named on the command line is a URL (`scheme://…`) rather than a path."""
     return re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", text) is not None

@@ -55,6 +55,18 @@ def test_a_replay_asks_each_message_again_on_a_branch_and_leaves_the_recording_a
     assert not any(isinstance(c, mw.Approval) for c in branch.cards)
 
 
+def test_a_follower_hears_each_turn_then_the_end(workspace):
+    s = _recording(workspace)
+    heard: list = []
+    replay = s.replay()
+    replay.follow(heard.append)
+    replay.wait(60)
+    assert [t.number for t in heard[:-1]] == [1, 2] and heard[-1] is None
+    late: list = []
+    replay.follow(late.append)  # after the end: what was made, then the end, at once
+    assert [t.number if t else None for t in late] == [1, 2, None]
+
+
 def test_the_report_names_both_models_a_line_per_turn_and_opens_the_diffs(workspace):
     s = _recording(workspace)
     replay = s.replay("offline/thinker").wait(60)

@@ -56,6 +56,8 @@ class Replay:
         self.messages = len(turns)  # the person's messages it asks again
         self._stopping = threading.Event()
         self._ended = threading.Event()
+        self._listeners: list[Callable[[ReplayTurn | None], None]] = []
+        self._told = threading.Lock()  # a listener hears each turn once, in order, then the end
         self._recorded_latency = _latencies(source, turns)
         self._thread = threading.Thread(target=self._drive, name=f"mewrk-replay-{branch.id}", daemon=True)
         self._thread.start()
@@ -84,6 +86,29 @@ class Replay:
         self.branch.stop()
         return True
 
+    def follow(self, listener: Callable[[ReplayTurn | None], None]) -> None:
+        """Call `listener` with each turn's comparison, those made already first, then with None once the
+        replay has ended (its `state` and `error` say how); it runs on the replay's thread."""
+        with self._told:
+            for turn in self.turns:
+                listener(turn)
+            if self.done:
+                listener(None)
+            else:
+                self._listeners.append(listener)
+
+    def _tell(self, turn: ReplayTurn | None) -> None:
+        with self._told:
+            if turn is not None:
+                self.turns.append(turn)
+            else:
+                self._ended.set()
+            for listener in self._listeners:
+                try:
+                    listener(turn)
+                except Exception:  # a listener's fault (a closed stream) is its own, not the replay's
+                    pass
+
     def report(self) -> str:
         """The comparison in Markdown: both models, a line per turn, the diffs open where they differ."""
         return report_markdown(self)
@@ -106,7 +131,7 @@ class Replay:
                     break
                 if answers is not None:
                     answers.turn = turn
-                self.turns.append(self._ask(turn))
+                self._tell(self._ask(turn))
             self.state = "stopped" if self._stopping.is_set() else "done"
         except MewrkError as exc:
             self.state, self.error = "failed", str(exc)
@@ -114,7 +139,7 @@ class Replay:
             self.state, self.error = "failed", f"The replay stopped on an error: {type(exc).__name__}: {exc}"
         finally:
             answer_from(self.branch.id, None)
-            self._ended.set()
+            self._tell(None)
 
     def _ask(self, turn: RecordedTurn) -> ReplayTurn:
         branch = self.branch
