@@ -53,13 +53,16 @@ class TimelineEdits:
             )
         rules.check_insertable(card)
         self.check_idle()
-        if card.id in self.timeline.current().key_of:
-            raise InvalidInput(f"A card with id `{card.id}` is already on the timeline; insert a new card.")
-        update: dict[str, Any] = {"origin": "person", "response_id": None}
-        if isinstance(card, ModelReply):
-            update.update(complete=True, interrupted=False)
-        card = card.model_copy(update=update, deep=True)
-        key = self.timeline.place(card, *self.timeline.anchor(before, after))
+        with self.timeline.one_look():
+            if card.id in self.timeline.current().key_of:
+                raise InvalidInput(
+                    f"A card with id `{card.id}` is already on the timeline; insert a new card."
+                )
+            update: dict[str, Any] = {"origin": "person", "response_id": None}
+            if isinstance(card, ModelReply):
+                update.update(complete=True, interrupted=False)
+            card = card.model_copy(update=update, deep=True)
+            key = self.timeline.place(card, *self.timeline.anchor(before, after))
         change = CardChange(card.id, None, CardState(card, key))
         UNDO.push(UndoStep(self.session_id, f"inserted {noun(card.kind)}", [change]))
         return card
@@ -67,14 +70,15 @@ class TimelineEdits:
     def edit(self, card_id: str | Card, **fields: Any) -> Card:
         """Change a card in place under the rules of T6; the model never sees that it was edited."""
         self.check_idle()
-        cid = self.timeline.resolve(card_id)
-        key, old = self.timeline.current().get(cid) or ("", None)
-        assert old is not None  # resolve() found it
-        new = rules.apply_edit(old, fields)
-        self.timeline.save(new)
-        change = CardChange(cid, CardState(old, key), CardState(new, key))
-        UNDO.push(UndoStep(self.session_id, f"edited {noun(old.kind)}", [change]))
-        self.approvals.follow_edits([cid])
+        with self.timeline.one_look():
+            cid = self.timeline.resolve(card_id)
+            key, old = self.timeline.current().get(cid) or ("", None)
+            assert old is not None  # resolve() found it
+            new = rules.apply_edit(old, fields)
+            self.timeline.save(new)
+            change = CardChange(cid, CardState(old, key), CardState(new, key))
+            UNDO.push(UndoStep(self.session_id, f"edited {noun(old.kind)}", [change]))
+            self.approvals.follow_edits([cid])
         return new
 
     def delete(self, *card_ids: str | Card) -> list[Card]:

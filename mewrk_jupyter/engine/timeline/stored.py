@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import TypeVar
 
 from ...cards.models import Card
@@ -36,12 +37,17 @@ class StoredTimeline:
         self._lock = threading.RLock()
         self._mirror: Timeline | None = None
         self._rev = -1
+        self._looking = threading.local()  # within one_look(): whether the store was asked already
 
     # ---- reading -------------------------------------------------------------------------------
 
     def current(self) -> Timeline:
-        """The timeline, read again when another process changed the session since we last looked."""
+        """The timeline, read again when another process changed the session since we last looked (once
+        per one_look())."""
         with self._lock:
+            looking = getattr(self._looking, "depth", 0) > 0
+            if looking and self._looking.asked and self._mirror is not None:
+                return self._mirror
             rev = session_rows.get_rev(self.db.conn(), self.session_id)
             if self._mirror is None or rev != self._rev:
                 reloaded = self._mirror is not None
@@ -49,7 +55,23 @@ class StoredTimeline:
                 self._rev = rev
                 if reloaded:
                     self.events.emit(Reloaded(self.session_id))
+            if looking:
+                self._looking.asked = True
             return self._mirror
+
+    @contextmanager
+    def one_look(self) -> Iterator[None]:
+        """One operation of a person (an edit: find the card, read it, save it) asks the store whether
+        another process wrote once, at its first look, not at each: a round trip each on a team store's
+        server. Its own writes keep the mirror in step (commit() finds another's by the revision)."""
+        depth = getattr(self._looking, "depth", 0)
+        if depth == 0:
+            self._looking.asked = False
+        self._looking.depth = depth + 1
+        try:
+            yield
+        finally:
+            self._looking.depth = depth
 
     def find(self, card_id: str) -> Card | None:
         """The card with this exact id, or None."""

@@ -192,6 +192,13 @@ class Approvals:
 
     def follow_edits(self, card_ids: list[str]) -> None:
         """Keep a pending approval showing the input that will run when its tool call was edited or undone."""
+        timeline = self.timeline.current()
+        if not any(
+            isinstance(found[1], ToolCall) and found[1].status == "pending"
+            for cid in card_ids
+            if (found := timeline.get(cid)) is not None
+        ):
+            return  # only a call that waits can have an approval waiting for it: no query for the others
         approval = self.waiting_approval()  # edits must stay cheap on a long timeline: no scan here
         if approval is None or approval.tool_card_id not in card_ids:
             return
