@@ -92,25 +92,9 @@ def next_key(conn: sqlite3.Connection, session_id: str, key: str) -> str | None:
     return row[0]
 
 
-def previous_key(conn: sqlite3.Connection, session_id: str, key: str) -> str | None:
-    """The key right before `key`, or None at the start."""
-    row = conn.execute(
-        "SELECT max(order_key) FROM cards WHERE session_id = ? AND order_key < ?", (session_id, key)
-    ).fetchone()
-    return row[0]
-
-
 def last_key(conn: sqlite3.Connection, session_id: str) -> str | None:
     """The key of the last card, or None when the timeline is empty."""
     return conn.execute("SELECT max(order_key) FROM cards WHERE session_id = ?", (session_id,)).fetchone()[0]
-
-
-def _existing_key(conn: sqlite3.Connection, session_id: str, card_id: str) -> str:
-    """The order key of a card that a new card is placed beside; it must exist."""
-    key = order_key_of(conn, session_id, card_id)
-    if key is None:
-        raise ValueError(f"no card {card_id!r} in session {session_id!r} to place a card beside")
-    return key
 
 
 def key_for_insert(
@@ -118,12 +102,27 @@ def key_for_insert(
 ) -> str:
     """A fresh order key before the card `before`, after the card `after`, or at the end."""
     if before is not None:
-        upper = _existing_key(conn, session_id, before)
-        return key_between(previous_key(conn, session_id, upper), upper)
+        card, earlier = _beside(conn, session_id, before, "max", "<")
+        return key_between(earlier, card)
     if after is not None:
-        lower = _existing_key(conn, session_id, after)
-        return key_between(lower, next_key(conn, session_id, lower))
+        card, later = _beside(conn, session_id, after, "min", ">")
+        return key_between(card, later)
     return key_between(last_key(conn, session_id), None)
+
+
+def _beside(
+    conn: sqlite3.Connection, session_id: str, card_id: str, pick: str, side: str
+) -> tuple[str, str | None]:
+    """The key of a card a new one is placed beside (it must exist) and its neighbour's on that side, in
+    one query (a round trip each to a team store's server)."""
+    row = conn.execute(
+        f"SELECT c.order_key, (SELECT {pick}(n.order_key) FROM cards n WHERE n.session_id = c.session_id "
+        f"AND n.order_key {side} c.order_key) FROM cards c WHERE c.session_id = ? AND c.id = ?",
+        (session_id, card_id),
+    ).fetchone()
+    if row is None:
+        raise ValueError(f"no card {card_id!r} in session {session_id!r} to place a card beside")
+    return row[0], row[1]
 
 
 def free_key(conn: sqlite3.Connection, session_id: str, wanted: str) -> str:
