@@ -5,7 +5,11 @@ server is back. These tests stop a PostgreSQL server of their own, not the run's
 from __future__ import annotations
 
 import os
+import secrets
+import subprocess
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -88,3 +92,54 @@ def test_after_the_server_is_back_this_process_is_known_to_live_again(faulty, mo
     assert not held_by_this_process()  # the server forgot it with the connection it cut
     s.insert(mw.UserInput(text="after it is back"))
     assert held_by_this_process()  # so a run this process starts now is not taken for a dead one's
+
+
+@pytest.fixture
+def small_disk(own_server) -> Iterator[str]:
+    """A database whose tables live on a 16 MB file system of their own (a tablespace on a tmpfs), whose
+    URL it gives; all removed after."""
+    room = Path(tempfile.mkdtemp(prefix="mewrk-small-disk-"))
+    sudo = [] if os.getuid() == 0 else ["sudo", "-n"]
+    subprocess.run(
+        [*sudo, "mount", "-t", "tmpfs", "-o", "size=16m,mode=0755", "tmpfs", str(room)], check=True
+    )
+    try:
+        where = room / "tables"
+        subprocess.run([*sudo, "mkdir", str(where)], check=True)
+        if own_server.as_user.get("user") is not None:
+            os.chown(where, own_server.as_user["user"], own_server.as_user["group"])
+        with psycopg.connect(own_server.url(), autocommit=True) as admin:
+            admin.execute(f"CREATE TABLESPACE small LOCATION '{where}'")
+            admin.execute('CREATE DATABASE "full" TABLESPACE small')
+        yield own_server.url("full")
+    finally:
+        forget_process_state()
+        with psycopg.connect(own_server.url(), autocommit=True) as admin:
+            admin.execute('DROP DATABASE IF EXISTS "full" WITH (FORCE)')
+            admin.execute("DROP TABLESPACE IF EXISTS small")
+        subprocess.run([*sudo, "umount", str(room)], check=True)
+        room.rmdir()
+
+
+def test_a_full_disk_is_one_sentence_and_nothing_of_the_change_is_written(workspace, small_disk, monkeypatch):
+    monkeypatch.setenv("MEWRK_STORE_URL", small_disk)
+    s = mw.Session.new()
+    s.insert(mw.UserInput(text="kept"))
+    big = secrets.token_urlsafe(3_000_000)  # random text, which compression hardly shrinks
+    stored = 0
+    with pytest.raises(mw.StoreError) as info:
+        for _ in range(8):  # 4 MB a card: the 16 MB fill up within four or five
+            s.insert(mw.UserInput(text=big))
+            stored += 1
+    said = str(info.value)
+    assert 1 <= stored < 8  # it took some, then filled up
+    assert "could not be written because its server ran out of room" in said
+    assert "nothing of this change was stored" in said and "workspace 'ws'" in said
+    assert own_password(small_disk) not in said
+    forget_process_state()
+    again = mw.Session.open(s.id)
+    assert [c.text for c in again.cards] == ["kept"] + [big] * stored  # the cards before it, and not it
+
+
+def own_password(url: str) -> str:
+    return url.split("@")[0].rsplit(":", 1)[1]
