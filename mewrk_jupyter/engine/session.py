@@ -4,9 +4,8 @@ turns with their tools and approvals, its configuration — behind the public su
 that does it: what every process reads from the store in `stored_session` (the base class); opening,
 branching and forking in `opening`; settings and the tool lock in `session_config`; approvals, Stop and
 plan mode across subagents in `decisions`; a person's edits in `timeline.edits`; turns and hand-run tools
-in `turns.control`; compaction in `compaction`; hooks and reverts in the toolbox; workflows and a step's
-read-only record in `subagents.workflow`; replays in `replay`; notebooks in `notebook` and attached objects
-in `represent`.
+in `turns.control`; compaction in `compaction`; hooks and reverts in the toolbox; workflows in `subagents`;
+replays in `replay`; stale results, pruning and cache previews in `economy` (a base); notebooks in `notebook`.
 """
 
 from __future__ import annotations
@@ -37,6 +36,7 @@ from .background.tasks import TASKS
 from .compaction import AutoCompaction, HandoffTool, compact_in_place, compact_now, compact_now_refusal
 from .decisions import SessionDecisions
 from .display import make_view, markdown_view, view_bundle
+from .economy.verbs import EconomyVerbs
 from .notebook import write_export
 from .opening import create_copy, create_session, forget_open_sessions, imported_start, new_start, open_once
 from .replay.run import Replay, start_replay
@@ -66,7 +66,7 @@ def open_subagent(session_id: str) -> Session:
     return Session.open(session_id, workspace=task.workspace if task is not None else None)
 
 
-class Session(StoredSession):
+class Session(StoredSession, EconomyVerbs):
     """One conversation: its cards, settings, history and runs. Use `Session.new` or `Session.open`."""
 
     def __init__(self, workspace: Workspace, db: Database, row: Any):

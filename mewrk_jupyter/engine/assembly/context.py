@@ -203,19 +203,22 @@ def tokens_by_kind(cards: list[Card]) -> dict[str, int]:
     above a summary divider, its summary instead of the cards."""
     totals: dict[str, int] = {}
     for card in read_cards(cards):
-        if card.kind in NOT_SENT:
-            continue
-        if isinstance(card, NativeCompaction):  # its line is not sent: the kept messages and item are
-            totals[card.kind] = totals.get(card.kind, 0) + max(1, card_tokens(card))
-            continue
-        text = getattr(card, "text", "") or ""
-        if isinstance(card, SummaryDivider):
-            text = summary_message(card)
-        elif isinstance(card, ToolCall):
-            text = f"{card.name} {card.params} {card.result or ''}"
-        extracted = sum(estimate_tokens(a.text or "") for a in getattr(card, "attachments", []))
-        totals[card.kind] = totals.get(card.kind, 0) + max(1, estimate_tokens(text) + extracted)
+        if card.kind not in NOT_SENT:
+            totals[card.kind] = totals.get(card.kind, 0) + card_estimate(card)
     return totals
+
+
+def card_estimate(card: Card) -> int:
+    """An estimate of what one card the model reads adds to a request (characters / 4, one at least)."""
+    if isinstance(card, NativeCompaction):  # its line is not sent: the kept messages and item are
+        return max(1, card_tokens(card))
+    text = getattr(card, "text", "") or ""
+    if isinstance(card, SummaryDivider):
+        text = summary_message(card)
+    elif isinstance(card, ToolCall):
+        text = f"{card.name} {card.params} {card.result or ''}"
+    extracted = sum(estimate_tokens(a.text or "") for a in getattr(card, "attachments", []))
+    return max(1, estimate_tokens(text) + extracted)
 
 
 def request_size(usage: dict[str, int]) -> int:

@@ -98,6 +98,25 @@ class TimelineEdits:
         UNDO.push(UndoStep(self.session_id, label, changes))
         return [card for _, _, card in states]
 
+    def change_all(self, changes: list[tuple[str, Card | None]], label: str) -> None:
+        """Put several cards as given (a new content, or None to delete one) in one transaction and one
+        undo step named `label` (a prune)."""
+        self.check_idle()
+        with self.timeline.one_look():
+            timeline = self.timeline.current()
+            undo: list[CardChange] = []
+            states: list[tuple[str, CardState | None]] = []
+            for cid, new in changes:
+                key, old = timeline.get(cid) or ("", None)
+                if old is None:
+                    continue  # gone since it was chosen
+                after = CardState(new, key) if new is not None else None
+                undo.append(CardChange(cid, CardState(old, key), after))
+                states.append((cid, after))
+            if states:
+                self._apply(states)
+                UNDO.push(UndoStep(self.session_id, label, undo))
+
     def undo(self) -> str:
         """Revert this session's newest step, and only it (T9); returns what was undone."""
         self.check_idle()
