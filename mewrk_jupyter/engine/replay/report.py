@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import html
 
-from ..assembly.context import format_cost
+from ...cards.words import format_cost, verdict
 from ..history_summary import first_line
 from .compare import ReplayTurn, SideFigures
 from .sessions import Reported
@@ -20,11 +20,7 @@ def _seconds(side: SideFigures) -> str:
 
 
 def _verdict(turn: ReplayTurn) -> str:
-    if turn.same_tools and turn.same_text:
-        return "same"
-    if turn.same_tools:
-        return "same tools, other text"
-    return "other tools" + ("" if turn.same_text else ", other text")
+    return verdict(turn.same_tools, turn.same_text)
 
 
 def _totals(replay: Reported) -> tuple[str, str]:
