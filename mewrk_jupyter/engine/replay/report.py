@@ -49,6 +49,16 @@ def headline(replay: Reported) -> str:
     )
 
 
+def started_sentence(replay: Reported) -> str:
+    """What a surface says once a replay has started: what it asks of which model, and where."""
+    how = "tool calls answered from the recording" if replay.tools == "recorded" else "tools run live"
+    asked = f"{replay.messages} message{'' if replay.messages == 1 else 's'}"
+    return (
+        f"Replaying “{replay.source.title}” on {replay.model} ({asked}, {how}) in “{replay.branch.title}” "
+        f"(id {replay.branch.id}): each turn's comparison follows its new reply."
+    )
+
+
 def report_markdown(replay: Reported) -> str:
     """The report in Markdown."""
     lines = [f"### {headline(replay)}", ""]
