@@ -1,8 +1,8 @@
 // One card's DOM: a small label, the content by kind, a muted footer (model, tokens, time, notes).
-import type { CardPayload, CellChangeInfo } from "./protocol";
+import type { CardPayload, CellChangeInfo, ComparedSideInfo } from "./protocol";
 import { h } from "./dom";
 import { renderMarkdownInto } from "./markdown";
-import { approvalBody } from "./toolform";
+import { approvalBody, diffView } from "./toolform";
 
 export const LABELS: Record<string, string> = {
   system_prompt: "System prompt",
@@ -18,6 +18,7 @@ export const LABELS: Record<string, string> = {
   subagent: "Subagent",
   workflow: "Workflow",
   preview: "Preview",
+  comparison: "Replay",
 };
 
 const ICONS: Record<string, string> = {
@@ -175,6 +176,8 @@ export function cardBody(card: CardPayload, opts: BodyOptions): HTMLElement {
       return subagentBody(card, opts);
     case "workflow":
       return workflowBody(card, opts);
+    case "comparison":
+      return comparisonBody(card, opts);
     case "user_input": {
       // An attached object's text is Markdown the engine wrote (a DataFrame's table): rendered, as a reply is.
       const body = card.attached ? h("div", { class: "mw-markdown" }) : h("div", { class: "mw-plain" }, text);
@@ -309,4 +312,43 @@ function subagentBody(card: CardPayload, opts: BodyOptions): HTMLElement {
   }
   body.append(open);
   return body;
+}
+
+/** A replayed turn beside the recording's (#38): "turn 2 · same tools, other text · 516 → 777 tokens ·
+ * $… → $…", both models and their seconds, the diffs behind a disclosure, and the recording to open. */
+function comparisonBody(card: CardPayload, opts: BodyOptions): HTMLElement {
+  const recorded = card.recorded;
+  const replayed = card.replayed;
+  const sides = [recorded, replayed];
+  const same = !!card.same_text && !!card.same_tools;
+  const verdict = same ? "same" : card.same_tools ? "same tools, other text" : "other tools" + (card.same_text ? "" : ", other text");
+  const parts = [`turn ${card.number ?? 1}`, verdict, sides.map((s) => formatTokens(s?.tokens ?? 0)).join(" → ") + " tokens"];
+  if (sides.some((s) => s?.cost != null)) parts.push(sides.map((s) => money(s?.cost)).join(" → "));
+  const line = h(
+    "div",
+    { class: "mw-comparison-line", "data-testid": "mw-comparison-line" },
+    h("span", { class: "mw-comparison-verdict", "data-same": String(same), "data-testid": "mw-comparison-verdict" }, parts.join(" · ")),
+  );
+  const models = `${recorded?.model ?? "?"} → ${replayed?.model ?? "?"}`;
+  const seconds = sides.some((s) => s?.latency != null) ? ` · ${sides.map((s) => (s?.latency != null ? `${s.latency.toFixed(2)} s` : "—")).join(" → ")}` : "";
+  const open = h(
+    "button",
+    { class: "mw-link", type: "button", "data-act": "open-subagent", "data-session": card.source_id ?? "", "data-testid": "mw-open-recording" },
+    "open the recording",
+  );
+  const body = h("div", { class: "mw-comparison", "data-testid": "mw-comparison" }, line, h("div", { class: "mw-muted" }, `${models}${seconds} · `, open));
+  const diffs = [card.tools_diff, card.diff].filter((d): d is string => !!d);
+  if (diffs.length) {
+    const shown = h("div", { "data-testid": "mw-comparison-diffs" }, ...diffs.map((d) => diffView(d, "mw-comparison-diff")));
+    const what = [card.same_tools ? "" : "the tool calls", card.same_text ? "" : "the text"].filter(Boolean).join(" and ");
+    body.append(disclosure(`How ${what} differ${what === "the text" ? "s" : ""}`, shown, opts.open, opts.onToggle));
+  }
+  return body;
+}
+
+/** A side's cost as the report writes it: $0.0042, $0.042, $1.25; "—" for a model without prices. */
+function money(cost: ComparedSideInfo["cost"] | undefined): string {
+  if (cost == null) return "—";
+  if (cost === 0) return "$0.00";
+  return cost < 0.01 ? `$${cost.toFixed(4)}` : cost < 1 ? `$${cost.toFixed(3)}` : `$${cost.toFixed(2)}`;
 }

@@ -1,7 +1,9 @@
 // The header line: which session this is (title, id, model) and what it is doing, beside the History button;
 // after a branch or fork was opened in place, the way back to the session it came from; for a session
-// continued after a compaction, links to its original and to its handovers.
+// continued after a compaction, links to its original and to its handovers; and the Session menu, with
+// what acts on the whole session (Replay…).
 import { h } from "./dom";
+import { ContextMenu } from "./menu";
 import type { SnapshotMsg } from "./protocol";
 
 const STATE_WORDS: Record<string, string> = {
@@ -24,7 +26,9 @@ export class Header {
   /** The header's word for work on the conversation outside a turn ("compacting"), or null. */
   private busy: string | null = null;
 
-  constructor(onHistory: () => void, onBack: () => void, onOpen: (sessionId: string) => void) {
+  private readonly menu = new ContextMenu();
+
+  constructor(onHistory: () => void, onBack: () => void, onOpen: (sessionId: string) => void, onReplay: () => void) {
     this.onOpen = onOpen;
     this.links = h("span", { class: "mw-session-links", "data-testid": "mw-session-links" });
     this.title = h("span", { class: "mw-title" }, "Loading the timeline…");
@@ -34,8 +38,15 @@ export class Header {
     this.badge = h("span", { class: "mw-state", "data-state": "idle", "data-testid": "mw-state" });
     const history = h("button", { class: "mw-link", type: "button", "data-testid": "mw-history-button" }, "History");
     history.addEventListener("click", () => onHistory());
+    const session = h("button", { class: "mw-link", type: "button", "aria-haspopup": "menu", "data-testid": "mw-session-menu" }, "Session ▾");
+    session.title = "What acts on the whole session";
+    session.addEventListener("click", () => {
+      const at = session.getBoundingClientRect();
+      const replay = { label: "Replay on another model…", testid: "replay", run: onReplay };
+      this.menu.open([replay], at.left, at.bottom + 2, () => session.focus({ preventScroll: true }));
+    });
     const where = h("span", { class: "mw-where" }, this.back, this.title, this.links);
-    this.el = h("div", { class: "mw-header" }, where, h("span", { class: "mw-header-tools" }, history, this.badge));
+    this.el = h("div", { class: "mw-header" }, where, h("span", { class: "mw-header-tools" }, session, history, this.badge));
   }
 
   setSession(session: SnapshotMsg["session"], cameFrom?: SnapshotMsg["came_from"]): void {

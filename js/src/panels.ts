@@ -5,7 +5,7 @@ import { h } from "./dom";
 import { type LoadEntry, historyRow } from "./history";
 import type { CommandInfo, ContextMsg, HistoryRow } from "./protocol";
 
-export type PanelName = "history" | "context" | "help" | "settings";
+export type PanelName = "history" | "context" | "help" | "settings" | "replay";
 
 export interface PanelHost {
   /** Ask the kernel for the history rows, or for one entry's JSON. */
@@ -15,6 +15,8 @@ export interface PanelHost {
   settings: { el: HTMLElement; load(): void };
   /** The ring's auto-compaction section, under the breakdown: kept while the figures change. */
   compaction: { el: HTMLElement; load(): void };
+  /** The Replay panel (replay.ts), from the Session menu: read again each time it opens. */
+  replay: { el: HTMLElement; load(): void };
 }
 
 export class Panels {
@@ -49,7 +51,11 @@ export class Panels {
       this.host.compaction.load();
     }
     else if (name === "settings") this.showSettings();
-    else this.showHelp();
+    else if (name === "replay") {
+      this.title.textContent = "Replay — this session's messages, asked of another model";
+      this.body.replaceChildren(this.host.replay.el);
+      this.host.replay.load();
+    } else this.showHelp();
   }
 
   close(): void {

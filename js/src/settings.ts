@@ -153,7 +153,8 @@ export class SettingsPanel {
   }
 }
 
-function select(choices: string[], value: string): HTMLSelectElement {
+/** The picker of one setting (the model, the safety level): its choices, `value` chosen. */
+export function select(choices: string[], value: string): HTMLSelectElement {
   const el = h("select", { class: "mw-input mw-select" });
   for (const choice of choices) el.append(h("option", { value: choice }, choice));
   el.value = value;

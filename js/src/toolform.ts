@@ -133,8 +133,8 @@ function asker(card: CardPayload): string {
 
 /** The approval card (A1): the tool's name and full input; while pending, a reason box and the three decisions. */
 /** A unified diff, each line marked as removed, added, a hunk's head or context. */
-export function diffView(diff: string): HTMLElement {
-  const view = h("pre", { class: "mw-diff", "data-testid": "mw-approval-diff" });
+export function diffView(diff: string, testid = "mw-approval-diff"): HTMLElement {
+  const view = h("pre", { class: "mw-diff", "data-testid": testid });
   for (const line of diff.split("\n")) {
     const kind = line.startsWith("+++") || line.startsWith("---") ? "file" : line.startsWith("@@") ? "hunk" : line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "same";
     view.append(h("span", { class: `mw-diff-${kind}`, "data-diff": kind }, line), "\n");

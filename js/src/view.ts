@@ -18,6 +18,7 @@ import { type KeyParts, timelineKey } from "./keys";
 import { CardList, cardIdOf, type Slot } from "./list";
 import { Notice } from "./notice";
 import { Panels, type PanelName } from "./panels";
+import { ReplayPanel } from "./replay";
 import type { Action, CardPayload, ContextMsg, KernelMsg, ResultMsg, SnapshotMsg, ToolInfo } from "./protocol";
 import { BoxSelection } from "./selection";
 import { SettingsPanel } from "./settings";
@@ -92,6 +93,7 @@ export class TimelineView {
       () => this.panels.toggle("history"),
       () => this.navigate({ action: "back" }),
       (id) => this.navigate({ action: "open_session", session_id: id }),
+      () => this.panels.show("replay"),
     );
     this.compaction = new CompactionMenu({ act, open: (id) => this.navigate({ action: "open_session", session_id: id }) });
     this.panels = new Panels({
@@ -101,6 +103,8 @@ export class TimelineView {
         act({ action: "history_entry", entry_id: id }, (r) => done(r.ok ? (r.data.entry ?? null) : null, r.message)),
       settings: new SettingsPanel({ act }),
       compaction: this.compaction,
+      // The replay's branch shows here now (its snapshot came first): the panel goes, the notice says so.
+      replay: new ReplayPanel({ act, started: (r) => (this.panels.close(), this.notice.show("info", r.message)) }),
     });
     this.empty = h("div", { class: "mw-empty" }, "Loading the timeline…");
     this.lostBanner = h("div", { class: "mw-lost", role: "alert", "data-testid": "mw-lost", hidden: "" }, LOST);

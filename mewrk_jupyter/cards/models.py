@@ -5,12 +5,12 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from .inert import for_notebook, inert_markdown
-from .words import divider_text, label
+from .words import divider_text, label, replay_line
 
 
 def new_card_id() -> str:
@@ -382,6 +382,37 @@ class Preview(Card):
     text: str = ""
 
 
+class ComparedSide(BaseModel):
+    """One side of a replayed turn as its comparison card keeps it: the model, what it spent, its cards."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str = ""
+    tokens: int = 0
+    cost: float | None = None  # None: the model has no prices configured
+    latency: float | None = None  # the model's seconds; None when not recorded
+    card_ids: list[str] = Field(default_factory=list)
+
+
+class Comparison(Card):
+    """A replayed turn beside the recording's (#38), after the turn's new cards on the branch; never sent."""
+
+    kind: Literal["comparison"] = "comparison"
+    origin: Literal["person", "model", "engine"] = "engine"
+    source_id: str = ""  # the recording: the session replayed
+    number: int = 1  # the person's message it compares, the first being 1
+    same_text: bool = True
+    same_tools: bool = True
+    diff: str = ""  # the reply's text, recorded to replayed, as a unified diff; empty when the same
+    tools_diff: str = ""  # the tool calls, a line each, likewise
+    recorded: ComparedSide = Field(default_factory=ComparedSide)
+    replayed: ComparedSide = Field(default_factory=ComparedSide)
+
+    def title_line(self) -> str:
+        """The turn, the verdict, each side's tokens and cost: "turn 2 · same · 516 → 777 tokens · $0.01 → —"."""
+        return replay_line(self.number, self.same_tools, self.same_text, (self.recorded, self.replayed))
+
+
 AnyCard = Annotated[
     SystemPrompt
     | UserInput
@@ -395,29 +426,15 @@ AnyCard = Annotated[
     | Approval
     | Subagent
     | Workflow
-    | Preview,
+    | Preview
+    | Comparison,
     Field(discriminator="kind"),
 ]
 
 CARD_ADAPTER: TypeAdapter[Card] = TypeAdapter(AnyCard)
 
 CARD_CLASSES: dict[str, type[Card]] = {
-    cls.model_fields["kind"].default: cls
-    for cls in (
-        SystemPrompt,
-        UserInput,
-        Thinking,
-        ToolCall,
-        ModelReply,
-        HostMessage,
-        SummaryDivider,
-        Handoff,
-        NativeCompaction,
-        Approval,
-        Subagent,
-        Workflow,
-        Preview,
-    )
+    c.model_fields["kind"].default: c for c in get_args(get_args(AnyCard)[0])
 }
 
 

@@ -30,6 +30,7 @@ READ_ONLY_REASON: dict[str, str] = {
     "preview": "Preview cards are read-only.",
     "subagent": "Subagent cards are read-only; they show what a subagent did.",
     "workflow": "Workflow cards are read-only; they show what a workflow's steps did.",
+    "comparison": "A replay's comparison is read-only; it shows how the turn above compares with the recording's.",
     "approval": "An approval is decided with approve() or reject(), not edited.",
     "native_compaction": "A native-compaction card carries the provider's encrypted item and cannot be edited.",
 }

@@ -6,6 +6,8 @@ One mapping for every Python surface (magics, Markdown views, undo notices, erro
 
 from __future__ import annotations
 
+from typing import Protocol
+
 # A card's heading, as the widget shows it above the card's content.
 LABELS: dict[str, str] = {
     "system_prompt": "System prompt",
@@ -21,6 +23,7 @@ LABELS: dict[str, str] = {
     "subagent": "Subagent",
     "workflow": "Workflow",
     "preview": "Preview",
+    "comparison": "Replay",
 }
 
 # What a card is called inside a sentence ("deleted the reply"), singular and plural.
@@ -38,6 +41,7 @@ NOUNS: dict[str, tuple[str, str]] = {
     "subagent": ("subagent card", "subagent cards"),
     "workflow": ("workflow card", "workflow cards"),
     "preview": ("preview", "previews"),
+    "comparison": ("replay comparison", "replay comparisons"),
 }
 
 
@@ -79,6 +83,39 @@ def format_tokens(n: int) -> str:
     if n < 10_000:
         return f"{n / 1000:.1f}".rstrip("0").rstrip(".") + "k"
     return f"{round(n / 1000)}k"
+
+
+def format_cost(amount: float) -> str:
+    """An amount as people read it: $0.0042, $0.042, $1.25."""
+    if amount == 0:
+        return "$0.00"
+    return f"${amount:.4f}" if amount < 0.01 else f"${amount:.3f}" if amount < 1 else f"${amount:.2f}"
+
+
+def verdict(same_tools: bool, same_text: bool) -> str:
+    """A replayed turn beside the recording's in words: "same", "same tools, other text", "other tools"."""
+    if same_tools and same_text:
+        return "same"
+    if same_tools:
+        return "same tools, other text"
+    return "other tools" + ("" if same_text else ", other text")
+
+
+class Spent(Protocol):
+    """One side of a replayed turn, as its line reads it."""
+
+    tokens: int
+    cost: float | None
+
+
+def replay_line(number: int, same_tools: bool, same_text: bool, sides: tuple[Spent, Spent]) -> str:
+    """A replayed turn in one line: "turn 2 · same tools, other text · 516 → 777 tokens · $0.0042 → —"
+    (the costs only when a side has one)."""
+    tokens = " → ".join(format_tokens(side.tokens) for side in sides)
+    line = f"turn {number} · {verdict(same_tools, same_text)} · {tokens} tokens"
+    if all(side.cost is None for side in sides):
+        return line
+    return line + " · " + " → ".join(format_cost(s.cost) if s.cost is not None else "—" for s in sides)
 
 
 def divider_text(covered: int, tokens_saved: int | None) -> str:

@@ -21,9 +21,19 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from ..cards.models import CARD_CLASSES, Approval, Card, Subagent, ToolCall, Workflow, card_from_dict
+from ..cards.models import (
+    CARD_CLASSES,
+    Approval,
+    Card,
+    Comparison,
+    Subagent,
+    ToolCall,
+    Workflow,
+    card_from_dict,
+)
 from ..cards.words import label
 from ..errors import InvalidInput
+from .render import comparison_markdown
 
 FORMAT = 1  # of the `mewrk` metadata, for a later change of the layout
 COLLAPSED = ("thinking", "tool_call")
@@ -87,6 +97,8 @@ def _cell(card: Card) -> dict[str, Any]:
         source = f"{_heading(card.kind)}{_tool_line(card)}{result}"
     elif _has_text(card.kind):
         source = _heading(card.kind) + (getattr(card, "text", "") or "")
+    elif isinstance(card, Comparison):  # a replay's: its line and diffs; the figures are in the metadata
+        source = _heading(card.kind) + comparison_markdown(card)
     else:  # an approval, a divider: its line for the reader; the card itself is in the metadata
         source = _heading(card.kind) + card.title_line()
     if card.kind in COLLAPSED:
@@ -122,6 +134,8 @@ def to_markdown(cards: list[Card], title: str) -> str:
         elif card.kind == "thinking":
             text = getattr(card, "text", "") or ""
             parts.append(f"<details><summary>{label(card.kind)}</summary>\n\n{text}\n\n</details>")
+        elif isinstance(card, Comparison):
+            parts.append(f"### {label(card.kind)}\n\n{comparison_markdown(card)}")
         else:
             parts.append(f"### {label(card.kind)}\n\n{getattr(card, 'text', '') or card.title_line()}")
     return "\n\n".join(parts) + "\n"

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from ..cards.inert import code_block, code_span, inert_inline, inert_markdown
-from ..cards.models import Approval, Card, ModelReply, SummaryDivider, Thinking, ToolCall
+from ..cards.models import Approval, Card, Comparison, ModelReply, SummaryDivider, Thinking, ToolCall
 from ..cards.words import count, label
 
 # Kinds a person types as plain lines; a model's reply is Markdown and is shown as the model wrote it
@@ -45,6 +45,12 @@ def keep_line_breaks(text: str) -> str:
         elif line.strip() and lines[i + 1].strip() and not line.endswith("  "):
             lines[i] = line + "  "  # two spaces before a line break: a hard break in CommonMark
     return "\n".join(lines)
+
+
+def comparison_markdown(card: Comparison) -> str:
+    """A replay's comparison in Markdown: its line, then the diffs of the tool calls and the text."""
+    diffs = "".join(f"\n\n{code_block(part, 'diff')}" for part in (card.tools_diff, card.diff) if part)
+    return inert_inline(card.title_line()) + diffs
 
 
 def _quote(text: str) -> str:
@@ -81,6 +87,8 @@ def card_markdown(card: Card, not_sent: str | None = None) -> str:
         return f"{head}\n\n{code_span(card.title_line())}\n\n{code_block(result)}"
     if card.kind == "host_message":
         return f"{head} · {inert_inline(getattr(card, 'text', ''))}"
+    if isinstance(card, Comparison):
+        return f"{head} · {comparison_markdown(card)}"
     if isinstance(card, SummaryDivider):  # the summary is the model's material: the divider shows its line
         return f"{head} · ──── {card.title_line()} ────"
     text = getattr(card, "text", "")

@@ -19,6 +19,8 @@ from ..cards.words import cards_of, noun
 from ..commands import Result, approved, sentence, stopped
 from ..engine.assembly.attachments import attachments_for_message
 from ..engine.navigation import copy_session, switched_sentence
+from ..engine.replay.report import started_sentence
+from ..engine.replay.run import replay_on
 from ..errors import InvalidInput, MewrkError, SessionBusy
 from . import commands
 from .answers import Answer, WidgetHost
@@ -46,6 +48,7 @@ from .protocol import (
     RedoAction,
     ReexecuteAction,
     RejectAction,
+    ReplayAction,
     ResultMsg,
     RevertAction,
     SendAction,
@@ -167,7 +170,12 @@ class ActionHandler:
                 return Answer(switched_sentence(opened), {"session_id": opened.id})
             case SendAction():
                 return self._send(request)
+            case ReplayAction():
+                return self._replay(request)
             case StopAction():
+                replay = replay_on(session.id)  # Stop on a replay's branch ends the replay, not one turn
+                if replay is not None and replay.stop():
+                    return Answer("Stopped the replay: no more of the recording's messages are asked.")
                 return commands.answer(stopped(session))
             case CommandAction():
                 return commands.run_command(session, request.text)
@@ -247,6 +255,13 @@ class ActionHandler:
         gone = self.host.session.delete(*ids)
         said = f"Deleted {cards_of([c.kind for c in gone])}." if len(gone) > 1 else "Deleted."
         return Answer(said, {"card_ids": [c.id for c in gone]})
+
+    def _replay(self, request: ReplayAction) -> Answer:
+        """Start a replay of the session shown (#38) and show its branch here, in place: the comparisons
+        appear on it as each turn ends, and "back" returns to the recording."""
+        replay = self.host.session.replay(request.model or None, tools=request.tools)
+        opened = self.host.switch_to(replay.branch.id)
+        return Answer(started_sentence(replay), {"session_id": opened.id})
 
     # ---- the composer and the tool-call form (T5, T6) ----------------------------------------------
 

@@ -133,6 +133,7 @@ ACTION_EXAMPLES: list[dict[str, Any]] = [
     {"action": "branch", "card_id": "c1"},
     {"action": "fork", "card_id": "c1"},
     {"action": "compact_now"},
+    {"action": "replay", "model": "offline/thinker", "tools": "live"},
     {"action": "open_session", "session_id": "s2"},
     {"action": "back"},
     {"action": "trust"},

@@ -48,7 +48,7 @@ from .prefix import PrefixSection
 
 # Kinds the person sees but the model does not read (they carry no context of their own). A summary
 # divider is read: its summary stands in for the cards above it (cut.py); so is a native compaction.
-NOT_SENT = ("approval", "preview", "subagent", "workflow")
+NOT_SENT = ("approval", "preview", "subagent", "workflow", "comparison")
 
 NO_RESULT = "(no result was recorded for this call)"
 

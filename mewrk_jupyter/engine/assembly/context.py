@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 
 from ...cards.inert import for_notebook
 from ...cards.models import Card, NativeCompaction, SummaryDivider, ToolCall
-from ...cards.words import format_tokens, label
+from ...cards.words import format_cost, format_tokens, label
 from ...providers.offline import estimate_tokens
 from ...providers.sent import prefix_estimate, timeline_words
 from ...store.history import USAGE_FIELDS, last_answered, last_measured, request_body, usage_by_model
@@ -155,13 +155,6 @@ class ContextInfo(BaseModel):
         table = f"\n\n| card kind | tokens (estimate) |\n|---|---|\n{rows}" if rows else ""
         sizes = "  \n".join(self.sizes())
         return for_notebook(f"`{self.line()}`  \n`{self.cost_line()}`\n\n{sizes}{table}")
-
-
-def format_cost(amount: float) -> str:
-    """An amount as people read it: $0.0042, $0.042, $1.25."""
-    if amount == 0:
-        return "$0.00"
-    return f"${amount:.4f}" if amount < 0.01 else f"${amount:.3f}" if amount < 1 else f"${amount:.2f}"
 
 
 def price_tokens(tokens: dict[str, int], prices: dict[str, float | None]) -> float:

@@ -18,7 +18,15 @@ SUMMARY_OPENING = (
 
 # Kinds that are not messages of the conversation: what a summary covers is counted without them. A
 # native-compaction card is one: it carries the person's kept messages and the compacted conversation.
-NOT_MESSAGES = ("system_prompt", "summary_divider", "approval", "preview", "subagent", "workflow")
+NOT_MESSAGES = (
+    "system_prompt",
+    "summary_divider",
+    "approval",
+    "preview",
+    "subagent",
+    "workflow",
+    "comparison",
+)
 
 
 def summary_message(divider: SummaryDivider) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
+from ...cards.models import ComparedSide, Comparison
 from ..assembly.context import PricesOf, price_tokens
 from .recording import Side, ToolUse
 
@@ -26,6 +27,12 @@ class SideFigures:
     def tokens(self) -> int:
         """Every token of its requests: input, output and the cache's."""
         return sum(self.usage.values())
+
+    def kept(self) -> ComparedSide:
+        """These figures as a comparison card keeps them."""
+        return ComparedSide(
+            model=self.model, tokens=self.tokens, cost=self.cost, latency=self.latency, card_ids=self.card_ids
+        )
 
 
 @dataclass(frozen=True)
@@ -74,6 +81,21 @@ class ReplayTurn:
             lineterm="",
         )
         return "\n".join(lines)
+
+
+def comparison_card(turn: ReplayTurn, source_id: str) -> Comparison:
+    """The turn's comparison as the card the branch shows after the turn's new cards (the model never
+    reads it), so that it is seen beside the new reply in any kernel, after a restart and in an export."""
+    return Comparison(
+        source_id=source_id,
+        number=turn.number,
+        same_text=turn.same_text,
+        same_tools=turn.same_tools,
+        diff=turn.diff,
+        tools_diff=turn.tools_diff,
+        recorded=turn.recorded.kept(),
+        replayed=turn.replayed.kept(),
+    )
 
 
 def figures(side: Side, model: str, latency: float | None, prices_of: PricesOf) -> SideFigures:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...cards.models import Card, ModelReply, ToolCall, UserInput
+from ...cards.models import Card, Comparison, ModelReply, ToolCall, UserInput
 from ...errors import InvalidInput
 from ..assembly.assemble import NO_RESULT
 
@@ -125,7 +125,9 @@ def recorded_turns(cards: list[Card], upto: str | Card | int | None) -> tuple[Ca
         message = cards[start]
         assert isinstance(message, UserInput)
         following = cards[end].created_at if end < len(cards) else None
-        turns.append(RecordedTurn(n + 1, message, Side(list(cards[start + 1 : end])), following))
+        # A replay's own comparisons, when the recording is a replay's branch, are no part of its turns.
+        side = Side([card for card in cards[start + 1 : end] if not isinstance(card, Comparison)])
+        turns.append(RecordedTurn(n + 1, message, side, following))
     return cards[indices[0]], turns
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import html
 
-from ..assembly.context import format_cost
+from ...cards.words import format_cost, verdict
 from ..history_summary import first_line
 from .compare import ReplayTurn, SideFigures
 from .sessions import Reported
@@ -20,11 +20,7 @@ def _seconds(side: SideFigures) -> str:
 
 
 def _verdict(turn: ReplayTurn) -> str:
-    if turn.same_tools and turn.same_text:
-        return "same"
-    if turn.same_tools:
-        return "same tools, other text"
-    return "other tools" + ("" if turn.same_text else ", other text")
+    return verdict(turn.same_tools, turn.same_text)
 
 
 def _totals(replay: Reported) -> tuple[str, str]:
@@ -50,6 +46,16 @@ def headline(replay: Reported) -> str:
         f"replayed on `{replay.model}` with {replay.tools} tools, in the branch {replay.branch.id} — {replay.state}, "
         f"{asked}. The same tool calls in {same_tools} of {len(turns)}, the same text in {same_text}. "
         f"Recorded {recorded}; replayed {replayed}."
+    )
+
+
+def started_sentence(replay: Reported) -> str:
+    """What a surface says once a replay has started: what it asks of which model, and where."""
+    how = "tool calls answered from the recording" if replay.tools == "recorded" else "tools run live"
+    asked = f"{replay.messages} message{'' if replay.messages == 1 else 's'}"
+    return (
+        f"Replaying “{replay.source.title}” on {replay.model} ({asked}, {how}) in “{replay.branch.title}” "
+        f"(id {replay.branch.id}): each turn's comparison follows its new reply."
     )
 
 

@@ -25,7 +25,7 @@ from ..opening import create_session, new_start
 from ..settings.change import why_reasoning_cannot_act
 from ..turns.recorded import answer_from
 from ..unbuilt import warn_unbuilt
-from .compare import ReplayTurn, figures
+from .compare import ReplayTurn, comparison_card, figures
 from .recording import FromRecording, RecordedTurn, Side, recorded_turns
 from .report import report_html, report_markdown
 from .sessions import ReplayedSession
@@ -35,6 +35,13 @@ State = Literal["running", "done", "stopped", "failed"]
 # The settings of the recording a replay keeps: the model and agent are what it changes.
 KEPT = ("safety_level", "memory", "host_container", "plan_mode")
 POLL = 0.05  # seconds between looks at the branch while an approval waits
+# The replays at work in this process, by their branch's id: a Stop on the branch stops the replay.
+RUNNING: dict[str, Replay] = {}
+
+
+def replay_on(session_id: str) -> Replay | None:
+    """The replay at work in this process on the branch `session_id`, if one is."""
+    return RUNNING.get(session_id)
 
 
 class Replay:
@@ -60,6 +67,7 @@ class Replay:
         self._told = threading.Lock()  # a listener hears each turn once, in order, then the end
         self._recorded_latency = _latencies(source, turns)
         self._thread = threading.Thread(target=self._drive, name=f"mewrk-replay-{branch.id}", daemon=True)
+        RUNNING[branch.id] = self
         self._thread.start()
 
     def __repr__(self) -> str:
@@ -139,6 +147,7 @@ class Replay:
             self.state, self.error = "failed", f"The replay stopped on an error: {type(exc).__name__}: {exc}"
         finally:
             answer_from(self.branch.id, None)
+            RUNNING.pop(self.branch.id, None)
             self._tell(None)
 
     def _ask(self, turn: RecordedTurn) -> ReplayTurn:
@@ -152,7 +161,7 @@ class Replay:
         new = [c for c in branch.cards if c.id not in seen and c.id != message.id]
         home = self.source.workspace.home
         recorded_by = (turn.side.models or [self.recorded_model])[0]
-        return ReplayTurn(
+        compared = ReplayTurn(
             number=turn.number,
             message=turn.message.text,
             recorded=figures(turn.side, recorded_by, self._recorded_latency.get(turn.number), _prices(home)),
@@ -160,6 +169,8 @@ class Replay:
                 Side(new), self.model, _model_time(branch, message.created_at, None), _prices(home)
             ),
         )
+        branch.stored_timeline.append(comparison_card(compared, self.source.id))  # after the turn's cards
+        return compared
 
 
 def start_replay(

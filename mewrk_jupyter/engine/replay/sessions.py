@@ -8,6 +8,7 @@ from typing import Any, Protocol
 
 from ...cards.models import Card
 from ..settings.model import SessionSettings
+from ..timeline.stored import StoredTimeline
 from ..workspace import Workspace
 from .compare import ReplayTurn
 
@@ -25,6 +26,7 @@ class ReplayedSession(Protocol):
     title: str
     workspace: Workspace
     parent_id: str | None
+    stored_timeline: StoredTimeline  # where the engine's own cards go (a turn's comparison)
 
     @property
     def cards(self) -> Sequence[Card]: ...

@@ -64,6 +64,17 @@ class WorkflowStepInfo(TypedDict):
 
 
 @with_config(ConfigDict(extra="forbid"))
+class ComparedSideInfo(TypedDict):
+    """One side of a replay's comparison card: the model, its tokens, cost and seconds, and its cards."""
+
+    model: str
+    tokens: int
+    cost: float | None
+    latency: float | None
+    card_ids: list[str]
+
+
+@with_config(ConfigDict(extra="forbid"))
 class CardPayload(TypedDict):
     """A card as the views see it: the card's fields (one model per kind), minus opaque blobs."""
 
@@ -115,7 +126,9 @@ class CardPayload(TypedDict):
     session_id: NotRequired[str | None]
     # approval: who asked for the call — the model, or the person who ran it by hand
     asked_by: NotRequired[Literal["model", "person"]]
-    diff: NotRequired[str | None]  # approval: the change the call would make, as a unified diff
+    # approval: the change the call would make, as a unified diff; comparison: the reply's text, recorded
+    # to replayed (empty when the same)
+    diff: NotRequired[str | None]
     # approval: the rules "approve always" can add (this command, commands like it), and what it added
     rules_this: NotRequired[list[str]]
     rules_like: NotRequired[list[str]]
@@ -130,6 +143,14 @@ class CardPayload(TypedDict):
     task_id: NotRequired[str]
     state: NotRequired[Literal["running", "awaiting_approval", "completed", "failed", "stopped"]]
     steps: NotRequired[list[WorkflowStepInfo]]  # a workflow: its steps (X8)
+    # a replay's comparison (#38): the recording, the turn, the verdict, the tool calls' diff, each side
+    source_id: NotRequired[str]
+    number: NotRequired[int]
+    same_text: NotRequired[bool]
+    same_tools: NotRequired[bool]
+    tools_diff: NotRequired[str]
+    recorded: NotRequired[ComparedSideInfo]
+    replayed: NotRequired[ComparedSideInfo]
 
 
 @with_config(ConfigDict(extra="forbid"))

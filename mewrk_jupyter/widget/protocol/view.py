@@ -213,6 +213,15 @@ class CompactNowAction(ActionBase):
     action: Literal["compact_now"]
 
 
+class ReplayAction(ActionBase):
+    """Ask this session's messages again of `model` (None: the recording's) on a branch, each turn compared
+    with the recording's (#38), and show the branch here; tools "recorded" (nothing runs) or "live"."""
+
+    action: Literal["replay"]
+    model: str | None = None
+    tools: Literal["recorded", "live"] = "recorded"
+
+
 class BackAction(ActionBase):
     """Show again the session this widget showed before the last `open_session`."""
 
@@ -251,6 +260,7 @@ Action = Annotated[
     | BranchAction
     | ForkAction
     | CompactNowAction
+    | ReplayAction
     | OpenSessionAction
     | BackAction
     | TrustAction
