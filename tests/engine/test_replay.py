@@ -17,7 +17,7 @@ def _calls(s: mw.Session) -> list[ToolCall]:
     return [c for c in s.cards if isinstance(c, ToolCall)]
 
 
-def _recording(workspace) -> mw.Session:
+def recording(workspace) -> mw.Session:
     """A session on offline/echo: a greeting, then a command that appends to a file, approved."""
     s = mw.Session.new(title="recorded")
     s.send("hello there")
@@ -28,7 +28,7 @@ def _recording(workspace) -> mw.Session:
 
 
 def test_a_replay_asks_each_message_again_on_a_branch_and_leaves_the_recording_as_it_was(workspace):
-    s = _recording(workspace)
+    s = recording(workspace)
     before = [c.model_dump() for c in s.cards]
     (workspace / "ran.txt").unlink()
     replay = s.replay("offline/thinker").wait(60)
@@ -56,7 +56,7 @@ def test_a_replay_asks_each_message_again_on_a_branch_and_leaves_the_recording_a
 
 
 def test_a_follower_hears_each_turn_then_the_end(workspace):
-    s = _recording(workspace)
+    s = recording(workspace)
     heard: list = []
     replay = s.replay()
     replay.follow(heard.append)
@@ -68,7 +68,7 @@ def test_a_follower_hears_each_turn_then_the_end(workspace):
 
 
 def test_the_report_names_both_models_a_line_per_turn_and_opens_the_diffs(workspace):
-    s = _recording(workspace)
+    s = recording(workspace)
     replay = s.replay("offline/thinker").wait(60)
     report = replay.report()
     assert "recorded on `offline/echo`, replayed on `offline/thinker`" in report
@@ -84,7 +84,7 @@ def test_the_report_names_both_models_a_line_per_turn_and_opens_the_diffs(worksp
 
 
 def test_a_call_the_recording_did_not_make_is_told_so_and_runs_nothing(workspace):
-    s = _recording(workspace)
+    s = recording(workspace)
     (workspace / "ran.txt").unlink()
     # The person edited the recorded call: the replayed model's call no longer matches it.
     recorded = _calls(s)[0]
@@ -104,7 +104,7 @@ def test_a_call_the_recording_did_not_make_is_told_so_and_runs_nothing(workspace
 
 
 def test_live_tools_run_under_the_safety_level_and_wait_for_the_approval(workspace):
-    s = _recording(workspace)
+    s = recording(workspace)
     (workspace / "ran.txt").unlink()
     replay = s.replay(tools="live")
     approval = wait_for(lambda: replay.branch.pending_approval)
@@ -133,7 +133,7 @@ def test_stop_ends_the_turn_at_work_and_asks_no_more(workspace):
 
 
 def test_upto_limits_the_messages_asked_and_bad_input_makes_nothing(workspace):
-    s = _recording(workspace)
+    s = recording(workspace)
     assert len(s.replay(upto=1).wait(60).turns) == 1
     second = [c for c in s.cards if isinstance(c, mw.UserInput)][1]
     assert len(s.replay(upto=second).wait(60).turns) == 2
@@ -179,7 +179,7 @@ def test_attachments_are_sent_again(workspace):
 def test_replay_check_passes_a_saved_session_and_replays_an_exported_notebook_elsewhere(
     workspace, tmp_path, monkeypatch
 ):
-    s = _recording(workspace)
+    s = recording(workspace)
     assert mw.replay_check(s).state == "done"  # the same tool calls: no AssertionError
     path = s.export(workspace / "recorded.ipynb")
     elsewhere = tmp_path / "elsewhere"

@@ -9,7 +9,7 @@ import json
 import mewrk_jupyter as mw
 from tests.conftest import run_python
 
-from .test_replay import _recording
+from .test_replay import recording
 
 
 def _comparisons(s: mw.Session) -> list[mw.Comparison]:
@@ -17,7 +17,7 @@ def _comparisons(s: mw.Session) -> list[mw.Comparison]:
 
 
 def test_each_turn_s_comparison_follows_its_new_cards_with_the_figures_of_the_replay(workspace):
-    s = _recording(workspace)
+    s = recording(workspace)
     replay = s.replay("offline/thinker").wait(60)
     cards = list(replay.branch.cards)
     messages = [i for i, c in enumerate(cards) if isinstance(c, mw.UserInput)]
@@ -44,7 +44,7 @@ def test_each_turn_s_comparison_follows_its_new_cards_with_the_figures_of_the_re
 
 
 def test_no_request_carries_a_comparison_and_a_person_may_delete_it_but_not_edit_it(workspace):
-    s = _recording(workspace)
+    s = recording(workspace)
     replay = s.replay("offline/thinker").wait(60)
     branch = replay.branch
     branch.send("and now?")  # the person goes on in the branch: the comparisons stay out
@@ -69,7 +69,7 @@ def test_no_request_carries_a_comparison_and_a_person_may_delete_it_but_not_edit
 
 
 def test_a_replayed_branch_replayed_again_compares_its_turns_without_the_old_comparisons(workspace):
-    s = _recording(workspace)
+    s = recording(workspace)
     branch = s.replay("offline/thinker").wait(60).branch
     again = branch.replay().wait(60)
     assert again.state == "done" and again.model == "offline/thinker"
@@ -80,7 +80,7 @@ def test_a_replayed_branch_replayed_again_compares_its_turns_without_the_old_com
 
 
 def test_the_comparisons_are_read_in_another_process_and_kept_by_an_exported_notebook(workspace):
-    s = _recording(workspace)
+    s = recording(workspace)
     replay = s.replay("offline/thinker").wait(60)
     mine = [c.model_dump() for c in _comparisons(replay.branch)]
     done = run_python(
