@@ -83,6 +83,18 @@ def test_the_report_names_both_models_a_line_per_turn_and_opens_the_diffs(worksp
     assert "<table>" in html and "<details open>" in html and "offline/thinker" in html
 
 
+def test_the_report_in_markdown_shows_a_hostile_title_message_and_reply_as_text(workspace):
+    from tests.markup import live_in_markdown
+
+    attack = "<img src=x onerror=alert(1)> [x](javascript:alert(1))"
+    s = mw.Session.new(title=f"the {attack} session")
+    s.send(attack)
+    s.edit(s.cards[-1], text=f"{attack} as recorded")  # so that the replay's reply differs: a diff shows
+    report = s.replay().wait(60).report()
+    assert live_in_markdown(report) == [], report
+    assert "onerror=alert(1)" in report and "<details open>" in report  # shown, not dropped
+
+
 def test_a_call_the_recording_did_not_make_is_told_so_and_runs_nothing(workspace):
     s = _recording(workspace)
     (workspace / "ran.txt").unlink()
