@@ -21,6 +21,7 @@ from ...cards.models import Card, SystemPrompt, new_card_id
 from ...cards.order import key_between
 from ...errors import InvalidInput, MewrkError
 from ...providers.registry import prices_of, resolve
+from ...store.history import request_spans
 from ..opening import create_session, new_start
 from ..settings.change import why_reasoning_cannot_act
 from ..turns.recorded import answer_from
@@ -226,13 +227,9 @@ def _latencies(source: ReplayedSession, turns: list[RecordedTurn]) -> dict[int, 
 
 
 def _model_time(session: ReplayedSession, since: float, until: float | None) -> float | None:
-    """The seconds the model's requests took between two moments, summed; None when none was recorded."""
-    spans = [
-        entry.ended_at - entry.started_at
-        for entry in session.history
-        if entry.protocol != "tool"
-        and entry.ended_at is not None
-        and entry.started_at >= since
-        and (until is None or entry.started_at < until)
-    ]
+    """The seconds the model's requests took between two moments, summed; None when none was recorded.
+    Read from the store without the requests themselves: a replay asks it after each turn, so reading the
+    whole history there would cost a long session more each turn."""
+    conn = session.stored_timeline.db.conn()
+    spans = [ended - started for started, ended in request_spans(conn, session.id, since, until)]
     return sum(spans) if spans else None

@@ -8,14 +8,9 @@ from typing import Any, Protocol
 
 from ...cards.models import Card
 from ..settings.model import SessionSettings
+from ..timeline.stored import StoredTimeline
 from ..workspace import Workspace
 from .compare import ReplayTurn
-
-
-class HistoryEntryLike(Protocol):
-    protocol: str
-    started_at: float
-    ended_at: float | None
 
 
 class ReplayedSession(Protocol):
@@ -25,15 +20,13 @@ class ReplayedSession(Protocol):
     title: str
     workspace: Workspace
     parent_id: str | None
+    stored_timeline: StoredTimeline  # where its history's times are read
 
     @property
     def cards(self) -> Sequence[Card]: ...
 
     @property
     def settings(self) -> SessionSettings: ...
-
-    @property
-    def history(self) -> Sequence[HistoryEntryLike]: ...
 
     @property
     def state(self) -> str: ...
