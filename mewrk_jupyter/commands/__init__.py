@@ -10,7 +10,7 @@ live view in a notebook, a notice, an offer or a panel in the widget) is each su
 from __future__ import annotations
 
 from ..engine.session import Session
-from . import kernel, mcp, preferences, sessions, settings, skills, timeline, tools
+from . import kernel, mcp, preferences, replay, sessions, settings, skills, timeline, tools
 from .base import (
     COMPOSER,
     NOTEBOOK,
@@ -95,7 +95,12 @@ COMMANDS: dict[str, Command] = {
         ),
         Command("undo", "", "undo this session's last change", timeline.undo),
         Command("redo", "", "redo what was undone last", timeline.redo),
-        Command("stop", "", "stop the running turn, whichever window owns it", timeline.stop),
+        Command(
+            "stop",
+            "",
+            "stop the running turn, whichever window owns it, and a replay of this session or on it",
+            timeline.stop,
+        ),
         Command(
             "branch",
             "CARD",
@@ -158,6 +163,15 @@ COMMANDS: dict[str, Command] = {
             "start the workflow `.mewrk/workflows/NAME.yaml` in the background, TEXT its input: its steps run "
             "one after the other and its card shows each one's timeline; stop stops it",
             timeline.workflow,
+        ),
+        Command(
+            "replay",
+            "[--model M] [--agent A] [--upto N/CARD] [--live]",
+            "ask this session's messages again of another model or agent, on a branch, each turn compared "
+            "with the recording's, and show the report; `--upto` stops after N messages or at a card, "
+            "`--live` runs the tools again instead of giving the recorded results; stop stops it",
+            replay.replay,
+            after_turn=True,
         ),
         Command(
             "approve",

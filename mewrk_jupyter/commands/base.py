@@ -34,6 +34,28 @@ def refuse(why: str) -> Any:
     raise UsageProblem(why)
 
 
+def read_options(
+    command: str, args: list[str], valued: Mapping[str, str], flags: tuple[str, ...] = ()
+) -> tuple[dict[str, str], set[str], list[str]]:
+    """A command's `--name value` (or `--name=value`) options, its flags given, and its other words;
+    an option without its value (`valued` says what it needs) or an unknown one is refused."""
+    options: dict[str, str] = {}
+    given: set[str] = set()
+    words: list[str] = []
+    rest = iter(args)
+    for arg in rest:
+        name, equals, value = arg.partition("=")
+        if name in valued:
+            options[name] = (value if equals else next(rest, None)) or refuse(f"{name} needs {valued[name]}")
+        elif arg in flags:
+            given.add(arg)
+        elif arg.startswith("--"):
+            refuse(f"unknown option {arg}: `{command}` takes {', '.join([*flags, *valued])}")
+        else:
+            words.append(arg)
+    return options, given, words
+
+
 @dataclass(frozen=True)
 class Call:
     """One invocation: which command, on which session (None before a notebook picked one), its arguments."""
@@ -64,6 +86,7 @@ class Result:
     message: str = ""
     markdown: str = ""  # the notebook's fuller rendering, when it says more than the sentence
     run: Any = None  # a turn the command started: the notebook follows it, the widget sticks to the end
+    replay: Any = None  # a replay the command started: the notebook follows it and shows its report
     opened: Session | None = None  # a session the command made or opened
     left: Session | None = None  # the session the person was on before `opened`: the way back
     show: Show | None = None
@@ -104,7 +127,8 @@ class Command:
         """Fewest and most arguments (None: any number), and the free text: "TEXT", "[REASON]", … or ""."""
         words = re.findall(r"\[[^\]]*\]|\S+", self.synopsis_for(surface))
         text = words.pop() if words and words[-1] in FREE_TEXT else ""
-        most = None if any("…" in w for w in words) else len(words)
+        # An option with its value (`[--model M]`) is two arguments.
+        most = None if any("…" in w for w in words) else sum(len(w.split()) for w in words)
         return sum(not w.startswith("[") for w in words), most, text
 
 

@@ -7,7 +7,7 @@ from ..engine.navigation import switched_sentence
 from ..engine.notebook_memory import recall
 from ..engine.session import Session
 from ..engine.trust import trust as trust_workspace
-from .base import Call, Result, refuse
+from .base import Call, Result, read_options
 
 
 def starting_servers(session: Session) -> Session:
@@ -22,19 +22,8 @@ def new(call: Call) -> Result:
     """`new [--fresh] [--agent NAME] [--model vendor/model] [TITLE…]`: a session here; it becomes current.
     Run again in a notebook cell that made one (after a kernel restart, say), it shows that session again,
     unless `--fresh`."""
-    options: dict[str, str] = {}
-    words, fresh, args = [], False, iter(call.args)
-    for arg in args:
-        name, equals, value = arg.partition("=")
-        if name in NEW_OPTIONS:
-            given = value if equals else next(args, None)
-            options[name] = given or refuse(f"{name} needs {NEW_OPTIONS[name]}")
-        elif arg == "--fresh":
-            fresh = True
-        elif arg.startswith("--"):
-            refuse(f"unknown option {arg}: `new` takes --fresh, {' and '.join(NEW_OPTIONS)}")
-        else:
-            words.append(arg)
+    options, flags, words = read_options("new", call.args, NEW_OPTIONS, ("--fresh",))
+    fresh = "--fresh" in flags
     made = recall(call.place, cell=True) if call.place is not None and not fresh else None
     if made is not None:
         # The same cell run again: the session it made, as a notebook's cell gives the same result again.

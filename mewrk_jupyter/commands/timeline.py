@@ -9,6 +9,7 @@ from ..cards.words import cards_of, count, label, noun
 from ..engine.compaction import compacted
 from ..engine.history_summary import full_markdown, previous_request, summarise
 from ..engine.navigation import copy_session
+from ..engine.replay.run import stop_replays
 from ..engine.session import Session
 from ..errors import InvalidInput
 from .base import NOTEBOOK, Call, Result, sentence
@@ -17,6 +18,7 @@ from .interpolate import interpolate
 STOPPING = "Stopping the turn."
 NOTHING_RUNS = "Nothing is running."
 STOPPED_ELSEWHERE = "Stopped the turn another window or process was running; the session is free to use here."
+STOPPING_REPLAY = "Stopping the replay: it asks no more messages."
 
 
 def card_id(session: Session, ref: str) -> str:
@@ -26,11 +28,15 @@ def card_id(session: Session, ref: str) -> str:
 
 def stopped(session: Session) -> Result:
     """Stop the session's turn and say so: this process's turn still winds down (the sentence holds while
-    it runs); another process's turn has ended, by itself or because this window took the session over."""
+    it runs); another process's turn has ended, by itself or because this window took the session over.
+    A replay this process runs of the session, or on it (its branch), stops too: it asks no more."""
+    replays = stop_replays(session.id)
     run = session.last_run
     here = run is not None and not run.done
     if not session.stop():
-        return Result(NOTHING_RUNS)
+        return Result(STOPPING_REPLAY if replays else NOTHING_RUNS)
+    if replays:
+        return Result(STOPPING_REPLAY)
     return Result(STOPPING, while_state="running") if here else Result(STOPPED_ELSEWHERE)
 
 

@@ -11,6 +11,7 @@ from ..store import sessions as session_rows
 from ..store import tasks as task_rows
 from .background.tasks import TASKS, stop_background_work
 from .events import StateChanged
+from .replay.run import stop_replays
 from .subagents import (
     WITHDRAWN,
     decide_for_subagent,
@@ -139,7 +140,8 @@ class SessionDecisions:
 
     def stop(self) -> bool:
         """Stop the running turn, the background work and the subagents; False if nothing ran."""
-        stopped = bool(stop_background_work(self.session_id))
+        stopped = stop_replays(self.session_id) > 0  # a replay of it, or on it, asks no more
+        stopped = bool(stop_background_work(self.session_id)) or stopped
         stopped = stop_subagents_elsewhere(self.session) or stopped  # those another process follows
         if self.is_subagent() and self.parts.approvals.withdraw(WITHDRAWN):
             # A stopped subagent's approval is nobody's to answer: deciding it later would run the call

@@ -24,6 +24,7 @@ from ..engine.session import Session
 from ..errors import InvalidInput, MewrkError
 from .errors import record_errors
 from .output import help_markdown, say
+from .replay_view import ReplayView, replay_markdown
 from .turn_view import TurnView, turn_markdown
 
 __all__ = ["NO_SESSION", "STATE", "MagicState", "MewrkMagics", "current_session", "help_markdown", "register"]
@@ -34,10 +35,11 @@ NO_SESSION = "No current session — `%mewrk new` starts one, `%mewrk use ID` pi
 
 @dataclass
 class MagicState:
-    """What the magics remember in this process: the current session and the newest turn view."""
+    """What the magics remember in this process: the current session and the newest turn and replay views."""
 
     session: Session | None = None
     turn_view: TurnView | None = None
+    replay_view: ReplayView | None = None
 
 
 STATE = MagicState()
@@ -137,6 +139,10 @@ def present(shell: Any, result: Result) -> None:
             say(result.markdown)
         follow_turn(shell, result.run)
         return
+    if result.replay is not None:
+        say(result.message)
+        follow_replay(shell, result.replay)
+        return
     # A command's sentence may quote a card's text; its Markdown is built inert by the command.
     text = result.markdown or inert_markdown(result.message)
     if result.opened is not None and result.left is not None:
@@ -178,6 +184,15 @@ def follow_turn(shell: Any, run: Any) -> None:
         return
     run.wait()
     say(turn_markdown(run))
+
+
+def follow_replay(shell: Any, replay: Any) -> None:
+    """Show a replay in this cell: live in a kernel, turn by turn, or its report once it ended in a terminal."""
+    if _in_kernel(shell):
+        STATE.replay_view = ReplayView(replay)
+        return
+    replay.wait()
+    say(replay_markdown(replay))
 
 
 @magics_class

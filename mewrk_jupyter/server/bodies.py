@@ -73,6 +73,18 @@ class WorkflowBody(Body):
     input: str = ""
 
 
+class ReplayBody(Body):
+    """`POST /mewrk/v2/sessions/{id}/replay`: a new replay (`model`, `agent`, `upto`, `tools`, each
+    optional) or the rest of one this server runs (`branchId`, `after`)."""
+
+    model: str | None = None
+    agent: str | None = None
+    upto: int | str | None = None  # a number of messages, or a card's id
+    tools: Literal["recorded", "live"] = "recorded"
+    branchId: str | None = None
+    after: int | None = Field(default=None, ge=0)
+
+
 class NoFields(Body):
     """A route that takes no fields (stop, compact): an empty body or `{}`."""
 

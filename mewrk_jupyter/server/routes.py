@@ -13,6 +13,8 @@ from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
 
+from ..commands.replay import replay_of
+from ..commands.replay import start as start_replay
 from ..engine.catalog import list_sessions, session_of_run
 from ..engine.compaction.summary import compacted
 from ..engine.session import Session
@@ -34,17 +36,23 @@ from .bodies import (
     CompactBody,
     NewSession,
     NoFields,
+    ReplayBody,
     RunRequest,
     WorkflowBody,
     finish_json,
     parse,
 )
 from .notebooks import notebook_routes
+from .replays import stream_replay
 from .stream import off_loop, start_stream, stream_run
 
 RUN_BODY = (
     "Send `sessionId` and `question` to start a turn (an empty question continues from the timeline), "
     "or `runId` (and `after`) without a question for the rest of a run."
+)
+REPLAY_BODY = (
+    "Send `model`, `agent`, `upto` and `tools` (each optional) to start a replay, "
+    "or `branchId` (and `after`) alone for the rest of one."
 )
 
 H = TypeVar("H", bound="MewrkHandler")
@@ -177,16 +185,17 @@ class RunsHandler(MewrkHandler):
 
 
 class StopHandler(MewrkHandler):
-    """`POST /sessions/{id}/stop`: stop the session's turn wherever it runs."""
+    """`POST /sessions/{id}/stop`: stop the session's turn wherever it runs, and a replay this server runs
+    of the session or on it (its branch)."""
 
     @web.authenticated
     @authorized
     @answers
     async def post(self, session_id: str) -> None:
-        """Stop; `stopped` is false when no turn ran."""
+        """Stop; `stopped` is false when no turn nor replay ran."""
         self.body_as(NoFields)
         s = await self.session(session_id)
-        self.reply({"stopped": await off_loop(s.stop)})
+        self.reply({"stopped": await off_loop(s.stop)})  # a replay of it or on it too
 
 
 class ApprovalHandler(MewrkHandler):
@@ -251,15 +260,19 @@ class WorkflowsHandler(MewrkHandler):
         self.reply({"taskId": card.task_id, "card": card.model_dump(mode="json")}, 202)
 
 
-class RunHandler(MewrkHandler):
-    """`POST /run`: start a turn and stream it, or stream the rest of a run, as Server-Sent Events."""
+class StreamHandler(MewrkHandler):
+    """A route that answers with Server-Sent Events, and knows when its client left."""
 
-    gone = False  # the client closed the connection: the stream stops reading, the run goes on
+    gone = False  # the client closed the connection: the stream stops, what it streamed goes on
 
     def on_connection_close(self) -> None:
         """The client left."""
         self.gone = True
         super().on_connection_close()
+
+
+class RunHandler(StreamHandler):
+    """`POST /run`: start a turn and stream it, or stream the rest of a run, as Server-Sent Events."""
 
     @web.authenticated
     @authorized
@@ -286,6 +299,37 @@ class RunHandler(MewrkHandler):
         await stream_run(self, s, run_id, after, lambda: self.gone)
 
 
+class ReplayHandler(StreamHandler):
+    """`POST /sessions/{id}/replay`: replay the session on a branch and stream each turn's comparison, or
+    stream the rest of a replay this server runs, as Server-Sent Events."""
+
+    @web.authenticated
+    @authorized
+    @answers
+    async def post(self, session_id: str) -> None:
+        """The branch first, then a comparison per turn, then `end` with the report."""
+        body = self.body_as(ReplayBody)
+        s = await self.session(session_id)
+        if body.branchId is None:
+            if body.after is not None:
+                raise ApiError(400, f"`after` reads the rest of a replay, with its `branchId`: {REPLAY_BODY}")
+            # Refused (400) with the engine's sentence, making nothing: an unknown model or agent, a bad upto.
+            replay = await off_loop(start_replay, s, body.model, body.agent, body.upto, body.tools)
+        else:
+            if body.model_fields_set - {"branchId", "after"}:
+                raise ApiError(400, f"A replay's `branchId` reads one already started: {REPLAY_BODY}")
+            found = replay_of(body.branchId)
+            if found is None or found.source.id != s.id:
+                raise ApiError(
+                    404,
+                    f"No replay of session `{s.id}` on the branch `{body.branchId}` in this server (a replay "
+                    "is streamed by the server that started it); the branch's cards are in its session.",
+                )
+            replay = found
+        start_stream(self)
+        await stream_replay(self, replay, body.after or 0, lambda: self.gone)
+
+
 def routes(base_url: str, root: Path) -> list[tuple[str, type[Any], dict[str, Any]]]:
     """The API's routes under the server's base URL, the notebook bridge's with them."""
     api = url_path_join(base_url, "mewrk", "v2")
@@ -298,6 +342,7 @@ def routes(base_url: str, root: Path) -> list[tuple[str, type[Any], dict[str, An
         (f"sessions/{sid}/approval", ApprovalHandler),
         (f"sessions/{sid}/compact", CompactHandler),
         (f"sessions/{sid}/workflows", WorkflowsHandler),
+        (f"sessions/{sid}/replay", ReplayHandler),
         ("run", RunHandler),
     ]
     found: list[tuple[str, type[Any], dict[str, Any]]] = [

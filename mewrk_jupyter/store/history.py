@@ -78,6 +78,20 @@ def load_history(conn: sqlite3.Connection, session_id: str) -> list[dict[str, An
     return [_entry(read, row) for row in rows]
 
 
+def request_spans(
+    conn: sqlite3.Connection, session_id: str, since: float, until: float | None = None
+) -> list[tuple[float, float]]:
+    """When each answered model request (not a tool run) the session made from `since` (until before
+    `until`) started and ended, oldest first, read without the requests themselves."""
+    until_clause = " AND started_at < ?" if until is not None else ""
+    rows = conn.execute(
+        "SELECT started_at, ended_at FROM history WHERE session_id = ? AND protocol != 'tool' "
+        f"AND ended_at IS NOT NULL AND started_at >= ?{until_clause} ORDER BY id",
+        (session_id, since) if until is None else (session_id, since, until),
+    ).fetchall()
+    return [(float(row[0]), float(row[1])) for row in rows]
+
+
 def load_entry(conn: sqlite3.Connection, session_id: str, entry_id: int) -> dict[str, Any] | None:
     """One history row of a session with its `number` in the session, or None."""
     row = conn.execute(

@@ -20,7 +20,6 @@ from ..commands import Result, approved, sentence, stopped
 from ..engine.assembly.attachments import attachments_for_message
 from ..engine.navigation import copy_session, switched_sentence
 from ..engine.replay.report import started_sentence
-from ..engine.replay.run import replay_on
 from ..errors import InvalidInput, MewrkError, SessionBusy
 from . import commands
 from .answers import Answer, WidgetHost
@@ -172,10 +171,7 @@ class ActionHandler:
                 return self._send(request)
             case ReplayAction():
                 return self._replay(request)
-            case StopAction():
-                replay = replay_on(session.id)  # Stop on a replay's branch ends the replay, not one turn
-                if replay is not None and replay.stop():
-                    return Answer("Stopped the replay: no more of the recording's messages are asked.")
+            case StopAction():  # on a replay's branch, or its recording, the replay ends too
                 return commands.answer(stopped(session))
             case CommandAction():
                 return commands.run_command(session, request.text)

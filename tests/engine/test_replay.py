@@ -83,6 +83,18 @@ def test_the_report_names_both_models_a_line_per_turn_and_opens_the_diffs(worksp
     assert "<table>" in html and "<details open>" in html and "offline/thinker" in html
 
 
+def test_the_report_in_markdown_shows_a_hostile_title_message_and_reply_as_text(workspace):
+    from tests.markup import live_in_markdown
+
+    attack = "<img src=x onerror=alert(1)> [x](javascript:alert(1))"
+    s = mw.Session.new(title=f"the {attack} session")
+    s.send(attack)
+    s.edit(s.cards[-1], text=f"{attack} as recorded")  # so that the replay's reply differs: a diff shows
+    report = s.replay().wait(60).report()
+    assert live_in_markdown(report) == [], report
+    assert "onerror=alert(1)" in report and "<details open>" in report  # shown, not dropped
+
+
 def test_a_call_the_recording_did_not_make_is_told_so_and_runs_nothing(workspace):
     s = recording(workspace)
     (workspace / "ran.txt").unlink()
@@ -192,3 +204,16 @@ def test_replay_check_passes_a_saved_session_and_replays_an_exported_notebook_el
         mw.replay_check(elsewhere / "missing.ipynb")
     with pytest.raises(mw.InvalidInput, match='compare is "tools" or "text"'):
         mw.replay_check(s, compare="both")
+
+
+def test_the_sessions_own_stop_ends_its_replay_from_the_recording_or_the_branch(workspace):
+    s = mw.Session.new()
+    s.send("long: 2000")
+    s.send("and then?")
+    for stop_on in ("recording", "branch"):
+        replay = s.replay("offline/slow")
+        wait_for(lambda r=replay: any(isinstance(c, mw.ModelReply) for c in r.branch.cards))
+        assert (s if stop_on == "recording" else replay.branch).stop()
+        replay.wait(60)
+        assert replay.state == "stopped", stop_on
+        assert [c.text for c in replay.branch.cards if isinstance(c, mw.UserInput)] == ["long: 2000"]

@@ -32,6 +32,7 @@ TYPED: dict[str, list[str]] = {
     "mcp": ["/mcp"],
     "skill": ["/skill", "/skill review"],
     "workflow": ["/workflow review the parser", "/workflow"],
+    "replay": ["/replay", "/replay --model offline/thinker --upto 1", "/replay --live"],
     "set": [
         "/set",
         "/set model offline/thinker",

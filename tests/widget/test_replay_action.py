@@ -44,7 +44,7 @@ def test_stop_on_the_branch_ends_the_replay_not_just_its_turn(session, widget):
     replay = replay_on(branch.id)
     assert replay is not None and result["ok"]
     stopped = widget.do("stop")
-    assert stopped["message"] == "Stopped the replay: no more of the recording's messages are asked."
+    assert stopped["message"] == "Stopping the replay: it asks no more messages."
     replay.wait(60)
     assert replay.state == "stopped" and replay_on(branch.id) is None
     assert [c.text for c in branch.cards if isinstance(c, mw.UserInput)] == ["hello"]  # asked no more

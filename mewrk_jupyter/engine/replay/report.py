@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 
+from ...cards.inert import code_block, inert_inline
 from ...cards.words import format_cost, verdict
 from ..history_summary import first_line
 from .compare import ReplayTurn, SideFigures
@@ -60,10 +61,10 @@ def started_sentence(replay: Reported) -> str:
 
 
 def report_markdown(replay: Reported) -> str:
-    """The report in Markdown."""
-    lines = [f"### {headline(replay)}", ""]
+    """The report in Markdown, inert: a title, a message or a reply that holds HTML shows it as text."""
+    lines = [f"### {inert_inline(headline(replay))}", ""]
     if replay.error:
-        lines += [f"**The replay stopped:** {replay.error}", ""]
+        lines += [f"**The replay stopped:** {inert_inline(replay.error)}", ""]
     if not replay.turns:
         return "\n".join([*lines, "No message was asked again yet."])
     lines += [
@@ -71,7 +72,7 @@ def report_markdown(replay: Reported) -> str:
         "|---|---|---|---|---|---|---|",
     ]
     for t in replay.turns:
-        message = first_line(t.message, 60).replace("|", "\\|")
+        message = inert_inline(first_line(t.message, 60)).replace("|", "\\|")
         calls = f"{len(t.recorded.tools)} → {len(t.replayed.tools)}"
         lines.append(
             f"| {t.number} | {message} | {_verdict(t)} | {calls} | {t.recorded.tokens:,} → {t.replayed.tokens:,} "
@@ -83,7 +84,7 @@ def report_markdown(replay: Reported) -> str:
         lines += ["", f"<details open><summary>Turn {t.number}: {_verdict(t)}</summary>", ""]
         for part in (t.tools_diff, t.diff):
             if part:
-                lines += ["```diff", part, "```", ""]
+                lines += [code_block(part, "diff"), ""]
         lines.append("</details>")
     return "\n".join(lines)
 

@@ -21,6 +21,7 @@ from ...cards.models import Card, SystemPrompt, new_card_id
 from ...cards.order import key_between
 from ...errors import InvalidInput, MewrkError
 from ...providers.registry import prices_of, resolve
+from ...store.history import request_spans
 from ..opening import create_session, new_start
 from ..settings.change import why_reasoning_cannot_act
 from ..turns.recorded import answer_from
@@ -42,6 +43,13 @@ RUNNING: dict[str, Replay] = {}
 def replay_on(session_id: str) -> Replay | None:
     """The replay at work in this process on the branch `session_id`, if one is."""
     return RUNNING.get(session_id)
+
+
+def stop_replays(session_id: str) -> int:
+    """Stop the replays at work in this process of the session or on it (its branch); how many stopped.
+    The session's Stop calls it, so Stop from any surface ends a replay, not one of its turns."""
+    found = [r for r in list(RUNNING.values()) if session_id in (r.source.id, r.branch.id)]
+    return sum(r.stop() for r in found)
 
 
 class Replay:
@@ -88,8 +96,8 @@ class Replay:
 
     def stop(self) -> bool:
         """Stop the turn at work and ask no more messages; False when it had ended already."""
-        if self.done:
-            return False
+        if self.done or self._stopping.is_set():
+            return False  # ended, or stopping already (the branch's own Stop comes back here)
         self._stopping.set()
         self.branch.stop()
         return True
@@ -155,7 +163,10 @@ class Replay:
         message = turn.message.model_copy(update={"id": new_card_id(), "created_at": time.time()}, deep=True)
         seen = {c.id for c in branch.cards}
         branch.insert(message)
-        branch.send(wait=True)
+        run = branch.send(wait=False)
+        while not run.wait(POLL).done:
+            if self._stopping.is_set():  # a Stop that came while this turn was starting ends it too
+                branch.stop()
         while branch.state != "idle" and not self._stopping.is_set():
             self._stopping.wait(POLL)  # an approval waits for the person (tools="live"), or a turn runs on
         new = [c for c in branch.cards if c.id not in seen and c.id != message.id]
@@ -237,13 +248,9 @@ def _latencies(source: ReplayedSession, turns: list[RecordedTurn]) -> dict[int, 
 
 
 def _model_time(session: ReplayedSession, since: float, until: float | None) -> float | None:
-    """The seconds the model's requests took between two moments, summed; None when none was recorded."""
-    spans = [
-        entry.ended_at - entry.started_at
-        for entry in session.history
-        if entry.protocol != "tool"
-        and entry.ended_at is not None
-        and entry.started_at >= since
-        and (until is None or entry.started_at < until)
-    ]
+    """The seconds the model's requests took between two moments, summed; None when none was recorded.
+    Read from the store without the requests themselves: a replay asks it after each turn, so reading the
+    whole history there would cost a long session more each turn."""
+    conn = session.stored_timeline.db.conn()
+    spans = [ended - started for started, ended in request_spans(conn, session.id, since, until)]
     return sum(spans) if spans else None

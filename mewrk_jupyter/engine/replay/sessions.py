@@ -13,12 +13,6 @@ from ..workspace import Workspace
 from .compare import ReplayTurn
 
 
-class HistoryEntryLike(Protocol):
-    protocol: str
-    started_at: float
-    ended_at: float | None
-
-
 class ReplayedSession(Protocol):
     """A session as a replay uses it."""
 
@@ -26,16 +20,13 @@ class ReplayedSession(Protocol):
     title: str
     workspace: Workspace
     parent_id: str | None
-    stored_timeline: StoredTimeline  # where the engine's own cards go (a turn's comparison)
+    stored_timeline: StoredTimeline  # where the engine's cards go (a turn's comparison), its history's times
 
     @property
     def cards(self) -> Sequence[Card]: ...
 
     @property
     def settings(self) -> SessionSettings: ...
-
-    @property
-    def history(self) -> Sequence[HistoryEntryLike]: ...
 
     @property
     def state(self) -> str: ...
