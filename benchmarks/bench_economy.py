@@ -3,7 +3,8 @@ whose tool calls read, list and grep the same files again and again, as a long a
 
 Run: python benchmarks/bench_economy.py
 The goal (the issue): each under 20 ms. The session is written in one transaction through the store's card
-functions (the set-up is not what is measured); each figure is the median of 50 calls.
+functions (the set-up is not what is measured); each figure is the median of 50 calls, after a first
+`s.stale()`, shown apart: it reads every card's distinctive words, which later calls find kept.
 """
 
 from __future__ import annotations
@@ -58,7 +59,9 @@ def main() -> int:
     os.chdir(tempfile.mkdtemp(prefix="mewrk-bench-economy-"))
     s = long_session()
     cards = s.cards
-    stale = s.stale()
+    started = time.perf_counter()
+    stale = s.stale()  # the first call reads every card's words; later ones find them kept
+    first_ms = (time.perf_counter() - started) * 1000
     middle = cards[len(cards) // 2]
     figures = {
         "s.stale()": median_ms(s.stale),
@@ -67,6 +70,7 @@ def main() -> int:
     }
     print(f"context economy · {len(cards):,} cards · {len(stale)} stale results (≈{stale.tokens:,} tokens)")
     print(f"medians of {REPEAT} calls; goal: each under {GOAL_MS:.0f} ms")
+    print(f"  {'s.stale(), its first call':<42} {first_ms:8.2f} ms   (once per session and process)")
     for name, ms in figures.items():
         verdict = "met" if ms < GOAL_MS else "MISSED"
         print(f"  {name:<42} {ms:8.2f} ms   {verdict}")

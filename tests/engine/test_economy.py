@@ -54,7 +54,7 @@ def test_a_result_read_again_or_changed_since_is_stale_and_says_why(workspace):
 def test_a_large_result_nothing_quotes_is_stale_and_one_quoted_is_not(workspace):
     s = mw.Session.new()
     big = _call(s, "bash", {"command": "seq 100000 103000"})
-    quoted = _call(s, "bash", {"command": "seq 200000 203000 | paste -sd' ' | fold -w 40"})
+    quoted = _call(s, "bash", {"command": "seq -f 'item-%.0f-of-the-list' 200000 201000"})
     s.insert(mw.ModelReply(text=f"The first line was {quoted.result.splitlines()[0]}"))
     why = {item.card_id: item.why for item in s.stale()}
     assert why[big.id].endswith("that nothing after it quotes")

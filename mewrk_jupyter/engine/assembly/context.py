@@ -21,7 +21,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from ...cards.inert import for_notebook
-from ...cards.models import Card, NativeCompaction, SummaryDivider, ToolCall
+from ...cards.models import Card, NativeCompaction, SummaryDivider, ToolCall, UserInput
 from ...cards.words import format_cost, format_tokens, label
 from ...providers.offline import estimate_tokens
 from ...providers.sent import prefix_estimate, timeline_words
@@ -205,12 +205,12 @@ def card_estimate(card: Card) -> int:
     """An estimate of what one card the model reads adds to a request (characters / 4, one at least)."""
     if isinstance(card, NativeCompaction):  # its line is not sent: the kept messages and item are
         return max(1, card_tokens(card))
-    text = getattr(card, "text", "") or ""
-    if isinstance(card, SummaryDivider):
-        text = summary_message(card)
-    elif isinstance(card, ToolCall):
-        text = f"{card.name} {card.params} {card.result or ''}"
-    extracted = sum(estimate_tokens(a.text or "") for a in getattr(card, "attachments", []))
+    if isinstance(card, ToolCall):  # its name, input and result, counted without joining them
+        size = len(card.name) + len(str(card.params)) + len(card.result or "") + 2
+        return max(1, (size + 3) // 4)
+    text = summary_message(card) if isinstance(card, SummaryDivider) else getattr(card, "text", "") or ""
+    attachments = card.attachments if isinstance(card, UserInput) else ()
+    extracted = sum(estimate_tokens(a.text or "") for a in attachments)
     return max(1, estimate_tokens(text) + extracted)
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,10 +17,9 @@ from ...providers.offline import estimate_tokens
 REREAD: dict[str, tuple[str, ...] | None] = {"read": ("path",), "ls": ("path",), "grep": None, "find": None}
 CHANGING = ("write", "edit")  # a later one of these on a read file's path changed it
 BIG_TOKENS = 2_000  # a result at least this large that nothing later refers to is stale
-QUOTED_CHARS = 24  # a line of a result this long, found in a later card, is a reference to it
-QUOTED_LINES = 200  # the lines of a large result looked for in later cards, at most
+QUOTED_CHARS = 12  # a word of a result this long, found in a later card, is a reference to it
 PRUNED = "[pruned:"
-_NUMBERED = re.compile(r"^\s*\d+\t")
+_WORD = re.compile(rf"[\w./:-]{{{QUOTED_CHARS},}}")
 
 
 def tokens_text(tokens: int) -> str:
@@ -107,6 +105,7 @@ def stale_results(cards: list[Card]) -> StaleList:
     last_reply = max((i for i, c in enumerate(cards) if isinstance(c, ModelReply)), default=-1)
     later_keys: dict[tuple[str, str], str] = {}
     changed_paths: dict[str, str] = {}  # path → why, from what came after
+    later_words: set[str] = set()  # the distinctive words of the replies, thinking and calls after
     # From the end: what a card is followed by is known when it is reached.
     for index in range(len(cards) - 1, -1, -1):
         card = cards[index]
@@ -114,43 +113,52 @@ def stale_results(cards: list[Card]) -> StaleList:
             for path in re.findall(r"^The file `([^`]+)`", card.text):
                 changed_paths.setdefault(path, "the file changed since it was read, as the model was told")
             continue
-        if not isinstance(card, ToolCall) or not _settled(card) or is_pruned(card):
+        if isinstance(card, ModelReply | Thinking):
+            later_words.update(words_of(card.id, card.text))
             continue
-        tokens = estimate_tokens(card.result or "")
-        key = _same_key(card)
-        path = card.params.get("path")
-        why = None
-        if key is not None and key in later_keys:
-            why = f"{card.name} again later ({later_keys[key]})"
-        elif card.name == "read" and isinstance(path, str) and path in changed_paths:
-            why = changed_paths[path]
-        elif tokens >= BIG_TOKENS and index < last_reply and not _referred(card, cards[index + 1 :]):
-            why = f"{tokens_text(tokens)} that nothing after it quotes"
-        if why is not None:
-            found[card.id] = StaleResult(card.id, card.name, dict(card.params), why, tokens)
-        if key is not None:
-            later_keys[key] = card.id
-        if card.name in CHANGING and isinstance(path, str):
-            changed_paths[path] = f"{path} was changed since by {card.name} ({card.id})"
+        if not isinstance(card, ToolCall):
+            continue
+        settled = _settled(card) and not is_pruned(card)
+        if settled:
+            tokens = estimate_tokens(card.result or "")
+            key = _same_key(card)
+            path = card.params.get("path")
+            why = None
+            if key is not None and key in later_keys:
+                why = f"{card.name} again later ({later_keys[key]})"
+            elif card.name == "read" and isinstance(path, str) and path in changed_paths:
+                why = changed_paths[path]
+            elif tokens >= BIG_TOKENS and index < last_reply and not _quoted(card, later_words):
+                why = f"{tokens_text(tokens)} that nothing after it quotes"
+            if why is not None:
+                found[card.id] = StaleResult(card.id, card.name, dict(card.params), why, tokens)
+            if key is not None:
+                later_keys[key] = card.id
+            if card.name in CHANGING and isinstance(path, str):
+                changed_paths[path] = f"{path} was changed since by {card.name} ({card.id})"
+        later_words.update(words_of(card.id, str(card.params)))  # a later call's input may name what it read
     return StaleList(item for card in cards if (item := found.get(card.id)) is not None)
 
 
-def _referred(call: ToolCall, after: Iterable[Card]) -> bool:
-    """Whether a later card quotes a line of the call's result (a reply, thinking, another call's input)."""
-    lines = []
-    for raw in (call.result or "").splitlines():
-        line = _NUMBERED.sub("", raw).strip()
-        if len(line) >= QUOTED_CHARS and line not in lines:
-            lines.append(line)
-        if len(lines) >= QUOTED_LINES:
-            break
-    if not lines:
-        return False
-    texts = []
-    for card in after:
-        if isinstance(card, ModelReply | Thinking):
-            texts.append(card.text)
-        elif isinstance(card, ToolCall):
-            texts.append(json.dumps(card.params, ensure_ascii=False))
-    later = "\n".join(texts)
-    return any(line in later for line in lines)
+def _quoted(call: ToolCall, later: set[str]) -> bool:
+    """Whether something after the call quotes its result: one of the result's distinctive words (a name,
+    a path, a number of QUOTED_CHARS characters or more) is in a later reply, thinking or call's input.
+    A word every reply uses would make every result quoted: then the result is kept, the safe way."""
+    return not later.isdisjoint(words_of(call.id, call.result or ""))
+
+
+# The distinctive words of a card's text, by its id and the text's hash (a str keeps its hash, so a card
+# read again unchanged is found at once): a timeline's texts are looked at again at each stale().
+_WORDS: dict[tuple[str, int], frozenset[str]] = {}
+_WORDS_KEPT = 50_000
+
+
+def words_of(card_id: str, text: str) -> frozenset[str]:
+    """The words of QUOTED_CHARS characters or more in a card's text."""
+    key = (card_id, hash(text))
+    found = _WORDS.get(key)
+    if found is None:
+        if len(_WORDS) >= _WORDS_KEPT:
+            _WORDS.clear()
+        found = _WORDS[key] = frozenset(_WORD.findall(text))
+    return found
