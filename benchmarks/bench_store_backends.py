@@ -25,14 +25,15 @@ a fresh database for the run. Each figure is taken on SQLite, then on PostgreSQL
 Goals (the issue): PostgreSQL within 3x of SQLite per edit on loopback, and flat from 100 to 10,000 cards
 (read here as within 1.5x).
 
-Where PostgreSQL's time goes (cProfile, 2026-12, 2 cores): an edit makes 9 round trips (the running turn
+Where PostgreSQL's time goes (cProfile, 2026-12, 2 cores): an edit was 9 round trips (the running turn
 that would refuse it, the session's revision read 3 times, BEGIN with the write lock, the row, the revision
-bumped, COMMIT, the approval that may wait), each ~0.11 ms from psycopg on loopback and nearly all of the
-edit's ~1.8 ms; SQLite does the same in ~0.3 ms. Within 3x leaves ~0.9 ms, about 5 round trips: fewer
-revision reads (one per edit, in engine/timeline/stored.py) and the transaction's statements sent in one
-flight (psycopg's pipeline mode) would be the way there. A turn on offline/echo makes ~65 statements in 7
-transactions: in one process ~27 ms against ~15 ms on SQLite, most of it CPU that the clients, both servers
-and PostgreSQL share here, hence the turns' ratio.
+bumped, COMMIT, the approval that may wait), each ~0.13 ms from psycopg on loopback, nearly all of its
+~2 ms. It is 4 now: the running turn, the revision read once per edit (StoredTimeline.one_look), the
+transaction's statements in one flight up to the revision it reads back, and COMMIT (psycopg's pipeline
+mode); the approval is asked only for a call that waits. SQLite does an edit in ~0.25 ms, so within 3x
+would leave ~0.75 ms: two round trips, which needs the refusal of a running turn and the revision read
+inside the transaction's flight. A turn on offline/echo makes ~65 statements in 7 transactions: most of
+its time is CPU that the clients, both servers and PostgreSQL share here, hence the turns' ratio.
 """
 
 from __future__ import annotations
