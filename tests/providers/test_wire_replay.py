@@ -62,3 +62,16 @@ def test_a_vendor_that_calls_the_recorded_tool_gets_the_recorded_result(wire: Wi
     assert call.result == recorded.result and not call.is_error
     assert not (workspace / "ran.txt").exists()
     assert json.dumps(recorded.result)[1:-1] in json.dumps(wire_server.last_request().json)
+
+
+def test_the_recordings_signed_thinking_is_not_sent_and_its_attachment_is(wire: Wire, wire_server, workspace):
+    (workspace / "notes.txt").write_text("the meeting is at noon")
+    s = mw.Session.new(model="offline/thinker")
+    s.send("think: when is it?\nwhen is it?", attachments=["notes.txt"])
+    assert any(isinstance(c, mw.Thinking) and c.is_signed for c in s.cards)
+    wire_server.enqueue(wire.reply("At noon."))
+    replay = s.replay(wire.model).wait(60)
+    assert replay.state == "done", replay.error
+    sent = json.dumps(wire_server.last_request().json)
+    assert "offline-sig-" not in sent and "when is it?" in sent
+    assert "the meeting is at noon" in sent
