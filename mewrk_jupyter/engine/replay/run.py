@@ -164,9 +164,11 @@ class Replay:
         seen = {c.id for c in branch.cards}
         branch.insert(message)
         run = branch.send(wait=False)
+        stopped = False
         while not run.wait(POLL).done:
-            if self._stopping.is_set():  # a Stop that came while this turn was starting ends it too
+            if self._stopping.is_set() and not stopped:  # a Stop that came as this turn started ends it too
                 branch.stop()
+                stopped = True
         while branch.state != "idle" and not self._stopping.is_set():
             self._stopping.wait(POLL)  # an approval waits for the person (tools="live"), or a turn runs on
         new = [c for c in branch.cards if c.id not in seen and c.id != message.id]
