@@ -10,7 +10,7 @@ live view in a notebook, a notice, an offer or a panel in the widget) is each su
 from __future__ import annotations
 
 from ..engine.session import Session
-from . import kernel, mcp, preferences, replay, sessions, settings, skills, timeline, tools
+from . import economy, kernel, mcp, preferences, replay, sessions, settings, skills, timeline, tools
 from .base import (
     COMPOSER,
     NOTEBOOK,
@@ -147,6 +147,26 @@ COMMANDS: dict[str, Command] = {
             synopsis_on=((COMPOSER, ""),),  # the widget's panel lists the requests and opens each one
         ),
         Command("context", "", "how full the context window is, by card kind", timeline.context),
+        Command(
+            "stale",
+            "",
+            "the tool results that no longer serve (read again later, changed since, large and quoted by "
+            "nothing after), each with why and its tokens",
+            economy.stale,
+        ),
+        Command(
+            "prune",
+            "[stale | CARD…] [--thinking]",
+            "turn the stale tool results (or the cards named) into one-line stubs that say what was there, "
+            "as one undo step; `--thinking`: the thinking above the last reply too",
+            economy.prune,
+        ),
+        Command(
+            "cache",
+            "CARD",
+            "what the next request reads from the prompt cache and sends anew if CARD changes, and the cost",
+            economy.cache,
+        ),
         Command(
             "compact",
             "[TEXT]",

@@ -85,6 +85,14 @@ class ReplayBody(Body):
     after: int | None = Field(default=None, ge=0)
 
 
+class PruneBody(Body):
+    """`POST /mewrk/v2/sessions/{id}/prune`: "stale" (what `GET …/stale` lists) or the cards' ids, and
+    whether the thinking above the last reply goes too (#39)."""
+
+    cards: Literal["stale"] | list[str] = "stale"
+    thinking: bool = False
+
+
 class NoFields(Body):
     """A route that takes no fields (stop, compact): an empty body or `{}`."""
 

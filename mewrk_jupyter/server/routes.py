@@ -3,13 +3,10 @@
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from jupyter_server.auth.decorator import authorized
-from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
 
@@ -19,29 +16,19 @@ from ..engine.catalog import list_sessions, session_of_run
 from ..engine.compaction.summary import compacted
 from ..engine.session import Session
 from ..engine.turns.records import RunInfo
-from ..errors import (
-    ConfigError,
-    InvalidInput,
-    MewrkError,
-    RunNotFound,
-    SessionBusy,
-    SessionNotFound,
-    StoreError,
-    WorkspaceNotTrusted,
-)
+from ..errors import MewrkError, SessionNotFound, StoreError
 from .bodies import (
     ApiError,
     ApprovalDecision,
-    B,
     CompactBody,
     NewSession,
     NoFields,
     ReplayBody,
     RunRequest,
     WorkflowBody,
-    finish_json,
-    parse,
 )
+from .economy import CacheHandler, PruneHandler, StaleHandler
+from .handler import MewrkHandler, answers
 from .notebooks import notebook_routes
 from .replays import stream_replay
 from .stream import off_loop, start_stream, stream_run
@@ -54,36 +41,6 @@ REPLAY_BODY = (
     "Send `model`, `agent`, `upto` and `tools` (each optional) to start a replay, "
     "or `branchId` (and `after`) alone for the rest of one."
 )
-
-H = TypeVar("H", bound="MewrkHandler")
-
-
-def status_of(exc: MewrkError) -> int:
-    """The HTTP status of an engine refusal."""
-    if isinstance(exc, (SessionNotFound, RunNotFound)):
-        return 404
-    if isinstance(exc, (SessionBusy, WorkspaceNotTrusted)):
-        return 409
-    if isinstance(exc, (InvalidInput, ConfigError)):
-        return 400
-    if isinstance(exc, StoreError):
-        return 500
-    return 409
-
-
-def answers(method: Callable[..., Awaitable[None]]) -> Callable[..., Awaitable[None]]:
-    """Turn a refusal into its status and `{"error": "<one sentence>"}`, before anything was streamed."""
-
-    @functools.wraps(method)
-    async def wrapper(self: MewrkHandler, *args: Any) -> None:
-        try:
-            await method(self, *args)
-        except ApiError as exc:
-            self.reply({"error": exc.sentence}, exc.status)
-        except MewrkError as exc:
-            self.reply({"error": str(exc)}, status_of(exc))
-
-    return wrapper
 
 
 def run_body(info: RunInfo) -> dict[str, Any]:
@@ -111,28 +68,6 @@ def session_body(s: Session, cards: bool) -> dict[str, Any]:
         body["settings"] = s.settings.model_dump(mode="json")
         body["cards"] = [card.model_dump(mode="json") for card in s.cards]
     return body
-
-
-class MewrkHandler(APIHandler):
-    """A route of the API: the workspace is the server's root directory."""
-
-    auth_resource = "mewrk"
-
-    def initialize(self, root: Path) -> None:
-        """Keep the workspace the routes act in."""
-        self.root = root
-
-    def reply(self, body: dict[str, Any], status: int = 200) -> None:
-        """Finish with a JSON body."""
-        finish_json(self, body, status)
-
-    def body_as(self, model: type[B]) -> B:
-        """The request's JSON body, validated."""
-        return parse(self.request.body, model)
-
-    async def session(self, session_id: str) -> Session:
-        """Open a session of the workspace (404 when it does not exist)."""
-        return await off_loop(Session.open, session_id, workspace=self.root)
 
 
 class SessionsHandler(MewrkHandler):
@@ -344,6 +279,9 @@ def routes(base_url: str, root: Path) -> list[tuple[str, type[Any], dict[str, An
         (f"sessions/{sid}/workflows", WorkflowsHandler),
         (f"sessions/{sid}/replay", ReplayHandler),
         ("run", RunHandler),
+        (f"sessions/{sid}/stale", StaleHandler),
+        (f"sessions/{sid}/prune", PruneHandler),
+        (f"sessions/{sid}/cards/{sid}/cache", CacheHandler),
     ]
     found: list[tuple[str, type[Any], dict[str, Any]]] = [
         (url_path_join(api, path), handler, {"root": root}) for path, handler in table
