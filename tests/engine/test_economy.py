@@ -108,6 +108,8 @@ def test_prune_refuses_what_it_cannot_prune_with_a_sentence(workspace):
         s.prune(s.cards[0].id)
     with pytest.raises(mw.InvalidInput, match="needs card ids"):
         s.prune([])
+    with pytest.raises(mw.InvalidInput, match="thinking=True adds the thinking above the last reply"):
+        s.prune([s.cards[-1].id], thinking=True)
     assert str(s.prune()) == "Nothing to prune."
     slow = mw.Session.new(model="offline/slow")
     slow.send("long: 2000", wait=False)
@@ -123,8 +125,12 @@ def test_pruning_then_undo_restores_the_timeline_exactly(workspace, data):
     candidates = [c.id for c in s.cards if isinstance(c, ToolCall | mw.Thinking)]
     chosen = data.draw(st.lists(st.sampled_from(candidates), min_size=1, unique=True))
     before = [c.model_dump() for c in s.cards]
-    s.prune(chosen, thinking=data.draw(st.booleans()))
-    s.undo()
+    if data.draw(st.booleans()):
+        result = s.prune("stale", thinking=data.draw(st.booleans()))
+    else:
+        result = s.prune(chosen)
+    if result.pruned or result.deleted:  # a prune that changed nothing is no undo step
+        s.undo()
     assert [c.model_dump() for c in s.cards] == before
 
 

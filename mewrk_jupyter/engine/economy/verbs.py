@@ -47,6 +47,11 @@ class EconomyVerbs:
         if isinstance(cards, str) and cards == "stale":
             targets: Literal["stale"] | list[str] = "stale"
         else:
+            if thinking:
+                raise InvalidInput(
+                    'thinking=True adds the thinking above the last reply to a prune of "stale"; a thinking '
+                    "card is pruned by hand by naming it among the cards."
+                )
             chosen = [cards] if isinstance(cards, str | Card) else list(cards)
             if not chosen:
                 raise InvalidInput('prune() needs card ids, or "stale".')
