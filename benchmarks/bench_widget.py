@@ -95,7 +95,7 @@ def fill(n: int) -> mw.Session:
             card = mw.UserInput(text=f"question {i}") if i % 2 == 0 else mw.ModelReply(text=f"{i}. {reply}")
             key = card_rows.key_for_insert(conn, s.id) if key is None else card_rows.key_between(key, None)
             card_rows.put_card(conn, s.id, card, key)
-        session_rows.bump_rev(conn, s.id)
+        session_rows.bump_rev_later(conn, s.id)
     return s
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from collections.abc import Callable
 from typing import Any
 
 
@@ -88,12 +89,26 @@ def list_sessions(conn: sqlite3.Connection) -> list[sqlite3.Row]:
     return conn.execute("SELECT * FROM sessions ORDER BY created_at, id").fetchall()
 
 
-def bump_rev(conn: sqlite3.Connection, session_id: str) -> int:
-    """Mark the session changed; returns the new revision (one statement: every change of a card runs it)."""
-    rows = conn.execute(
-        "UPDATE sessions SET rev = rev + 1 WHERE id = ? RETURNING rev", (session_id,)
-    ).fetchall()
-    return rows[0][0]
+def bump_rev_later(conn: sqlite3.Connection, session_id: str) -> Callable[[], int]:
+    """Mark the session changed, and how to read the new revision once the transaction has ended: on a team
+    store the statement then goes in one flight with the transaction's COMMIT (SQLite reads it at once,
+    since it commits nothing with a statement's rows unread)."""
+    cursor = conn.execute("UPDATE sessions SET rev = rev + 1 WHERE id = ? RETURNING rev", (session_id,))
+    if isinstance(conn, sqlite3.Connection):
+        rev = cursor.fetchall()[0][0]
+        return lambda: int(rev)
+    return lambda: int(cursor.fetchall()[0][0])
+
+
+def rev_and_running(conn: sqlite3.Connection, session_id: str) -> tuple[int, bool]:
+    """The session's current revision, and whether a run of it is marked running (perhaps a dead one's):
+    what an edit asks before it changes anything, in one query."""
+    row = conn.execute(
+        "SELECT rev, EXISTS (SELECT 1 FROM runs WHERE session_id = ? AND state = 'running') "
+        "FROM sessions WHERE id = ?",
+        (session_id, session_id),
+    ).fetchone()
+    return (row[0], bool(row[1])) if row else (-1, False)
 
 
 def get_rev(conn: sqlite3.Connection, session_id: str) -> int:

@@ -52,8 +52,8 @@ class TimelineEdits:
                 f"insert() takes a card such as mw.UserInput(text='…'); got {type(card).__name__}."
             )
         rules.check_insertable(card)
-        self.check_idle()
         with self.timeline.one_look():
+            self._check_idle()
             if card.id in self.timeline.current().key_of:
                 raise InvalidInput(
                     f"A card with id `{card.id}` is already on the timeline; insert a new card."
@@ -69,8 +69,8 @@ class TimelineEdits:
 
     def edit(self, card_id: str | Card, **fields: Any) -> Card:
         """Change a card in place under the rules of T6; the model never sees that it was edited."""
-        self.check_idle()
         with self.timeline.one_look():
+            self._check_idle()
             cid = self.timeline.resolve(card_id)
             key, old = self.timeline.current().get(cid) or ("", None)
             assert old is not None  # resolve() found it
@@ -116,6 +116,12 @@ class TimelineEdits:
             if states:
                 self._apply(states)
                 UNDO.push(UndoStep(self.session_id, label, undo))
+
+    def _check_idle(self) -> None:
+        """Refuse the change while a turn runs: the revision's look says whether a run is marked running
+        (one query for both), and only then is it asked whether that run is alive."""
+        if self.timeline.turn_marked():
+            self.check_idle()
 
     def undo(self) -> str:
         """Revert this session's newest step, and only it (T9); returns what was undone."""

@@ -48,7 +48,7 @@ class StoredTimeline:
             looking = getattr(self._looking, "depth", 0) > 0
             if looking and self._looking.asked and self._mirror is not None:
                 return self._mirror
-            rev = session_rows.get_rev(self.db.conn(), self.session_id)
+            rev, self._looking.running = session_rows.rev_and_running(self.db.conn(), self.session_id)
             if self._mirror is None or rev != self._rev:
                 reloaded = self._mirror is not None
                 self._mirror = Timeline(card_rows.load_cards(self.db.conn(), self.session_id))
@@ -58,6 +58,12 @@ class StoredTimeline:
             if looking:
                 self._looking.asked = True
             return self._mirror
+
+    def turn_marked(self) -> bool:
+        """Whether the last look at the store (this thread's, made now if none was) found a run of the
+        session marked running: only then does an edit ask whether it really runs (store/runs.py)."""
+        self.current()
+        return bool(getattr(self._looking, "running", True))
 
     @contextmanager
     def one_look(self) -> Iterator[None]:
@@ -115,7 +121,8 @@ class StoredTimeline:
         with self._lock:
             with self.db.tx() as conn:
                 result = write(conn)
-                after = session_rows.bump_rev(conn, self.session_id)
+                revision = session_rows.bump_rev_later(conn, self.session_id)
+            after = revision()
             # The transaction held the write lock from its start: the revision it found was one less,
             # and the mirror is up to date when that was the revision it mirrors. Checked here rather
             # than read before the write: one query less on every change, a streamed reply's included.
