@@ -1,10 +1,12 @@
-// What a card's buttons, its menu and the Delete key ask of the session: delete, fork, branch, re-execute,
-// and the approval decisions with the reason typed on the card (A1, A2). A refusal shows on the card while
+// What a card's buttons, its menu and the Delete key ask of the session: delete, prune, fork, branch,
+// re-execute, and the approval decisions with the reason typed on the card (A1, A2). A refusal shows on the card while
 // it is drawn, else in the notice line.
+import { type Act, askPrune, confirmWithPreview, prunable } from "./economy";
 import type { Editing } from "./editing";
 import type { CardList } from "./list";
 import type { Action, ResultMsg } from "./protocol";
 import type { BoxSelection } from "./selection";
+import type { TimelineState } from "./state";
 
 export interface CardActionsHost {
   act(action: Action, done: (result: ResultMsg) => void): void;
@@ -20,22 +22,49 @@ export class CardActions {
   readonly reasons = new Map<string, string>();
   /** "Confirm before delete" is a session setting, off by default (T8); a delete is undoable anyway. */
   confirmDelete = false;
+  private readonly act: Act = (action, done) => this.host.act(action, done);
 
   constructor(
+    private readonly state: TimelineState,
     private readonly list: CardList,
     private readonly editing: Editing,
     private readonly selected: BoxSelection,
     private readonly host: CardActionsHost,
   ) {}
 
-  /** Delete the card, or the whole selection when the card is in it. */
+  /** Delete the card, or the whole selection when the card is in it; the confirm, when it is on, says
+   * what the delete spends of the prompt cache from the first card it takes. */
   remove(id: string): void {
-    const ids = this.selected.targets(id);
-    if (this.confirmDelete && !window.confirm(ids.length > 1 ? `Delete ${ids.length} cards?` : "Delete this card?")) return;
-    this.host.act({ action: "delete", card_ids: ids }, (result) => {
-      if (!result.ok) this.error(ids[0], result.message);
-      else this.selected.set([]);
-    });
+    const ids = this.inOrder(this.selected.targets(id));
+    const go = () =>
+      this.host.act({ action: "delete", card_ids: ids }, (result) => {
+        if (!result.ok) this.error(ids[0], result.message);
+        else this.selected.set([]);
+      });
+    if (!this.confirmDelete) return go();
+    const question = ids.length > 1 ? `Delete ${ids.length} cards?` : "Delete this card?";
+    confirmWithPreview(this.act, question, ids[0], "Deleting here", go);
+  }
+
+  /** The cards a prune at `id` takes: the prunable ones of the selection when `id` is in it, else `id`. */
+  pruneTargets(id: string): string[] {
+    return this.inOrder(this.selected.targets(id)).filter((c) => prunable(this.state.get(c)));
+  }
+
+  /** Prune the card (or the selection's tool results and thinking), once the confirm said what it
+   * saves and what it spends of the prompt cache. */
+  prune(id: string): void {
+    const ids = this.pruneTargets(id);
+    if (!ids.length) return;
+    askPrune(
+      this.act,
+      ids,
+      (text) => {
+        this.selected.set([]);
+        this.host.notice("info", text);
+      },
+      (text) => this.error(ids[0], text),
+    );
   }
 
   copy(how: "fork" | "branch", id: string): void {
@@ -76,6 +105,11 @@ export class CardActions {
       const inPolicy = (card?.querySelector("[data-testid=mw-always-policy]") as HTMLInputElement | null)?.checked ?? false;
       this.host.act({ action: "approve", card_id: id, reason, always: chosen === "tool" ? true : chosen, in_policy: inPolicy }, done);
     }
+  }
+
+  private inOrder(ids: string[]): string[] {
+    const chosen = new Set(ids);
+    return this.state.order.filter((c) => chosen.has(c));
   }
 
   private error(id: string | undefined, message?: string): void {

@@ -1,5 +1,5 @@
 // The timeline's context menu (T4, T11): insert a card of any kind above or below the card under the
-// pointer (at the end, below the last card), and edit, delete, fork or branch at that card. A right-click
+// pointer (at the end, below the last card), and edit, delete, prune, fork or branch at that card. A right-click
 // opens it where the pointer is; Shift+F10 or the menu key opens it under the focused card.
 import { LABELS } from "./card";
 import type { CardActions } from "./cardactions";
@@ -90,6 +90,9 @@ export class CardMenu {
       entries.push({ separator: true });
       if (editing.canEdit(card)) entries.push({ label: "Edit", testid: "edit", run: () => editing.start(id) });
       entries.push({ label: many ? `Delete ${selected.size} cards` : "Delete", testid: "delete", run: () => actions.remove(id) });
+      // Tool results and thinking become one-line stubs; of a selection, those among it.
+      const pruned = actions.pruneTargets(id).length;
+      if (pruned) entries.push({ label: many ? `Prune ${pruned} of them` : "Prune", testid: "prune", run: () => actions.prune(id) });
       entries.push({ separator: true });
       entries.push({ label: "Fork from here (the cards above)", testid: "fork", run: () => actions.copy("fork", id) });
       entries.push({ label: "Branch here (up to this card)", testid: "branch", run: () => actions.copy("branch", id) });

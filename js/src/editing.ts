@@ -1,6 +1,8 @@
 // In-place editing (T6) and the saving of drafts as new cards (T4, T5): which rows have an editor open,
 // the error each row shows, and what Save asks of the session (edit, insert, or a recorded tool call).
+import { h } from "./dom";
 import { Drafts, type Where, isDraft } from "./drafts";
+import { fillPreview } from "./economy";
 import { type Editor, makeEditor } from "./editor";
 import type { CardList } from "./list";
 import type { Action, CardPayload, ResultMsg, ToolInfo } from "./protocol";
@@ -64,7 +66,9 @@ export class Editing {
     const blocked = this.host.blocked();
     if (blocked) return this.showError(id, blocked);
     if (!this.canEdit(card)) return this.showError(id, this.readOnly[card.kind] ?? "This card cannot be edited.");
-    this.editors.set(id, this.editorFor(id, card));
+    const editor = this.editorFor(id, card);
+    this.editors.set(id, editor);
+    this.preview(editor, id, "Editing this card");
     this.errors.delete(id);
     this.list.dirty(id);
     this.list.focusNext = id;
@@ -75,7 +79,12 @@ export class Editing {
   startDraft(kind: string, anchor: string | null, where: Where): void {
     if (this.host.blocked()) return;
     const draft = this.drafts.add(kind, anchor, where);
-    this.editors.set(draft.id, this.editorFor(draft.id, undefined));
+    const editor = this.editorFor(draft.id, undefined);
+    this.editors.set(draft.id, editor);
+    // The cache is spent from the card after the new one: none at the end, where nothing is spent.
+    const order = this.state.order;
+    const after = anchor === null ? undefined : where === "before" ? anchor : order[order.indexOf(anchor) + 1];
+    if (after) this.preview(editor, after, "Inserting here");
     this.list.focusNext = draft.id;
     this.list.reveal(draft.id); // a new form opens in sight, its Save and Execute buttons included
   }
@@ -130,6 +139,13 @@ export class Editing {
     this.editors.delete(id);
     this.errors.delete(id);
     this.drafts.forgetAnchor(id);
+  }
+
+  /** The line under an editor that says what saving spends of the prompt cache, asked once as it opens. */
+  private preview(editor: Editor, cardId: string, lead: string): void {
+    const line = h("div", { class: "mw-cache-preview", "data-testid": "mw-cache-preview", hidden: "" });
+    editor.node.append(line);
+    fillPreview((action, done) => this.host.act(action, done), cardId, lead, line);
   }
 
   private editorFor(id: string, card: CardPayload | undefined): Editor {

@@ -11,6 +11,7 @@ import { Connection, LOST, lostSentence, type WidgetModel } from "./connection";
 import { Dashboard } from "./dashboard";
 import { h, keepKeysIn } from "./dom";
 import { isDraft } from "./drafts";
+import { askPrune } from "./economy";
 import { Editing } from "./editing";
 import { bindGestures } from "./gestures";
 import { Header } from "./header";
@@ -88,7 +89,7 @@ export class TimelineView {
       this.list.dirty(id);
       this.list.schedule();
     });
-    this.actions = new CardActions(this.list, this.editing, this.selected, { act, notice, told: (r) => this.told(r) });
+    this.actions = new CardActions(this.state, this.list, this.editing, this.selected, { act, notice, told: (r) => this.told(r) });
     this.header = new Header(
       () => this.panels.toggle("history"),
       () => this.navigate({ action: "back" }),
@@ -116,6 +117,7 @@ export class TimelineView {
     this.dashboard = new Dashboard(
       () => this.panels.toggle("context"),
       (id) => this.navigate({ action: "open_session", session_id: id }),
+      () => askPrune(act, "stale", (text) => notice("info", text), (text) => notice("error", text)),
     );
     this.trustLine = new TrustLine((done) =>
       act({ action: "trust" }, (r) => {

@@ -23,6 +23,7 @@ from ..engine.replay.report import started_sentence
 from ..errors import InvalidInput, MewrkError, SessionBusy
 from . import commands
 from .answers import Answer, WidgetHost
+from .economy import cache_answer, prune_answer
 from .payloads import history_entry, history_rows, tool_image_url
 from .protocol import (
     AcceptToolChangeAction,
@@ -30,6 +31,7 @@ from .protocol import (
     ApproveAction,
     BackAction,
     BranchAction,
+    CachePreviewAction,
     CommandAction,
     CompactNowAction,
     ConfigCreateAction,
@@ -44,6 +46,7 @@ from .protocol import (
     HistoryEntryAction,
     InsertAction,
     OpenSessionAction,
+    PruneAction,
     RedoAction,
     ReexecuteAction,
     RejectAction,
@@ -78,6 +81,7 @@ CHANGES_TIMELINE = (
     "tool_call",
     "compact_now",
     "revert",
+    "prune",
 )
 # Actions after which the views get the dashboard again: the ring marks the auto-compaction threshold.
 # (The tool lock's line is part of the dashboard: a change of a configuration file may move it.)
@@ -161,6 +165,10 @@ class ActionHandler:
             case CompactNowAction():  # into a new session now; the answer offers to open it here
                 new = session.compact_now()
                 return commands.answer(Result(f"Compacted into a new session, {new.title}.", opened=new))
+            case PruneAction():  # the stale results, a card or a box selection; a dry run changes nothing
+                return prune_answer(session, request.cards, request.dry_run)
+            case CachePreviewAction():  # an open editor's line, a delete confirm's
+                return cache_answer(session, request.card_id)
             case OpenSessionAction():  # another session of this workspace, in place; the header offers back
                 opened = self.host.switch_to(request.session_id)
                 return Answer(switched_sentence(opened), {"session_id": opened.id})

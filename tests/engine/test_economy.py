@@ -13,6 +13,7 @@ import mewrk_jupyter as mw
 from mewrk_jupyter.cards.models import ToolCall
 from mewrk_jupyter.engine.assembly.context import Sizes
 from mewrk_jupyter.engine.economy.cache import cache_preview
+from mewrk_jupyter.engine.economy.prune import prune_dry_run
 
 
 def _calls(s: mw.Session) -> list[ToolCall]:
@@ -171,3 +172,24 @@ def test_the_cache_preview_prices_reads_and_writes_and_shows_tokens_only_without
     assert priced.unchanged.cached_tokens == 2500 and priced.unchanged.uncached_tokens == 100
     bare = cache_preview(cards, cards[1].id, sizes, "acme/m", lambda m: {"input": 3.0, "output": 15.0})
     assert bare.cost is None and bare.cached_tokens == 1500
+
+
+def test_a_dry_run_of_prune_says_what_the_prune_will_do_and_changes_nothing(workspace):
+    (workspace / "a.py").write_text("x = 1\n" * 30)
+    s = mw.Session.new()
+    first = _call(s, "read", {"path": "a.py"})
+    _call(s, "read", {"path": "a.py"})
+    before = [c.model_dump() for c in s.cards]
+    planned = prune_dry_run(list(s.cards), "stale")
+    assert [c.model_dump() for c in s.cards] == before and s.stale()[0].card_id == first.id
+    assert (
+        planned.question()
+        == f"Prune 1 card? It saves ≈{planned.tokens_saved} tokens; one undo brings them back."
+    )
+    done = s.prune()
+    assert (done.pruned, done.tokens_saved, done.first) == (
+        planned.pruned,
+        planned.tokens_saved,
+        planned.first,
+    )
+    assert prune_dry_run(list(s.cards), "stale").question() == "Nothing to prune."

@@ -134,6 +134,8 @@ ACTION_EXAMPLES: list[dict[str, Any]] = [
     {"action": "fork", "card_id": "c1"},
     {"action": "compact_now"},
     {"action": "replay", "model": "offline/thinker", "tools": "live"},
+    {"action": "prune", "cards": ["c1", "c2"], "dry_run": True},
+    {"action": "cache_preview", "card_id": "c1"},
     {"action": "open_session", "session_id": "s2"},
     {"action": "back"},
     {"action": "trust"},

@@ -29,10 +29,21 @@ class PruneResult:
     def __str__(self) -> str:
         if not self.pruned and not self.deleted:
             return "Nothing to prune."
-        parts = [f"pruned {count(len(self.pruned), 'card')}"] if self.pruned else []
+        done = ", ".join(self._changes("pruned", "deleted")).capitalize()
+        return f"{done}: ≈{tokens_text(self.tokens_saved)} saved (one undo brings them back)."
+
+    def question(self) -> str:
+        """What the prune would do, asked before it lands (the sentence of a dry run)."""
+        if not self.pruned and not self.deleted:
+            return "Nothing to prune."
+        asked = " and ".join(self._changes("prune", "delete")).capitalize()
+        return f"{asked}? It saves ≈{tokens_text(self.tokens_saved)}; one undo brings them back."
+
+    def _changes(self, prune: str, delete: str) -> list[str]:
+        parts = [f"{prune} {count(len(self.pruned), 'card')}"] if self.pruned else []
         if self.deleted:
-            parts.append(f"deleted {count(len(self.deleted), 'signed thinking block')}")
-        return f"{', '.join(parts).capitalize()}: ≈{tokens_text(self.tokens_saved)} saved (one undo brings them back)."
+            parts.append(f"{delete} {count(len(self.deleted), 'signed thinking block')}")
+        return parts
 
     def _repr_markdown_(self) -> str:
         return str(self)
@@ -97,6 +108,12 @@ def prune_changes(
         result.tokens_saved += max(0, saved)
         result.first = result.first or cid
     return changes, result
+
+
+def prune_dry_run(cards: list[Card], targets: str | list[str], thinking: bool = False) -> PruneResult:
+    """What a prune of `targets` would change in `cards` and save, changing nothing (the widget asks it
+    before the prune lands, to say what it saves and what it spends of the cache)."""
+    return prune_changes(cards, targets, thinking)[1]
 
 
 def _pruned_thinking(card: Thinking) -> bool:

@@ -14,6 +14,7 @@ view; a snapshot and a result name the view that asked in `for`, and other views
 from __future__ import annotations
 
 from .card import AttachmentInfo, CardPayload, CardRow, InterpolationInfo
+from .economy import CachePreviewInfo, CacheSideInfo, LastCacheInfo, PruneInfo, StaleInfo
 from .kernel import (
     JSON_SCHEMA_DEF,
     KERNEL,
@@ -77,6 +78,7 @@ from .view import (
     BackAction,
     BranchAction,
     ByeMsg,
+    CachePreviewAction,
     CommandAction,
     CompactNowAction,
     DeleteAction,
@@ -87,6 +89,7 @@ from .view import (
     HistoryEntryAction,
     InsertAction,
     OpenSessionAction,
+    PruneAction,
     RedoAction,
     ReexecuteAction,
     RejectAction,
@@ -107,6 +110,13 @@ from .view import (
 )
 
 __all__ = [
+    "CachePreviewAction",
+    "CachePreviewInfo",
+    "CacheSideInfo",
+    "LastCacheInfo",
+    "PruneAction",
+    "PruneInfo",
+    "StaleInfo",
     "ConfigCreateAction",
     "ConfigDeleteAction",
     "ConfigFileInfo",

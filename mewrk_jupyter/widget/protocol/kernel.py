@@ -18,6 +18,7 @@ from typing_extensions import TypedDict
 from ...engine.history_summary import RequestSummary
 from .base import SentModel
 from .card import CardPayload, CardRow
+from .economy import CachePreviewInfo, LastCacheInfo, PruneInfo, StaleInfo
 from .settings import SettingsAnswer
 
 
@@ -168,6 +169,10 @@ class ContextMsg(SentModel):
     tool_lock: ToolLockInfo | None = None
     # With subagents, every agent of the conversation with its own figure (D5); empty with one agent.
     agents: list[AgentFigureMsg] = Field(default_factory=list)
+    # The stale tool results the dashboard offers to prune; null when there are none.
+    stale: StaleInfo | None = None
+    # What the last request read from the prompt cache and wrote to it; null when it did neither.
+    last_cache: LastCacheInfo | None = None
 
 
 class SnapshotMsg(SentModel):
@@ -277,6 +282,8 @@ class ResultData(TypedDict, total=False):
     image: str  # a tool call's image as a `data:` URL (PNG, JPEG, GIF or WebP only)
     trusted: bool  # the workspace's configuration folder was trusted: the Trust notice goes
     settings: SettingsAnswer  # what the settings panel shows: its sections, a file, a refused save
+    prune: PruneInfo  # what a prune changed, or (a dry run) would change
+    cache: CachePreviewInfo  # what changing a card spends of the prompt cache
 
 
 class ResultMsg(SentModel):

@@ -222,6 +222,22 @@ class ReplayAction(ActionBase):
     tools: Literal["recorded", "live"] = "recorded"
 
 
+class PruneAction(ActionBase):
+    """Prune the stale tool results, or the cards named (a card, a box selection), as one undo step;
+    `dry_run` changes nothing and answers what the prune would save and spend of the prompt cache."""
+
+    action: Literal["prune"]
+    cards: Literal["stale"] | list[str] = "stale"
+    dry_run: bool = False
+
+
+class CachePreviewAction(ActionBase):
+    """What the next request spends of the prompt cache if a card (or anything after it) changes."""
+
+    action: Literal["cache_preview"]
+    card_id: Id
+
+
 class BackAction(ActionBase):
     """Show again the session this widget showed before the last `open_session`."""
 
@@ -261,6 +277,8 @@ Action = Annotated[
     | ForkAction
     | CompactNowAction
     | ReplayAction
+    | PruneAction
+    | CachePreviewAction
     | OpenSessionAction
     | BackAction
     | TrustAction
