@@ -1,7 +1,6 @@
-// One view of a session's timeline, and the place where its parts are put together: header, panels, the
-// card list, composer, notice line and dashboard. The kernel-side session holds the truth; this view asks
-// for a snapshot, then applies patches, and turns every gesture into an action that the session carries
-// out (or refuses).
+// One view of a session's timeline, where its parts are put together: header, panels, the card list,
+// composer, notice line and dashboard. The kernel-side session holds the truth; this view asks for a
+// snapshot, applies patches, and turns every gesture into an action the session carries out (or refuses).
 import { LABELS, cardBody, cardFooter, iconButton } from "./card";
 import { CardActions } from "./cardactions";
 import { CardMenu } from "./cardmenu";
