@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ...cards.inert import for_notebook
 from ...cards.models import Card
 from ..assembly.assemble import NOT_SENT
 from ..assembly.context import PricesOf, Sizes, card_estimate, format_cost, price_tokens
@@ -63,7 +64,7 @@ class CachePreview:
         )
 
     def _repr_markdown_(self) -> str:
-        return str(self)
+        return for_notebook(str(self))
 
 
 def cache_preview(

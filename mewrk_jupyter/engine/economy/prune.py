@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ...cards.inert import for_notebook
 from ...cards.models import Card, ModelReply, Thinking, ToolCall
 from ...cards.words import count
 from ...errors import InvalidInput
@@ -46,7 +47,7 @@ class PruneResult:
         return parts
 
     def _repr_markdown_(self) -> str:
-        return str(self)
+        return for_notebook(str(self))
 
 
 def stub(card: ToolCall | Thinking) -> str:

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ...cards.inert import for_notebook
 from ...cards.models import Card, HostMessage, ModelReply, Thinking, ToolCall
 from ...cards.words import count
 from ...providers.offline import estimate_tokens
@@ -59,7 +60,7 @@ class StaleList(list[StaleResult]):
         return "\n".join([head, *(f"- {item.line()}" for item in self)])
 
     def _repr_markdown_(self) -> str:
-        return str(self)
+        return for_notebook(str(self))
 
 
 def call_subject(name: str, params: dict[str, Any]) -> str:

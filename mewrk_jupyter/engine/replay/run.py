@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Literal
 
+from ...cards.inert import for_notebook
 from ...cards.models import Card, SystemPrompt, new_card_id
 from ...cards.order import key_between
 from ...errors import InvalidInput, MewrkError
@@ -130,7 +131,7 @@ class Replay:
         return report_markdown(self)
 
     def _repr_markdown_(self) -> str:
-        return report_markdown(self)
+        return for_notebook(report_markdown(self))
 
     def _repr_html_(self) -> str:
         return report_html(self)
