@@ -114,7 +114,12 @@ export class Composer {
     });
     this.input.addEventListener("keydown", (event) => this.key(event));
     this.input.addEventListener("paste", (event) => this.paste(event));
-    this.input.addEventListener("blur", () => window.setTimeout(() => this.hideHints(), 150));
+    // The list goes a moment after the box loses focus (a click on a hint lands first), unless focus came
+    // back meanwhile: JupyterLab takes focus to the cell for an instant when a box in an output is focused.
+    this.input.addEventListener("blur", () =>
+      window.setTimeout(() => document.activeElement !== this.input && this.hideHints(), 150),
+    );
+    this.input.addEventListener("focus", () => this.updateHints());
     takeDroppedFiles(this.el, (files) => this.addFiles(files));
   }
 
@@ -311,11 +316,19 @@ export class Composer {
       if (event.key === "Enter" && this.input.value === `/${chosen.name}`) {
         this.submit(); // the whole command is typed: Enter runs it
       } else this.complete(chosen);
+    } else if (event.key === "Enter" && !event.shiftKey && !event.altKey && this.wholeCommand()) {
+      this.submit(); // `/redo` typed whole runs on Enter with the list gone too (Escape, a click away)
     } else if (event.key === "Escape" && !this.hints.hidden) {
       this.hideHints();
     } else return;
     event.preventDefault();
     event.stopPropagation();
+  }
+
+  /** The box holds exactly the name of a command that takes nothing more. */
+  private wholeCommand(): boolean {
+    const name = /^\/(\S+)$/.exec(this.input.value)?.[1].toLowerCase();
+    return !!name && this.commands.some((c) => c.name === name && !c.synopsis);
   }
 
   // ---- sending ------------------------------------------------------------------------------------
