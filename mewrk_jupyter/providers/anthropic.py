@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Generator, Iterable, Iterator
 from typing import Any
 
 import anthropic
@@ -214,55 +214,62 @@ class AnthropicExchange(SDKExchange):
                 raise not_a_reply(self.model, self._client, stream.response, whole, self.protocol_name)
             yield from _message_events(message)
             return
-        kinds: dict[int, str | None] = {}
-        signatures: dict[int, str | None] = {}
-        tool_json: dict[int, list[str]] = {}
-        tool_heads: dict[int, dict[str, Any]] = {}
-        usage = Usage()
-        stop: str | None = None  # set by message_delta: without it the stream ended early
-        event: dict[str, Any]
-        for event in stream:  # the Messages stream's events, as JSON objects
-            kind = event.get("type")
-            # The deltas first: nearly every event is one.
-            if kind == "content_block_delta":
-                index, delta = event.get("index", 0), event.get("delta") or {}
-                delta_kind = delta.get("type")
-                if delta_kind == "text_delta":
-                    yield TextDelta(index, delta.get("text") or "")
-                elif delta_kind == "thinking_delta":
-                    yield ThinkingDelta(index, delta.get("thinking") or "")
-                elif delta_kind == "signature_delta":
-                    signatures[index] = delta.get("signature")
-                elif delta_kind == "input_json_delta":
-                    tool_json[index].append(delta.get("partial_json") or "")
-            elif kind == "message_start":
-                usage = _usage((event.get("message") or {}).get("usage"), usage)
-            elif kind == "content_block_start":
-                index, block = event.get("index", 0), event.get("content_block") or {}
-                block_kind = kinds[index] = block.get("type")
-                if block_kind == "redacted_thinking":
-                    yield ThinkingDone(index, encrypted=block.get("data"))
-                elif block_kind == "tool_use":
-                    tool_heads[index] = block
-                    tool_json[index] = []
-                elif block_kind == "text" and block.get("text"):
-                    yield TextDelta(index, block["text"])
-            elif kind == "content_block_stop":
-                index = event.get("index", 0)
-                if kinds.get(index) == "thinking":
-                    yield ThinkingDone(index, signature=signatures.get(index))
-                elif kinds.get(index) == "tool_use":
-                    head = tool_heads[index]
-                    raw = "".join(tool_json[index])
-                    params = json.loads(raw) if raw.strip() else dict(head.get("input") or {})
-                    yield ToolCallEvent(index, head.get("id") or "", head.get("name") or "", params)
-            elif kind == "message_delta":
-                stop = (event.get("delta") or {}).get("stop_reason") or stop
-                usage = _usage(event.get("usage"), usage)
+        usage, stop = yield from stream_events(stream)
         if stop is None and not self._closed:
             raise ended_early(self.model, self._client, stream.response)
         yield UsageEvent(usage)
         yield StopEvent(stop or "end_turn")
+
+
+def stream_events(stream: Iterable[dict[str, Any]]) -> Generator[StreamEvent, None, tuple[Usage, str | None]]:
+    """A Messages stream's events (JSON objects) as neutral events; returns the usage and the stop reason,
+    None when the stream ended before its message_delta said one."""
+    kinds: dict[int, str | None] = {}
+    signatures: dict[int, str | None] = {}
+    tool_json: dict[int, list[str]] = {}
+    tool_heads: dict[int, dict[str, Any]] = {}
+    usage = Usage()
+    stop: str | None = None  # set by message_delta: without it the stream ended early
+    event: dict[str, Any]
+    for event in stream:  # the Messages stream's events, as JSON objects
+        kind = event.get("type")
+        # The deltas first: nearly every event is one.
+        if kind == "content_block_delta":
+            index, delta = event.get("index", 0), event.get("delta") or {}
+            delta_kind = delta.get("type")
+            if delta_kind == "text_delta":
+                yield TextDelta(index, delta.get("text") or "")
+            elif delta_kind == "thinking_delta":
+                yield ThinkingDelta(index, delta.get("thinking") or "")
+            elif delta_kind == "signature_delta":
+                signatures[index] = delta.get("signature")
+            elif delta_kind == "input_json_delta":
+                tool_json[index].append(delta.get("partial_json") or "")
+        elif kind == "message_start":
+            usage = _usage((event.get("message") or {}).get("usage"), usage)
+        elif kind == "content_block_start":
+            index, block = event.get("index", 0), event.get("content_block") or {}
+            block_kind = kinds[index] = block.get("type")
+            if block_kind == "redacted_thinking":
+                yield ThinkingDone(index, encrypted=block.get("data"))
+            elif block_kind == "tool_use":
+                tool_heads[index] = block
+                tool_json[index] = []
+            elif block_kind == "text" and block.get("text"):
+                yield TextDelta(index, block["text"])
+        elif kind == "content_block_stop":
+            index = event.get("index", 0)
+            if kinds.get(index) == "thinking":
+                yield ThinkingDone(index, signature=signatures.get(index))
+            elif kinds.get(index) == "tool_use":
+                head = tool_heads[index]
+                raw = "".join(tool_json[index])
+                params = json.loads(raw) if raw.strip() else dict(head.get("input") or {})
+                yield ToolCallEvent(index, head.get("id") or "", head.get("name") or "", params)
+        elif kind == "message_delta":
+            stop = (event.get("delta") or {}).get("stop_reason") or stop
+            usage = _usage(event.get("usage"), usage)
+    return usage, stop
 
 
 def _is_message(body: dict[str, Any]) -> bool:
