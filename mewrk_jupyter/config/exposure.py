@@ -18,6 +18,7 @@ OFFICIAL_URLS: dict[str, tuple[str, ...]] = {
     "openai-chat": ("https://api.openai.com", "https://api.openai.com/v1"),
     "openai-responses": ("https://api.openai.com", "https://api.openai.com/v1"),
     "openai-codex": (CHATGPT_CODEX_URL,),
+    "claude-agent": ("https://api.anthropic.com", "https://api.anthropic.com/v1"),
 }
 
 
@@ -107,6 +108,11 @@ def exposure_of(config: Config) -> Exposure:
         secrets.append(f"{config.server.token} (server/, token)")
     commands = [f"`{_command_text(tool.command)}` (tools/{name}.yaml)" for name, tool in config.tools.items()]
     commands += [
+        f"`{vendor.cli_path or 'claude'}` (llm/{name}.yaml, Claude Code)"
+        for name, vendor in config.vendors.items()
+        if vendor.protocol == "claude-agent"
+    ]
+    commands += [
         f"`{_command_text(hook.command)}` (hooks/{name}.yaml)" for name, hook in config.hooks.items()
     ]
     for name, server in config.mcp.items():
@@ -182,6 +188,8 @@ def _login_secrets(vendor: VendorConfig, where: str) -> list[str]:
         return [f"{ref} ({where}, {field})" for ref, field in named]
     if vendor.credentials == CODEX_CLI:
         return [f"the Codex CLI's login {codex_login_path()} ({where}, credentials)"]
+    if vendor.protocol == "claude-agent" and not vendor.api_key:
+        return [f"Claude Code's own login ({where}, no api_key)"]
     return []
 
 

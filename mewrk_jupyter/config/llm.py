@@ -26,6 +26,7 @@ Protocol = Literal[
     "bedrock",
     "vertex",
     "openai-codex",
+    "claude-agent",
     "offline",
 ]
 PROTOCOLS: tuple[str, ...] = get_args(Protocol)
@@ -99,6 +100,8 @@ class VendorConfig(ConfigModel):
     service_account: str | None = None
     # OpenAI Codex (protocol openai-codex): `codex-cli` reads the Codex CLI's own login file.
     credentials: Literal["codex-cli"] | None = None
+    # Claude Code (protocol claude-agent): the CLI to run; unset, the Claude Agent SDK's own or `claude` on PATH.
+    cli_path: str | None = None
     _discovers: bool = PrivateAttr(default=False)
 
     @field_validator("models", mode="before")
@@ -310,6 +313,39 @@ class VendorConfig(ConfigModel):
                 "or api_key (a reference)",
                 "credentials",
             )
+        return self
+
+    @model_validator(mode="after")
+    def _claude_agent(self) -> VendorConfig:
+        if self.protocol != "claude-agent":
+            if self.cli_path:
+                raise invalid("cli_path is only for protocol claude-agent", "cli_path")
+            return self
+        for name, model in self.models.items():
+            if model.native_compaction:
+                raise invalid(
+                    f"models.{name}.native_compaction: protocol claude-agent offers no compaction of its "
+                    "own here (Claude Code compacts its own transcript, not the timeline); leave it out and "
+                    "the handoff compacts",
+                    "models",
+                    name,
+                    "native_compaction",
+                )
+            if model.prefill:
+                raise invalid(
+                    f"models.{name}.prefill: Claude Code answers a person's or a tool's message, never "
+                    "continues its own; leave prefill out",
+                    "models",
+                    name,
+                    "prefill",
+                )
+            if model.thinking == "plain":
+                raise invalid(
+                    f"models.{name}.thinking: Claude signs its thinking; write signed or none",
+                    "models",
+                    name,
+                    "thinking",
+                )
         return self
 
     @property

@@ -221,6 +221,17 @@ def _provider(vendor_name: str, vendor: VendorConfig, specs: dict[str, ModelConf
 
         codex = CodexCLIProvider if vendor.credentials == "codex-cli" else CodexProvider
         return codex(models, **reach, protocol=PROTOCOL)
+    if vendor.protocol == "claude-agent":
+        from .claude_agent import ClaudeAgentProvider
+
+        # No key where none is configured: Claude Code signs in with its own login.
+        return ClaudeAgentProvider(
+            models,
+            api_key=vendor.resolve_api_key,
+            base_url=vendor.base_url,
+            headers=vendor.resolve_headers,
+            cli_path=vendor.cli_path,
+        )
     raise ConfigError(
         f"llm/{vendor_name}.yaml: the offline models are built in and need no file; "
         f"name them offline/echo, offline/thinker, offline/slow, offline/tiny or offline/big."

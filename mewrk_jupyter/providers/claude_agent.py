@@ -1,0 +1,422 @@
+"""Claude Code as a model (protocol claude-agent, X7): the real CLI, run through the Claude Agent SDK.
+
+The timeline stays the context. Each model request is one run of the CLI on a transcript written from
+the request's own messages (signed thinking with its signature, edited cards as edited): the SDK's
+session store hands it to the CLI as a session to resume, and `CLAUDE_CODE_RESUME_INTERRUPTED_TURN`
+makes the CLI send it as it stands, the last user message or tool results included (beside tool results
+the CLI adds its own "Continue from where you left off."). Nothing the CLI keeps of its own is read back.
+
+The project's tools are offered through the SDK's in-process MCP server (as `mcp__mewrk__<name>`);
+Claude Code's built-in tools are off. When the model calls a tool, `can_use_tool` stops the CLI before it
+runs anything: the call comes back as the response's tool call, and the engine runs it through its own
+safety level, rules, hooks and approval cards, as for any protocol; the next request carries the result.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import queue
+import shutil
+import tempfile
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, cast
+
+from ..errors import ConfigError, ProviderError
+from .anthropic import request_body, stream_events
+from .base import (
+    Exchange,
+    ModelInfo,
+    ModelRequest,
+    Provider,
+    StopEvent,
+    StreamEvent,
+    ToolCallEvent,
+    UsageEvent,
+)
+
+PROTOCOL = "claude-agent"
+SERVER = "mewrk"
+TOOL_PREFIX = f"mcp__{SERVER}__"
+# What of the kernel's environment the CLI sees: what a program needs to run, never a credential. Every
+# other variable the kernel has is blanked for it (the SDK passes the kernel's environment on).
+PASSED_ENV = (
+    "HOME",
+    "PATH",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TERM",
+    "TMPDIR",
+    "TZ",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+)
+INSTALL = "pip install claude-agent-sdk (it brings the Claude Code CLI), or npm install -g @anthropic-ai/claude-code"
+# As the SDK adapters ask again (SDKProvider's max_retries), not Claude Code's ten with backoff.
+MAX_RETRIES = 2
+THINKING_BUDGETS = {"low": 2048, "medium": 8192, "high": 16384}
+_END = object()
+
+
+def check_installed(cli_path: str | None) -> None:
+    """A ConfigError saying how to install what is missing: the SDK, or the CLI it runs."""
+    if importlib.util.find_spec("claude_agent_sdk") is None:
+        raise ConfigError(
+            f"protocol claude-agent runs Claude Code through the Claude Agent SDK, which is not installed: {INSTALL}."
+        )
+    if cli_path is not None:
+        path = Path(cli_path).expanduser()
+        if not (path.is_file() and os.access(path, os.X_OK)):
+            raise ConfigError(
+                f"cli_path: {cli_path} is not an executable file (Claude Code's CLI, `claude`): {INSTALL}, or fix the path."
+            )
+        return
+    if _bundled_cli() is None and shutil.which("claude") is None:
+        raise ConfigError(
+            f"protocol claude-agent needs the Claude Code CLI, found neither in the SDK nor on PATH: {INSTALL}."
+        )
+
+
+def _bundled_cli() -> str | None:
+    spec = importlib.util.find_spec("claude_agent_sdk")
+    if spec is None or spec.origin is None:
+        return None
+    path = Path(spec.origin).parent / "_bundled" / "claude"
+    return str(path) if path.is_file() else None
+
+
+def agent_body(request: ModelRequest, info: ModelInfo) -> dict[str, Any]:
+    """What the CLI is given for a request: the Messages body of the timeline, tools under their MCP names.
+
+    Cache breakpoints are left to the CLI, which places its own.
+    """
+    body = request_body(request, info)
+    for block in [*body.get("system", []), *body.get("tools", [])]:
+        block.pop("cache_control", None)
+    for message in body["messages"]:
+        for block in message["content"]:
+            block.pop("cache_control", None)
+            if block.get("type") == "tool_use":
+                block["name"] = TOOL_PREFIX + block["name"]
+    for tool in body.get("tools", []):
+        tool["name"] = TOOL_PREFIX + tool["name"]
+    return body
+
+
+def _split(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The transcript and the prompt of a run: a last user message without tool results is the prompt,
+    sent as written (`verbatim_prompts`: an `@path` in it is not read by the CLI); a last message with tool
+    results stays in the transcript, which the CLI resumes as an interrupted turn."""
+    last = messages[-1] if messages else None
+    if last is not None and last["role"] == "user":
+        if not any(block.get("type") == "tool_result" for block in last["content"]):
+            return messages[:-1], last
+    return messages, None
+
+
+def transcript(model: str, messages: list[dict[str, Any]], session: str, cwd: str) -> list[dict[str, Any]]:
+    """Messages as the lines of a Claude Code session transcript, each after the one before."""
+    lines: list[dict[str, Any]] = []
+    parent: str | None = None
+    for n, message in enumerate(messages):
+        line_id = str(uuid.uuid4())
+        if message["role"] == "assistant":
+            content = {
+                "id": f"msg_mewrk_{n}",
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": message["content"],
+                "stop_reason": "tool_use"
+                if any(b.get("type") == "tool_use" for b in message["content"])
+                else "end_turn",
+                "usage": {"input_tokens": 0, "output_tokens": 0},
+            }
+        else:
+            content = {"role": "user", "content": message["content"]}
+        lines.append(
+            {
+                "parentUuid": parent,
+                "isSidechain": False,
+                "type": message["role"],
+                "message": content,
+                "uuid": line_id,
+                "timestamp": "2026-01-01T00:00:00.000Z",
+                "userType": "external",
+                "cwd": cwd,
+                "sessionId": session,
+            }
+        )
+        parent = line_id
+    return lines
+
+
+class _Transcripts:
+    """The SDK's session store for one run: it loads the transcript written from the timeline and keeps
+    nothing the CLI writes (the timeline, not the CLI, is the record)."""
+
+    def __init__(self, session: str, lines: list[dict[str, Any]]):
+        self._session = session
+        self._lines = lines
+
+    async def load(self, key: dict[str, Any]) -> list[dict[str, Any]] | None:
+        return self._lines if key.get("session_id") == self._session and not key.get("subpath") else None
+
+    async def append(self, key: dict[str, Any], entries: list[dict[str, Any]]) -> None:
+        return None
+
+
+class ClaudeAgentProvider(Provider):
+    """A vendor of protocol claude-agent: Claude Code run for each request."""
+
+    protocol = PROTOCOL
+
+    def __init__(
+        self,
+        models: dict[str, ModelInfo],
+        api_key: Callable[[], str | None],
+        base_url: str | None = None,
+        headers: Callable[[], dict[str, str]] | None = None,
+        cli_path: str | None = None,
+    ):
+        check_installed(cli_path)
+        self._models = models
+        self._api_key = api_key
+        self._base_url = base_url
+        self._headers = headers or dict
+        self._cli_path = cli_path
+
+    def model_info(self, model: str) -> ModelInfo:
+        return self._models[model]
+
+    def open(self, request: ModelRequest) -> Exchange:
+        info = self.model_info(request.model)
+        body = agent_body(request, info)
+        thinking: dict[str, Any] = {"type": "disabled"}
+        budget = THINKING_BUDGETS.get(request.reasoning)
+        if budget and info.thinking == "signed":
+            thinking = {"type": "enabled", "budget_tokens": budget}
+        body.pop("thinking", None)
+        body["thinking"] = thinking
+        return ClaudeAgentExchange(body, self, info.name)
+
+    def environment(self) -> dict[str, str]:
+        """The CLI's environment: the allowed part of the kernel's, every other variable blanked, and the
+        vendor's address, key and headers (read now, never kept)."""
+        env = {name: ("" if name not in PASSED_ENV else value) for name, value in os.environ.items()}
+        env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
+        env["CLAUDE_CODE_RESUME_INTERRUPTED_TURN"] = "1"
+        env["DISABLE_AUTOUPDATER"] = "1"
+        env["CLAUDE_CODE_MAX_RETRIES"] = str(MAX_RETRIES)
+        key = self._api_key()
+        if key:
+            env["ANTHROPIC_API_KEY"] = key
+        if self._base_url:
+            env["ANTHROPIC_BASE_URL"] = self._base_url
+        headers = self._headers()
+        if headers:
+            env["ANTHROPIC_CUSTOM_HEADERS"] = "\n".join(f"{k}: {v}" for k, v in headers.items())
+        return env
+
+    def secrets(self) -> list[str]:
+        """What must never show in a sentence: the key and the headers' values."""
+        return [s for s in [self._api_key() or "", *self._headers().values()] if len(s) >= 4]
+
+    @property
+    def cli_path(self) -> str | None:
+        return self._cli_path
+
+
+class ClaudeAgentExchange(Exchange):
+    """One run of the CLI for one request: the events of the model's response as the CLI streams them."""
+
+    def __init__(self, body: dict[str, Any], provider: ClaudeAgentProvider, model: str):
+        self.body = body
+        self.model = model
+        self._provider = provider
+        self._closed = False
+        self._portal_cancel: Callable[[], None] | None = None
+        self._lock = threading.Lock()
+        self._stderr: list[str] = []
+
+    def events(self) -> Iterator[StreamEvent]:
+        if self._closed:
+            return
+        items: queue.Queue[Any] = queue.Queue()
+        runner = threading.Thread(target=self._run, args=(items,), name="mewrk-claude-agent", daemon=True)
+        runner.start()
+        outcome: dict[str, Any] = {}
+        usage, stop = yield from _renamed(stream_events(self._raw(items, outcome)))
+        if self._closed:
+            return
+        if stop is None:
+            raise ProviderError(self._sentence(outcome))
+        yield UsageEvent(usage)
+        yield StopEvent(stop)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            cancel = self._portal_cancel
+        if cancel is not None:
+            cancel()
+
+    # ---- the CLI's run, on a thread of its own with its own event loop ------------------------------
+
+    def _raw(self, items: queue.Queue[Any], outcome: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        """The raw Messages events of the run's first response, until the run ends."""
+        while True:
+            item = items.get()
+            if item is _END:
+                return
+            kind, value = item
+            if kind == "event":
+                yield value
+            else:
+                outcome[kind] = value
+
+    def _run(self, items: queue.Queue[Any]) -> None:
+        import anyio
+
+        try:
+            anyio.run(self._query, items)
+        except BaseException as exc:  # the SDK's errors, and anything else: said, never lost
+            items.put(("error", exc))
+        finally:
+            items.put(_END)
+
+    async def _query(self, items: queue.Queue[Any]) -> None:
+        import anyio
+        from claude_agent_sdk import (
+            ClaudeAgentOptions,
+            ClaudeSDKClient,
+            ResultMessage,
+            SdkMcpTool,
+            create_sdk_mcp_server,
+        )
+        from claude_agent_sdk.types import PermissionResultDeny, SessionStore
+        from claude_agent_sdk.types import StreamEvent as SDKStreamEvent
+
+        body = self.body
+        session = str(uuid.uuid4())
+        done = anyio.Event()
+
+        async def never(arguments: dict[str, Any]) -> dict[str, Any]:
+            return {"content": [{"type": "text", "text": "mewrk runs its tools itself."}], "is_error": True}
+
+        async def stop_here(name: str, arguments: dict[str, Any], context: Any) -> Any:
+            # The engine runs the call (safety level, rules, hooks, approval): the CLI stops before it.
+            return PermissionResultDeny(message="The workbench runs this call itself.", interrupt=True)
+
+        messages, prompt = _split(body["messages"])
+
+        async def prompts() -> Any:
+            if prompt is not None:
+                yield {
+                    "type": "user",
+                    "message": {"role": "user", "content": prompt["content"]},
+                    "parent_tool_use_id": None,
+                    "session_id": session,
+                }
+            await done.wait()  # the stream stays open while the CLI may ask can_use_tool
+
+        tools = [
+            SdkMcpTool(
+                t["name"].removeprefix(TOOL_PREFIX), t.get("description", ""), t["input_schema"], never
+            )
+            for t in body.get("tools", [])
+        ]
+        with tempfile.TemporaryDirectory(prefix="mewrk-claude-") as cwd:
+            options = ClaudeAgentOptions(
+                system_prompt="\n\n".join(b["text"] for b in body.get("system", [])) or None,
+                model=body["model"],
+                tools=[],
+                mcp_servers={SERVER: create_sdk_mcp_server(SERVER, tools=tools)} if tools else {},
+                can_use_tool=stop_here,
+                include_partial_messages=True,
+                setting_sources=[],
+                cwd=cwd,
+                cli_path=self._provider.cli_path,
+                env={
+                    **self._provider.environment(),
+                    "CLAUDE_CODE_MAX_OUTPUT_TOKENS": str(body["max_tokens"]),
+                },
+                thinking=body["thinking"],
+                stderr=self._stderr.append,
+                verbatim_prompts=True,
+            )
+            if messages:  # the timeline before the prompt, as a session the CLI resumes
+                lines = transcript(body["model"], messages, session, cwd)
+                options.session_store = cast("SessionStore", _Transcripts(session, lines))
+                options.resume = session
+            with anyio.CancelScope() as scope:
+                token = anyio.lowlevel.current_token()
+
+                def cancel() -> None:
+                    anyio.from_thread.run_sync(scope.cancel, token=token)
+
+                with self._lock:
+                    if self._closed:
+                        return
+                    self._portal_cancel = cancel
+                try:
+                    client = ClaudeSDKClient(options)
+                    await client.connect(prompts())
+                    try:
+                        async for message in client.receive_messages():
+                            if isinstance(message, SDKStreamEvent):
+                                if message.parent_tool_use_id is not None:
+                                    continue
+                                event = message.event
+                                items.put(("event", event))
+                                if event.get("type") == "message_stop":
+                                    break  # the response is whole: the CLI runs nothing more of it
+                            elif isinstance(message, ResultMessage):
+                                items.put(("result", message))
+                                break
+                    finally:
+                        items.put(_END)  # the response is read: the engine goes on while the CLI ends
+                        done.set()  # the prompt's stream ends, and the CLI with all it started goes
+                        await client.disconnect()
+                finally:
+                    done.set()
+                    with self._lock:
+                        self._portal_cancel = None
+
+    def _sentence(self, outcome: dict[str, Any]) -> str:
+        """Why the run gave no response, as the CLI or the SDK said it, with no secret in it."""
+        result = outcome.get("result")
+        error = outcome.get("error")
+        said = ""
+        if result is not None:
+            said = str(getattr(result, "result", None) or getattr(result, "errors", None) or result.subtype)
+        elif error is not None:
+            said = f"{type(error).__name__}: {error}"
+        if not said:  # the CLI's own last words, when neither its result nor the SDK said why
+            said = " ".join(line.strip() for line in self._stderr[-3:] if line.strip())[:400]
+        text = f"`{self.model}`: Claude Code gave no response ({said or 'it ended without one'})"
+        if "API key" in said:
+            text += f"; check api_key in .mewrk/llm/{self.model.split('/', 1)[0]}.yaml"
+        for secret in self._provider.secrets():
+            text = text.replace(secret, "[redacted]")
+        return text + "."
+
+
+def _renamed(events: Iterator[StreamEvent]) -> Any:
+    """The events with each tool call under the project's name for its tool (the MCP prefix taken off)."""
+    inner = iter(events)
+    while True:
+        try:
+            event = next(inner)
+        except StopIteration as end:
+            return end.value
+        if isinstance(event, ToolCallEvent) and event.name.startswith(TOOL_PREFIX):
+            event = ToolCallEvent(
+                event.index, event.call_id, event.name.removeprefix(TOOL_PREFIX), event.params
+            )
+        yield event

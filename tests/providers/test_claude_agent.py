@@ -1,0 +1,263 @@
+"""Protocol claude-agent (X7): the real Claude Code CLI, run through the Claude Agent SDK with the local
+wire server as its ANTHROPIC_BASE_URL. What the CLI sends there is what the model would read: the
+timeline as it stands (edits and deletions included), signed thinking with its signature, the project's
+tools under their MCP names, and a tool's result after the engine ran the call through its approval."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+import mewrk_jupyter as mw
+from mewrk_jupyter.cards.models import ModelReply, Thinking, ToolCall, UserInput
+from mewrk_jupyter.errors import ConfigError, ProviderError
+
+from .vendors import write_vendor
+from .wire import (
+    WireServer,
+    anthropic_error,
+    anthropic_reply,
+    anthropic_text,
+    anthropic_thinking,
+    anthropic_tool_use,
+    anthropic_usage,
+)
+
+pytest.importorskip("claude_agent_sdk", reason="the Claude Agent SDK is part of the test install")
+
+KEY_ENV = "CLAUDE_AGENT_TEST_KEY"
+KEY = "sk-ant-claude-agent-test-0123456789"
+MODEL = "ca/claude-test"
+MODELS = "  claude-test:\n    thinking: signed\n    context_window: 200000\n"
+
+
+@pytest.fixture
+def agent(workspace: Path, wire_server: WireServer, monkeypatch) -> WireServer:
+    monkeypatch.setenv(KEY_ENV, KEY)
+    write_vendor(workspace, "ca", "claude-agent", wire_server.url, MODELS, KEY_ENV)
+    return wire_server
+
+
+def messages(server: WireServer, n: int = -1) -> list[dict]:
+    return server.requests[n].json["messages"]
+
+
+def user_texts(body_messages: list[dict]) -> list[str]:
+    """The text the person wrote in each user message (the CLI's own reminders left out)."""
+    out = []
+    for message in body_messages:
+        if message["role"] != "user":
+            continue
+        content = message["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        out += [
+            b["text"].strip()
+            for b in blocks
+            if b.get("type") == "text" and "system-reminder" not in b["text"]
+        ]
+    return out
+
+
+def test_a_turn_goes_through_the_cli_with_the_system_prompt_and_the_projects_tools(agent):
+    agent.enqueue(anthropic_reply("Hello from Claude Code.", usage=anthropic_usage(30, 6)))
+    s = mw.Session.new(model=MODEL)
+    s.send("hello")
+    reply = s.cards[-1]
+    assert isinstance(reply, ModelReply) and reply.text == "Hello from Claude Code."
+    assert reply.usage is not None and (reply.usage.input_tokens, reply.usage.output_tokens) == (30, 6)
+    sent = agent.requests[-1]
+    assert sent.path == "/v1/messages"
+    assert user_texts(sent.json["messages"]) == ["hello"]
+    tools = [t["name"] for t in sent.json["tools"] if not t.get("defer_loading")]
+    assert "mcp__mewrk__read" in tools and "mcp__mewrk__bash" in tools
+    assert not {"Bash", "Read", "Edit", "Write"} & set(tools)  # Claude Code's own tools are off
+    # The history records what the engine gave the CLI: the system prompt (which the CLI sends after
+    # its own lines), the timeline, the tools under their MCP names.
+    body = s.history[-1].request
+    assert body["system"] and body["system"][0]["text"][:80] in json.dumps(sent.json["system"])
+    assert {t["name"] for t in body["tools"]} <= set(tools)
+    assert body["messages"][-1]["content"][-1]["text"] == "hello"
+    assert KEY not in json.dumps(body)
+
+
+def test_an_edited_and_a_deleted_card_are_what_the_next_request_carries(agent):
+    agent.enqueue(anthropic_reply("One."), anthropic_reply("Two."), anthropic_reply("Three."))
+    s = mw.Session.new(model=MODEL)
+    s.send("the first question")
+    s.send("the second question")
+    first, second = [c for c in s.cards if isinstance(c, UserInput)]
+    answer = s.cards[s.cards.index(second) + 1]
+    s.edit(first, text="the first question, edited")
+    s.delete(second)
+    s.delete(answer)
+    assert [c.kind for c in s.cards] == ["user_input", "model_reply"]
+    s.send("the third question")
+    texts = user_texts(messages(agent))
+    assert texts == ["the first question, edited", "the third question"]
+    sent = json.dumps(messages(agent))
+    assert "the second question" not in sent and "Two." not in sent
+    assert "One." in sent  # the model's reply to the first stays
+
+
+def test_signed_thinking_goes_back_with_its_signature(agent):
+    agent.enqueue(
+        anthropic_reply(anthropic_thinking("Let me think.", "SIG-claude-agent-1"), "Thought."),
+        anthropic_reply("Again."),
+    )
+    s = mw.Session.new(model=MODEL)
+    s.configure(reasoning="medium")
+    s.send("think")
+    thinking = next(c for c in s.cards if isinstance(c, Thinking))
+    assert thinking.text == "Let me think." and thinking.signature == "SIG-claude-agent-1"
+    s.send("and again")
+    assistant = next(m for m in messages(agent) if m["role"] == "assistant")
+    assert assistant["content"][0] == {
+        "type": "thinking",
+        "thinking": "Let me think.",
+        "signature": "SIG-claude-agent-1",
+    }
+
+
+def test_a_tool_call_asks_for_approval_runs_in_the_engine_and_its_result_goes_back(agent, workspace):
+    agent.enqueue(
+        anthropic_reply(
+            "I will run it.",
+            anthropic_tool_use("mcp__mewrk__bash", {"command": "echo ran > made.txt"}, id="toolu_ca_1"),
+        ),
+        anthropic_reply("It ran."),
+    )
+    s = mw.Session.new(model=MODEL)
+    run = s.send("make the file")
+    assert run.state == "awaiting_approval"
+    assert not (workspace / "made.txt").exists()  # the CLI ran nothing of its own
+    assert [c.kind for c in s.cards][-2:] == ["tool_call", "approval"]
+    assert s.approve().state == "done"
+    assert (workspace / "made.txt").read_text() == "ran\n"
+    call = next(c for c in s.cards if isinstance(c, ToolCall))
+    assert call.name == "bash" and call.call_id == "toolu_ca_1"  # the project's name for the tool
+    assert s.cards[-1].text == "It ran."
+    last = messages(agent)
+    assistant = [m for m in last if m["role"] == "assistant"][-1]
+    assert assistant["content"][-1]["name"] == "mcp__mewrk__bash"
+    results = [
+        b for m in last if m["role"] == "user" and isinstance(m["content"], list) for b in m["content"]
+    ]
+    result = next(b for b in results if b.get("type") == "tool_result")
+    assert result["tool_use_id"] == "toolu_ca_1" and not result.get("is_error")
+    assert len(agent.requests) == 2  # one request per model response: the CLI did not go on by itself
+
+
+def _cli_children() -> list[int]:
+    """The Claude Code processes this test process started that still run."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as stat:
+                parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{name}/cmdline", "rb") as cmdline:
+                argv = cmdline.read().split(b"\0")
+        except (OSError, IndexError, ValueError):
+            continue
+        if parent == os.getpid() and any(b"claude" in part for part in argv[:1]):
+            found.append(int(name))
+    return found
+
+
+def test_stop_mid_stream_keeps_the_partial_reply_and_ends_the_cli(agent):
+    agent.enqueue(anthropic_reply(anthropic_text("word " * 40, chunks=40), event_delay=0.25))
+    s = mw.Session.new(model=MODEL)
+    run = s.send("talk for a while", wait=False)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (s.cards and isinstance(s.cards[-1], ModelReply)):
+        time.sleep(0.1)
+    assert s.stop()
+    run.wait(60)
+    reply = s.cards[-1]
+    assert isinstance(reply, ModelReply) and reply.interrupted
+    assert reply.text.startswith("word") and len(reply.text) < len("word " * 40)
+    deadline = time.monotonic() + 30
+    while _cli_children() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _cli_children() == []
+
+
+def test_a_refused_key_is_one_sentence_without_the_key(agent):
+    refused = [anthropic_error(401, "invalid x-api-key", type="authentication_error") for _ in range(4)]
+    agent.enqueue(*refused)
+    s = mw.Session.new(model=MODEL)
+    with pytest.raises(ProviderError) as refusal:
+        s.send("hello")
+    said = str(refusal.value)
+    assert said.startswith("`ca/claude-test`: Claude Code gave no response (Invalid API key")
+    assert "check api_key in .mewrk/llm/ca.yaml" in said
+    assert len(agent.requests) == 3  # asked again twice, as the other adapters do, not ten times
+    assert KEY not in said and KEY not in json.dumps([c.model_dump() for c in s.cards])
+
+
+def test_a_missing_cli_is_a_sentence_at_session_new(workspace, wire_server, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, KEY)
+    write_vendor(workspace, "ca", "claude-agent", wire_server.url, MODELS, KEY_ENV)
+    vendor = workspace / ".mewrk" / "llm" / "ca.yaml"
+    vendor.write_text(vendor.read_text() + f"cli_path: {workspace / 'no-such-claude'}\n")
+    mw.trust(workspace)
+    with pytest.raises(
+        ConfigError, match="is not an executable file.*npm install -g @anthropic-ai/claude-code"
+    ):
+        mw.Session.new(model=MODEL)
+
+
+def test_the_cli_sees_none_of_the_kernels_credentials(monkeypatch):
+    from mewrk_jupyter.providers.claude_agent import ClaudeAgentProvider
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-secret")
+    monkeypatch.setenv("SOME_TOOL_TOKEN", "token-secret")
+    provider = ClaudeAgentProvider({}, api_key=lambda: KEY, base_url="http://127.0.0.1:9")
+    env = provider.environment()
+    assert env["OPENAI_API_KEY"] == "" and env["SOME_TOOL_TOKEN"] == ""
+    assert env["ANTHROPIC_API_KEY"] == KEY and env["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:9"
+    assert env["PATH"] == os.environ["PATH"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [
+        ("cli_path: /usr/bin/claude\n", "cli_path is only for protocol claude-agent"),
+    ],
+)
+def test_claude_agent_fields_act_or_are_refused(workspace, extra, said):
+    llm = workspace / ".mewrk" / "llm"
+    llm.mkdir(parents=True)
+    (llm / "a.yaml").write_text("protocol: anthropic-messages\nmodels:\n  m:\n" + extra)
+    mw.trust(workspace)
+    with pytest.raises(ConfigError, match=said):
+        mw.Session.new(model="a/m")
+
+
+def test_prefill_and_native_compaction_are_refused_for_claude_agent(workspace):
+    llm = workspace / ".mewrk" / "llm"
+    llm.mkdir(parents=True)
+    (llm / "ca.yaml").write_text("protocol: claude-agent\nmodels:\n  m:\n    prefill: true\n")
+    mw.trust(workspace)
+    with pytest.raises(ConfigError, match="never continues its own"):
+        mw.Session.new(model="ca/m")
+    (llm / "ca.yaml").write_text("protocol: claude-agent\nmodels:\n  m:\n    native_compaction: true\n")
+    with pytest.raises(ConfigError, match="offers no compaction of its own"):
+        mw.Session.new(model="ca/m")
+
+
+def test_trusting_the_folder_names_the_cli_and_its_own_login(workspace):
+    llm = workspace / ".mewrk" / "llm"
+    llm.mkdir(parents=True)
+    (llm / "cc.yaml").write_text("protocol: claude-agent\nmodels:\n  claude-test: {}\n")
+    with pytest.warns(mw.ConfigNotice) as notices:
+        s = mw.Session.new()
+    said = " ".join(str(n.message) for n in notices)
+    assert "run the command `claude` (llm/cc.yaml, Claude Code)" in said
+    assert "Claude Code's own login (llm/cc.yaml, no api_key)" in said
+    assert s.settings.model == "offline/echo"
