@@ -14,6 +14,7 @@ safety level, rules, hooks and approval cards, as for any protocol; the next req
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import queue
@@ -358,7 +359,8 @@ class ClaudeAgentExchange(Exchange):
                 token = anyio.lowlevel.current_token()
 
                 def cancel() -> None:
-                    anyio.from_thread.run_sync(scope.cancel, token=token)
+                    with contextlib.suppress(RuntimeError):  # the run ended meanwhile
+                        anyio.from_thread.run_sync(scope.cancel, token=token)
 
                 with self._lock:
                     if self._closed:
@@ -379,6 +381,9 @@ class ClaudeAgentExchange(Exchange):
                             elif isinstance(message, ResultMessage):
                                 items.put(("result", message))
                                 break
+                    except Exception as exc:  # said before the end is marked, so the sentence has it
+                        items.put(("error", exc))
+                        raise
                     finally:
                         items.put(_END)  # the response is read: the engine goes on while the CLI ends
                         done.set()  # the prompt's stream ends, and the CLI with all it started goes
