@@ -60,6 +60,8 @@ PASSED_ENV = (
 INSTALL = "pip install claude-agent-sdk (it brings the Claude Code CLI), or npm install -g @anthropic-ai/claude-code"
 # As the SDK adapters ask again (SDKProvider's max_retries), not Claude Code's ten with backoff.
 MAX_RETRIES = 2
+# How long the CLI's result (the response's cost) is waited for once the response itself is whole.
+RESULT_WAIT = 10.0
 THINKING_BUDGETS = {"low": 2048, "medium": 8192, "high": 16384}
 _END = object()
 
@@ -257,6 +259,9 @@ class ClaudeAgentExchange(Exchange):
             return
         if stop is None:
             raise ProviderError(self._sentence(outcome))
+        cost = getattr(outcome.get("result"), "total_cost_usd", None)
+        if isinstance(cost, int | float) and cost >= 0:
+            usage = usage.model_copy(update={"cost": float(cost)})
         yield UsageEvent(usage)
         yield StopEvent(stop)
 
@@ -296,12 +301,10 @@ class ClaudeAgentExchange(Exchange):
         from claude_agent_sdk import (
             ClaudeAgentOptions,
             ClaudeSDKClient,
-            ResultMessage,
             SdkMcpTool,
             create_sdk_mcp_server,
         )
         from claude_agent_sdk.types import PermissionResultDeny, SessionStore
-        from claude_agent_sdk.types import StreamEvent as SDKStreamEvent
 
         body = self.body
         session = str(uuid.uuid4())
@@ -370,17 +373,7 @@ class ClaudeAgentExchange(Exchange):
                     client = ClaudeSDKClient(options)
                     await client.connect(prompts())
                     try:
-                        async for message in client.receive_messages():
-                            if isinstance(message, SDKStreamEvent):
-                                if message.parent_tool_use_id is not None:
-                                    continue
-                                event = message.event
-                                items.put(("event", event))
-                                if event.get("type") == "message_stop":
-                                    break  # the response is whole: the CLI runs nothing more of it
-                            elif isinstance(message, ResultMessage):
-                                items.put(("result", message))
-                                break
+                        await self._read(client, items)
                     except Exception as exc:  # said before the end is marked, so the sentence has it
                         items.put(("error", exc))
                         raise
@@ -392,6 +385,31 @@ class ClaudeAgentExchange(Exchange):
                     done.set()
                     with self._lock:
                         self._portal_cancel = None
+
+    async def _read(self, client: Any, items: queue.Queue[Any]) -> None:
+        """Pass on the events of the run's first response, then wait for the CLI's result (its cost) a
+        little while; a second response (the CLI going on by itself) is not this exchange's."""
+        import anyio
+        from claude_agent_sdk import ResultMessage
+        from claude_agent_sdk.types import StreamEvent as SDKStreamEvent
+
+        whole = False
+        with anyio.CancelScope() as reading:
+            async for message in client.receive_messages():
+                if isinstance(message, ResultMessage):
+                    items.put(("result", message))
+                    return
+                if not isinstance(message, SDKStreamEvent) or message.parent_tool_use_id is not None:
+                    continue
+                kind = message.event.get("type")
+                if whole:
+                    if kind == "message_start":
+                        return
+                    continue
+                items.put(("event", message.event))
+                if kind == "message_stop":
+                    whole = True
+                    reading.deadline = anyio.current_time() + RESULT_WAIT
 
     def _sentence(self, outcome: dict[str, Any]) -> str:
         """Why the run gave no response, as the CLI or the SDK said it, with no secret in it."""

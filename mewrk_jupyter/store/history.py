@@ -180,3 +180,13 @@ def usage_by_model(conn: sqlite3.Connection, session_id: str) -> dict[str, dict[
         (session_id,),
     ).fetchall()
     return {row[0]: dict(zip(USAGE_FIELDS, map(int, row[1:]), strict=True)) for row in rows}
+
+
+def reported_costs(conn: sqlite3.Connection, session_id: str) -> dict[str, float]:
+    """What the vendor said the session's answered requests cost, per model, where it said (D6)."""
+    rows = conn.execute(
+        "SELECT model, SUM(CAST(response -> 'usage' ->> 'cost' AS DOUBLE PRECISION)) FROM history "
+        "WHERE session_id = ? AND response -> 'usage' ->> 'cost' IS NOT NULL GROUP BY model ORDER BY model",
+        (session_id,),
+    ).fetchall()
+    return {row[0]: float(row[1]) for row in rows}

@@ -13,6 +13,7 @@ import pytest
 from jupyter_client.manager import start_new_kernel
 
 from tests.providers.conftest import wire_server  # noqa: F401  (the fixture)
+from tests.providers.vendors import NPM_CLI
 from tests.providers.wire import anthropic_reply, anthropic_tool_use
 
 from .test_kernel import WAIT, Kernel
@@ -277,3 +278,40 @@ def test_a_send_in_the_next_cell_waits_for_the_turn_this_kernel_runs(kernel, tmp
         ("user_input", "second"),
         ("model_reply", "Two."),
     ]
+
+
+def test_claude_code_in_a_kernel_calls_the_python_tool_through_the_magics(kernel, tmp_path, wire_server):  # noqa: F811
+    """Protocol claude-agent from the magics: the real Claude Code CLI (npm's) asks for `python`, the call
+    waits for the person's approval, runs in this kernel, and its output is what the CLI sends back."""
+    llm = tmp_path / ".mewrk" / "llm"
+    llm.mkdir(parents=True)
+    (llm / "cc.yaml").write_text(
+        f"protocol: claude-agent\nbase_url: {wire_server.url}\napi_key: ${{CC_KEY}}\ncli_path: {NPM_CLI}\n"
+        "models:\n  claude-test: {context_window: 200000}\n"
+    )
+    wire_server.enqueue(
+        anthropic_reply(
+            "I will compute it.",
+            anthropic_tool_use(
+                "mcp__mewrk__python", {"code": "answer = 6 * 7\nprint(answer)"}, id="toolu_cc"
+            ),
+        ),
+        anthropic_reply("It is 42."),
+    )
+    kernel.execute("import os\nos.environ['CC_KEY'] = 'sk-cc-test-key-0123456789'")
+    kernel.execute("import mewrk_jupyter as mw\nmw.trust()\n%mewrk new --model cc/claude-test")
+    kernel.execute("%mewrk send what is six times seven")
+    kernel.execute("s = current_session()\ns.last_run.wait()")
+    assert value(kernel, "[c.kind for c in s.cards][-2:]") == ["tool_call", "approval"]
+    kernel.execute("s.approve(wait=True)")
+    assert value(kernel, "answer") == 42
+    assert cards(kernel)[-1]["text"] == "It is 42."
+    [result] = [
+        block
+        for message in wire_server.json_bodies()[-1]["messages"]
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block["type"] == "tool_result"
+    ]
+    assert result["tool_use_id"] == "toolu_cc" and "42" in json.dumps(result["content"])
+    assert "sk-cc-test-key-0123456789" not in json.dumps(cards(kernel))

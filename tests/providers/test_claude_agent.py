@@ -16,7 +16,7 @@ import mewrk_jupyter as mw
 from mewrk_jupyter.cards.models import ModelReply, Thinking, ToolCall, UserInput
 from mewrk_jupyter.errors import ConfigError, ProviderError
 
-from .vendors import write_vendor
+from .vendors import NPM_CLI, write_vendor
 from .wire import (
     WireServer,
     anthropic_error,
@@ -39,6 +39,10 @@ MODELS = "  claude-test:\n    thinking: signed\n    context_window: 200000\n"
 def agent(workspace: Path, wire_server: WireServer, monkeypatch) -> WireServer:
     monkeypatch.setenv(KEY_ENV, KEY)
     write_vendor(workspace, "ca", "claude-agent", wire_server.url, MODELS, KEY_ENV)
+    assert NPM_CLI.exists(), "the test command installs Claude Code with npm ci in js/"
+    vendor = workspace / ".mewrk" / "llm" / "ca.yaml"
+    vendor.write_text(vendor.read_text() + f"cli_path: {NPM_CLI}\n")
+    mw.trust(workspace)
     return wire_server
 
 
@@ -82,6 +86,9 @@ def test_a_turn_goes_through_the_cli_with_the_system_prompt_and_the_projects_too
     assert {t["name"] for t in body["tools"]} <= set(tools)
     assert body["messages"][-1]["content"][-1]["text"] == "hello"
     assert KEY not in json.dumps(body)
+    # No prices configured: the cost is what Claude Code's result said the request cost.
+    assert reply.usage.cost is not None and reply.usage.cost > 0
+    assert s.context.cost_line().startswith("Cost: $") and "no prices configured" not in s.context.cost_line()
 
 
 def test_an_edited_and_a_deleted_card_are_what_the_next_request_carries(agent):
@@ -261,3 +268,53 @@ def test_trusting_the_folder_names_the_cli_and_its_own_login(workspace):
     assert "run the command `claude` (llm/cc.yaml, Claude Code)" in said
     assert "Claude Code's own login (llm/cc.yaml, no api_key)" in said
     assert s.settings.model == "offline/echo"
+
+
+def test_without_cli_path_the_cli_the_sdk_brings_runs(workspace, wire_server, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, KEY)
+    write_vendor(workspace, "ca", "claude-agent", wire_server.url, MODELS, KEY_ENV)
+    wire_server.enqueue(anthropic_reply("From the SDK's own CLI."))
+    s = mw.Session.new(model=MODEL)
+    s.send("hello")
+    assert s.cards[-1].text == "From the SDK's own CLI."
+    assert "cc_entrypoint=sdk-py" in json.dumps(wire_server.requests[-1].json["system"])
+
+
+def test_from_the_widget_a_send_an_approval_and_an_edit_go_through_the_cli(agent, workspace):
+    from ..widget.recording import RecordingWidget
+
+    agent.enqueue(
+        anthropic_reply(anthropic_tool_use("mcp__mewrk__bash", {"command": "echo w > w.txt"}, id="toolu_w")),
+        anthropic_reply("Written."),
+        anthropic_reply("Edited answer."),
+    )
+    s = mw.Session.new(model=MODEL)
+    widget = RecordingWidget(s)
+    widget.hello()
+    assert widget.do("send", text="write the file")["ok"]
+    s.last_run.wait(60)
+    approval = next(c for c in s.cards if c.kind == "approval")
+    assert widget.do("approve", card_id=approval.id)["ok"]
+    s.last_run.wait(60)
+    assert (workspace / "w.txt").read_text() == "w\n" and s.cards[-1].text == "Written."
+    question = next(c for c in s.cards if isinstance(c, UserInput))
+    assert widget.do("edit", card_id=question.id, fields={"text": "write the file, please"})["ok"]
+    assert widget.do("send", text="")["ok"]  # continue: the model reads the timeline as it stands
+    s.last_run.wait(60)
+    assert user_texts(messages(agent))[0] == "write the file, please"
+    assert s.cards[-1].text == "Edited answer."
+
+
+@pytest.mark.both_stores
+def test_the_session_cost_is_the_sum_of_what_claude_code_said_each_request_cost(agent):
+    from mewrk_jupyter.engine.assembly.context import session_spending
+    from mewrk_jupyter.providers.registry import prices_of
+
+    agent.enqueue(anthropic_reply("One.", usage=anthropic_usage(1000, 10)), anthropic_reply("Two."))
+    s = mw.Session.new(model=MODEL)
+    s.send("first")
+    s.send("second")
+    said = [c.usage.cost for c in s.cards if isinstance(c, ModelReply) and c.usage is not None]
+    assert len(said) == 2 and all(cost is not None and cost > 0 for cost in said)
+    spending = session_spending(s.stored_timeline.db.conn(), s.id, lambda m: prices_of(m, s.workspace.home))
+    assert spending.cost == pytest.approx(sum(said)) and spending.unpriced == []

@@ -6,6 +6,10 @@ from pathlib import Path
 
 import mewrk_jupyter as mw
 
+# Claude Code's CLI as npm installs it (`npm ci` in js/, part of the test command): what a person runs as
+# `claude`, for the vendors of protocol claude-agent.
+NPM_CLI = Path(__file__).resolve().parents[2] / "js" / "node_modules" / ".bin" / "claude"
+
 
 def write_vendor(
     workspace: Path, vendor: str, protocol: str, base_url: str, models: str, key_env: str

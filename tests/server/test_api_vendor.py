@@ -3,11 +3,13 @@ process talks to the local wire server, and the folder's trust is the server's u
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
 
 import mewrk_jupyter as mw
+from tests.providers.vendors import NPM_CLI
 from tests.providers.wire import WireServer, anthropic_reply, anthropic_text
 from tests.server.conftest import Server, events_of, start_server, stop_server
 
@@ -31,6 +33,11 @@ def server(tmp_path_factory: pytest.TempPathFactory, wire: WireServer) -> Iterat
     llm.mkdir(parents=True)
     (llm / "anthropic.yaml").write_text(
         f"protocol: anthropic-messages\nbase_url: {wire.url}\napi_key: ${{TEST_ANTHROPIC_KEY}}\n"
+        "models:\n  claude-test: {context_window: 200000}\n"
+    )
+    # Claude Code (protocol claude-agent) as npm installs it, pointed at the same wire server.
+    (llm / "claude-code.yaml").write_text(
+        f"protocol: claude-agent\nbase_url: {wire.url}\napi_key: ${{TEST_ANTHROPIC_KEY}}\ncli_path: {NPM_CLI}\n"
         "models:\n  claude-test: {context_window: 200000}\n"
     )
     try:
@@ -67,3 +74,25 @@ def test_an_untrusted_folder_sends_nothing_then_a_trusted_one_streams_through_th
         assert message["role"] == "user" and message["content"][0]["text"] == "hello"
         session = client.get(f"/sessions/{sid}").text
         assert SECRET not in session and "Hello from the wire" in session
+
+
+def test_a_claude_agent_vendor_answers_over_http_through_the_cli(
+    server: Server, wire: WireServer, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setenv("MEWRK_USER_CONFIG", server.env["MEWRK_USER_CONFIG"])
+    mw.trust(server.root)
+    with server.client() as client:
+        made = client.post("/sessions", json={"model": "claude-code/claude-test", "title": "claude code"})
+        assert made.status_code == 201, made.text
+        sid = made.json()["id"]
+        wire.enqueue(anthropic_reply(anthropic_text("Hello from Claude Code", chunks=3), model="claude-test"))
+        with client.stream("POST", "/run", json={"sessionId": sid, "question": "hello"}) as answer:
+            assert answer.status_code == 200
+            events = list(events_of(answer.iter_lines()))
+        assert events[-1].data["state"] == "done"
+        assert "".join(e.data["text"] for e in events if e.event == "text") == "Hello from Claude Code"
+        sent = wire.last_request()
+        assert sent.header("x-api-key") == SECRET  # the CLI's own request, with the vendor's key
+        assert "cc_entrypoint=" in json.dumps(wire.last_json()["system"])  # Claude Code's request
+        session = client.get(f"/sessions/{sid}").text
+        assert SECRET not in session and "Hello from Claude Code" in session

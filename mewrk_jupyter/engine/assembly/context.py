@@ -25,7 +25,14 @@ from ...cards.models import Card, NativeCompaction, SummaryDivider, ToolCall, Us
 from ...cards.words import format_cost, format_tokens, label
 from ...providers.offline import estimate_tokens
 from ...providers.sent import prefix_estimate, timeline_words
-from ...store.history import USAGE_FIELDS, last_answered, last_measured, request_body, usage_by_model
+from ...store.history import (
+    USAGE_FIELDS,
+    last_answered,
+    last_measured,
+    reported_costs,
+    request_body,
+    usage_by_model,
+)
 from .assemble import NOT_SENT
 from .compacted import card_tokens
 from .cut import read_cards, summary_message
@@ -182,9 +189,15 @@ def session_spending(conn: sqlite3.Connection, session_id: str, prices_of: Price
     spent = {f: sum(tokens[f] for tokens in by_model.values()) for f in USAGE_FIELDS}
     cost: float | None = None
     unpriced = []
+    reported: dict[str, float] | None = None
     for model, tokens in by_model.items():
         prices = prices_of(model)
         if not prices or all(v is None for v in prices.values()):
+            if reported is None:  # asked once, and only where a model has no prices
+                reported = reported_costs(conn, session_id)
+            if model in reported:  # the vendor said what it cost (Claude Code's result)
+                cost = (cost or 0.0) + reported[model]
+                continue
             unpriced.append(model)
             continue
         cost = (cost or 0.0) + price_tokens(tokens, prices)
