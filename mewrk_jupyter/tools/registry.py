@@ -35,6 +35,27 @@ _GRACE = 3.0
 _POLL = 0.05
 
 
+# Claude Code's built-in tools: an agent file that names one is told why it is not offered.
+CLAUDE_CODE_TOOLS = frozenset(
+    {
+        "Bash",
+        "Read",
+        "Write",
+        "Edit",
+        "MultiEdit",
+        "Glob",
+        "Grep",
+        "LS",
+        "WebFetch",
+        "WebSearch",
+        "Task",
+        "NotebookEdit",
+        "TodoWrite",
+        "Agent",
+    }
+)
+
+
 class ToolRegistry:
     """The tools of one workspace, by name; `run` turns every failure into an error result."""
 
@@ -99,8 +120,17 @@ class ToolRegistry:
             elsewhere = (*KERNEL_TOOLS, *NOTEBOOK_TOOLS)
             unknown = [name for name in enabled if name not in available and name not in elsewhere]
             if unknown:
+                theirs = [name for name in unknown if name in CLAUDE_CODE_TOOLS]
+                one = len(theirs) == 1
+                why = (
+                    f"; {', '.join(theirs)} {'is' if one else 'are'} Claude Code's own, which no protocol "
+                    f"offers (claude-agent included): {'it' if one else 'they'} would run outside the safety "
+                    "level's sandbox and approvals, where ls, read, grep, find, write, edit and bash do that work"
+                    if theirs
+                    else ""
+                )
                 raise ConfigError(
-                    f"Unknown tools: {', '.join(unknown)} (the tools are: {', '.join(ordered)})"
+                    f"Unknown tools: {', '.join(unknown)} (the tools are: {', '.join(ordered)}){why}"
                 )
             ordered = [name for name in ordered if name in enabled]
         else:

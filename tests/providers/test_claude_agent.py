@@ -318,3 +318,14 @@ def test_the_session_cost_is_the_sum_of_what_claude_code_said_each_request_cost(
     assert len(said) == 2 and all(cost is not None and cost > 0 for cost in said)
     spending = session_spending(s.stored_timeline.db.conn(), s.id, lambda m: prices_of(m, s.workspace.home))
     assert spending.cost == pytest.approx(sum(said)) and spending.unpriced == []
+
+
+def test_an_agent_that_lists_claude_codes_own_tools_is_told_why_they_are_not_offered(agent, workspace):
+    agents = workspace / ".mewrk" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "main.yaml").write_text(f"model: {MODEL}\ntools: [read, Bash, WebFetch]\n")
+    mw.trust(workspace)
+    s = mw.Session.new()
+    with pytest.raises(ConfigError, match="Bash, WebFetch are Claude Code's own, which no protocol offers"):
+        s.send("hello")
+    assert agent.requests == []  # nothing was sent
