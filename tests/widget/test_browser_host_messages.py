@@ -1,7 +1,7 @@
 """Host messages in a real JupyterLab and Chromium, the kernel's session talking to a local Anthropic wire
 server: a hook's output is one line on the timeline; editing that line in the widget changes what the
 model reads next, in either container; and the tool lock's line says what stays held and its button lets
-the new tools through."""
+the new tools through; and Claude Code (protocol claude-agent) as the model, its call approved there."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.providers.conftest import wire_server  # noqa: F401  (the fixture)
-from tests.providers.wire import WireServer, anthropic_reply
+from tests.providers.vendors import NPM_CLI
+from tests.providers.wire import WireServer, anthropic_reply, anthropic_tool_use
 
 from .notebook import ATTACH, Notebook, edit_card
 from .test_browser import widget_cell
@@ -96,3 +97,38 @@ def test_the_tool_lock_line_and_its_button(lab, page, wire_server):  # noqa: F81
     expect(root.locator(".mw-card[data-kind='model_reply']").last).to_contain_text("A plan.")
     offered = [t["name"] for t in wire_server.json_bodies()[-1]["tools"]]
     assert "read" in offered and not {"write", "edit", "bash"} & set(offered)
+
+
+def test_claude_code_as_the_model_from_the_widget_its_call_approved_in_the_browser(lab, page, wire_server):  # noqa: F811
+    """Protocol claude-agent in JupyterLab: the message typed in the composer goes through the real Claude
+    Code CLI (npm's), its call of the project's `bash` waits for the Approve click, and the reply follows."""
+    folder = f"ws-{uuid.uuid4().hex[:8]}"
+    llm = lab.root / folder / ".mewrk" / "llm"
+    llm.mkdir(parents=True)
+    (llm / "cc.yaml").write_text(
+        f"protocol: claude-agent\nbase_url: {wire_server.url}\napi_key: ${{CC_TEST_KEY}}\ncli_path: {NPM_CLI}\n"
+        "models:\n  claude-test: {context_window: 200000}\n"
+    )
+    wire_server.enqueue(
+        anthropic_reply(
+            anthropic_tool_use("mcp__mewrk__bash", {"command": "echo cc > cc.txt"}, id="toolu_b")
+        ),
+        anthropic_reply("Written by Claude Code."),
+    )
+    nb = Notebook.open(page, lab)
+    code = (
+        ATTACH
+        + "import os\nos.environ['CC_TEST_KEY'] = 'sk-cc-browser-test'\n"
+        + f"mw.trust({folder!r})\ns = mw.Session.new(model='cc/claude-test', workspace={folder!r})\ns.widget()"
+    )
+    _, root = widget_cell(nb, code)
+    box = root.locator("[data-testid='mw-input']")
+    box.fill("write cc.txt")
+    box.press("Control+Enter")
+    approval = root.locator(".mw-card[data-kind='approval']")
+    expect(approval.locator("[data-testid='mw-approve']")).to_be_visible()
+    expect(root.locator(".mw-card[data-kind='tool_call']")).to_contain_text("bash")
+    approval.locator("[data-testid='mw-approve']").click()
+    expect(root.locator(".mw-card[data-kind='model_reply']").last).to_contain_text("Written by Claude Code.")
+    assert (lab.root / folder / "cc.txt").read_text() == "cc\n"
+    assert "cc_entrypoint=" in json.dumps(wire_server.json_bodies()[-1]["system"])  # the CLI's own request
