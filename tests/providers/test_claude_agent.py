@@ -329,3 +329,42 @@ def test_an_agent_that_lists_claude_codes_own_tools_is_told_why_they_are_not_off
     with pytest.raises(ConfigError, match="Bash, WebFetch are Claude Code's own, which no protocol offers"):
         s.send("hello")
     assert agent.requests == []  # nothing was sent
+
+
+def test_undo_brings_back_what_the_next_request_carries(agent):
+    agent.enqueue(anthropic_reply("One."), anthropic_reply("Two."), anthropic_reply("Three."))
+    s = mw.Session.new(model=MODEL)
+    s.send("the first question")
+    s.send("the second question")
+    second = [c for c in s.cards if isinstance(c, UserInput)][1]
+    s.delete(second)
+    s.undo()  # the person takes the deletion back
+    s.send("the third question")
+    assert user_texts(messages(agent)) == ["the first question", "the second question", "the third question"]
+
+
+def test_without_the_sdk_the_sentence_says_how_to_install_it(monkeypatch):
+    from mewrk_jupyter.providers import claude_agent
+
+    real = claude_agent.importlib.util.find_spec
+    monkeypatch.setattr(
+        claude_agent.importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "claude_agent_sdk" else real(name, *a),
+    )
+    with pytest.raises(
+        ConfigError, match=r"Claude Agent SDK, which is not installed: pip install claude-agent-sdk"
+    ):
+        claude_agent.check_installed(None)
+
+
+def test_a_branch_sends_the_timeline_up_to_where_it_was_made(agent):
+    agent.enqueue(anthropic_reply("One."), anthropic_reply("Two."), anthropic_reply("Elsewhere."))
+    s = mw.Session.new(model=MODEL)
+    s.send("the first question")
+    s.send("the second question")
+    first_reply = next(c for c in s.cards if isinstance(c, ModelReply))
+    b = s.branch(first_reply)
+    b.send("another way")
+    assert user_texts(messages(agent)) == ["the first question", "another way"]
+    assert b.cards[-1].text == "Elsewhere." and len(s.cards) == 4
