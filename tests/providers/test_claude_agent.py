@@ -368,3 +368,17 @@ def test_a_branch_sends_the_timeline_up_to_where_it_was_made(agent):
     b.send("another way")
     assert user_texts(messages(agent)) == ["the first question", "another way"]
     assert b.cards[-1].text == "Elsewhere." and len(s.cards) == 4
+
+
+def test_an_at_path_in_a_message_is_sent_as_written_and_no_file_is_read(agent, workspace):
+    # Claude Code reads a file an `@path` in a typed prompt names into the request; a message on the
+    # timeline is the person's text, sent as written, whether it is the last one or an earlier one.
+    secret = workspace.parent / "outside.txt"
+    secret.write_text("NOT FOR THE MODEL")
+    agent.enqueue(anthropic_reply("One."), anthropic_reply("Two."))
+    s = mw.Session.new(model=MODEL)
+    s.send(f"look at @{secret}")
+    s.send(f"and again @{secret}")
+    sent = json.dumps(agent.requests[0].json) + json.dumps(agent.requests[1].json)
+    assert "NOT FOR THE MODEL" not in sent and "Result of calling the Read tool" not in sent
+    assert user_texts(messages(agent)) == [f"look at @{secret}", f"and again @{secret}"]
