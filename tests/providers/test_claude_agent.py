@@ -5,6 +5,7 @@ tools under their MCP names, and a tool's result after the engine ran the call t
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import time
@@ -382,3 +383,27 @@ def test_an_at_path_in_a_message_is_sent_as_written_and_no_file_is_read(agent, w
     sent = json.dumps(agent.requests[0].json) + json.dumps(agent.requests[1].json)
     assert "NOT FOR THE MODEL" not in sent and "Result of calling the Read tool" not in sent
     assert user_texts(messages(agent)) == [f"look at @{secret}", f"and again @{secret}"]
+
+
+def test_an_image_attached_to_a_message_reaches_the_model_through_the_cli(
+    workspace, wire_server, monkeypatch
+):
+    from ..widget.test_actions import PNG
+
+    monkeypatch.setenv(KEY_ENV, KEY)
+    models = "  claude-test:\n    vision: true\n    context_window: 200000\n"
+    write_vendor(workspace, "ca", "claude-agent", wire_server.url, models, KEY_ENV)
+    (workspace / "cat.png").write_bytes(PNG)
+    wire_server.enqueue(anthropic_reply("A cat."), anthropic_reply("Still a cat."))
+    s = mw.Session.new(model=MODEL)
+    s.send("what is this?", attachments=["cat.png"])
+    s.send("and now?")  # the image is in the transcript of the second request too
+    for request in wire_server.requests:
+        images = [
+            b
+            for m in request.json["messages"]
+            if isinstance(m["content"], list)
+            for b in m["content"]
+            if b.get("type") == "image"
+        ]
+        assert [i["source"]["data"] for i in images] == [base64.b64encode(PNG).decode()]
