@@ -2,7 +2,7 @@
 
 Run: python benchmarks/bench_claude_agent.py [--turns N]
 Each turn is a message whose reply is 200 words; a vendor of `anthropic-messages` (the official SDK in
-this process) and one of `claude-agent` (the Claude Code CLI, npm's when `npm ci` ran in js/, else the
+this process) and one of `claude-agent` (the Claude Code CLI, npm's when `npm ci` ran in tests/claude-code/, else the
 SDK's own) answer it from the test suite's wire server, in a workspace of their own. Printed: the median
 wall time of a turn on each, their ratio, and the time to the first token on claude-agent (most of a
 turn there is the CLI's start). Figures from one run; nothing is asserted.

@@ -35,9 +35,10 @@ fi
 # The front ends' packages, as their lock files pin them: in js/, tsc and dpdm (the import cycles of both
 # front ends) for the TypeScript gates, marked for the tests that render Markdown as JupyterLab does, esbuild
 # for the bundle; in labextension/, JupyterLab's packages for the plugin's TypeScript gate and JupyterLab's
-# builder, which the build hook runs when the plugin's build is stale. A node_modules that links to another
-# checkout is left as it is.
-for folder in js labextension; do
+# builder, which the build hook runs when the plugin's build is stale; in tests/claude-code/, Claude Code's
+# CLI as npm installs it, which the claude-agent tests run. A node_modules that links to another checkout is
+# left as it is.
+for folder in js labextension tests/claude-code; do
   if [ ! -L "$folder/node_modules" ]; then
     (cd "$folder" && npm ci --no-audit --no-fund --loglevel=error)
   fi

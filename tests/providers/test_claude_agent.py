@@ -40,7 +40,7 @@ MODELS = "  claude-test:\n    thinking: signed\n    context_window: 200000\n"
 def agent(workspace: Path, wire_server: WireServer, monkeypatch) -> WireServer:
     monkeypatch.setenv(KEY_ENV, KEY)
     write_vendor(workspace, "ca", "claude-agent", wire_server.url, MODELS, KEY_ENV)
-    assert NPM_CLI.exists(), "the test command installs Claude Code with npm ci in js/"
+    assert NPM_CLI.exists(), "the test command installs Claude Code with npm ci in tests/claude-code/"
     vendor = workspace / ".mewrk" / "llm" / "ca.yaml"
     vendor.write_text(vendor.read_text() + f"cli_path: {NPM_CLI}\n")
     mw.trust(workspace)

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import mewrk_jupyter as mw
 
-# Claude Code's CLI as npm installs it (`npm ci` in js/, part of the test command): what a person runs as
-# `claude`, for the vendors of protocol claude-agent.
-NPM_CLI = Path(__file__).resolve().parents[2] / "js" / "node_modules" / ".bin" / "claude"
+# Claude Code's CLI as npm installs it (`npm ci` in tests/claude-code/, part of the test command): what a
+# person runs as `claude`, for the vendors of protocol claude-agent.
+NPM_CLI = Path(__file__).resolve().parents[1] / "claude-code" / "node_modules" / ".bin" / "claude"
 
 
 def write_vendor(
