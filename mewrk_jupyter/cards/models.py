@@ -7,14 +7,7 @@ import uuid
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    SerializerFunctionWrapHandler,
-    TypeAdapter,
-    model_serializer,
-)
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from .inert import for_notebook, inert_markdown
 from .words import divider_text, label, replay_line
@@ -35,17 +28,6 @@ class Usage(BaseModel):
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     estimated: bool = False
-    # What the vendor said the response cost, in US dollars, where it says (Claude Code's result does);
-    # the session's cost uses it for a model without configured prices.
-    cost: float | None = Field(default=None, ge=0)
-
-    @model_serializer(mode="wrap")
-    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # Without a cost the figures dump as they did before it existed (stored cards, digests).
-        data: dict[str, Any] = handler(self)
-        if self.cost is None:
-            data.pop("cost", None)
-        return data
 
     @property
     def request_size(self) -> int:

@@ -213,9 +213,11 @@ class ToolCallEvent:
 
 @dataclass(frozen=True, slots=True)
 class UsageEvent:
-    """Token figures for this response (the last one seen wins)."""
+    """Token figures for this response (the last one seen wins), and what it cost in US dollars where
+    the vendor says (Claude Code's result does)."""
 
     usage: Usage
+    cost: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

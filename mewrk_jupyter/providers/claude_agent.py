@@ -260,9 +260,8 @@ class ClaudeAgentExchange(Exchange):
         if stop is None:
             raise ProviderError(self._sentence(outcome))
         cost = getattr(outcome.get("result"), "total_cost_usd", None)
-        if isinstance(cost, int | float) and cost >= 0:
-            usage = usage.model_copy(update={"cost": float(cost)})
-        yield UsageEvent(usage)
+        said = float(cost) if isinstance(cost, int | float) and cost >= 0 else None
+        yield UsageEvent(usage, cost=said)
         yield StopEvent(stop)
 
     def close(self) -> None:

@@ -61,6 +61,9 @@ class ModelResponse(BaseModel):
     stop: str | None = None
     parts: list[ResponsePart] = Field(default_factory=list)
     usage: Usage | None = None
+    # What the vendor said the response cost, in US dollars, where it says (D6: counted for a model
+    # without configured prices).
+    cost: float | None = None
     compaction: str | None = None
     tokens_before: int | None = None
     tokens_after: int | None = None

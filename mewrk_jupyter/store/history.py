@@ -185,8 +185,8 @@ def usage_by_model(conn: sqlite3.Connection, session_id: str) -> dict[str, dict[
 def reported_costs(conn: sqlite3.Connection, session_id: str) -> dict[str, float]:
     """What the vendor said the session's answered requests cost, per model, where it said (D6)."""
     rows = conn.execute(
-        "SELECT model, SUM(CAST(response -> 'usage' ->> 'cost' AS DOUBLE PRECISION)) FROM history "
-        "WHERE session_id = ? AND response -> 'usage' ->> 'cost' IS NOT NULL GROUP BY model ORDER BY model",
+        "SELECT model, SUM(CAST(response ->> 'cost' AS DOUBLE PRECISION)) FROM history "
+        "WHERE session_id = ? AND response ->> 'cost' IS NOT NULL GROUP BY model ORDER BY model",
         (session_id,),
     ).fetchall()
     return {row[0]: float(row[1]) for row in rows}

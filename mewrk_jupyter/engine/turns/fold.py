@@ -42,6 +42,7 @@ class ResponseState:
     blocks: dict[int, Card] = field(default_factory=dict)  # content block index -> its card
     calls: list[ToolCall] = field(default_factory=list)
     usage: Usage | None = None
+    cost: float | None = None  # what the vendor said the response cost (Claude Code's result)
     stop: str = Stop.END_TURN
     # The card the last event opened, already holding that event's content; None if it opened none.
     opened: Card | None = None
@@ -83,8 +84,9 @@ def accumulate(state: ResponseState, event: StreamEvent) -> ResponseState:
             if index not in state.blocks:
                 _open(state, index, call)
             state.calls.append(call)
-        case UsageEvent(usage=usage):
+        case UsageEvent(usage=usage, cost=cost):
             state.usage = usage
+            state.cost = cost
         case StopEvent(reason=reason):
             state.stop = reason
         case _:
@@ -110,6 +112,7 @@ def record(state: ResponseState) -> ModelResponse:
         stop=state.stop,
         parts=[_part_record(card) for _, card in sorted(state.blocks.items())],
         usage=state.usage,
+        cost=state.cost,
     )
 
 

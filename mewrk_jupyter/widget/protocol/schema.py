@@ -26,6 +26,16 @@ class _Generator(GenerateJsonSchema):
     def field_title_should_be_set(self, schema: Any) -> bool:
         return False
 
+    def literal_schema(self, schema: Any) -> Any:
+        # A Literal's values in sorted order: Python takes Literal["allow", "ask", "deny"] and a library's
+        # Literal["allow", "deny", "ask"] for one type, so their order would be whichever was made first
+        # (importing the Claude Agent SDK changed the schema's text).
+        made = super().literal_schema(schema)
+        values = made.get("enum")
+        if isinstance(values, list) and all(isinstance(v, str) for v in values):
+            made["enum"] = sorted(values)
+        return made
+
     def field_is_required(self, field: Any, total: bool) -> bool:
         # The kernel always sends every field of a model (null rather than absent); a card's payload
         # (a TypedDict) has the fields of its kind only.
