@@ -204,7 +204,6 @@ class ClaudeAgentProvider(Provider):
         budget = THINKING_BUDGETS.get(request.reasoning)
         if budget and info.thinking == "signed":
             thinking = {"type": "enabled", "budget_tokens": budget}
-        body.pop("thinking", None)
         body["thinking"] = thinking
         return ClaudeAgentExchange(body, self, info.name)
 

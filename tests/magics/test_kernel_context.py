@@ -13,7 +13,7 @@ import pytest
 from jupyter_client.manager import start_new_kernel
 
 from tests.providers.conftest import wire_server  # noqa: F401  (the fixture)
-from tests.providers.vendors import NPM_CLI
+from tests.providers.vendors import claude_code_vendor
 from tests.providers.wire import anthropic_reply, anthropic_tool_use
 
 from .test_kernel import WAIT, Kernel
@@ -283,12 +283,7 @@ def test_a_send_in_the_next_cell_waits_for_the_turn_this_kernel_runs(kernel, tmp
 def test_claude_code_in_a_kernel_calls_the_python_tool_through_the_magics(kernel, tmp_path, wire_server):  # noqa: F811
     """Protocol claude-agent from the magics: the real Claude Code CLI (npm's) asks for `python`, the call
     waits for the person's approval, runs in this kernel, and its output is what the CLI sends back."""
-    llm = tmp_path / ".mewrk" / "llm"
-    llm.mkdir(parents=True)
-    (llm / "cc.yaml").write_text(
-        f"protocol: claude-agent\nbase_url: {wire_server.url}\napi_key: ${{CC_KEY}}\ncli_path: {NPM_CLI}\n"
-        "models:\n  claude-test: {context_window: 200000}\n"
-    )
+    claude_code_vendor(tmp_path / ".mewrk" / "llm", wire_server.url, "CC_KEY")
     wire_server.enqueue(
         anthropic_reply(
             "I will compute it.",

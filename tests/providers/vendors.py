@@ -22,3 +22,12 @@ def write_vendor(
         f"protocol: {protocol}\nbase_url: {base_url}\napi_key: ${{{key_env}}}\nmodels:\n{models}"
     )
     mw.trust(workspace)
+
+
+def claude_code_vendor(llm: Path, base_url: str, key_env: str, name: str = "cc") -> None:
+    """Write `llm/<name>.yaml`: protocol claude-agent on npm's CLI (NPM_CLI), one model `claude-test`."""
+    llm.mkdir(parents=True, exist_ok=True)
+    (llm / f"{name}.yaml").write_text(
+        f"protocol: claude-agent\nbase_url: {base_url}\napi_key: ${{{key_env}}}\ncli_path: {NPM_CLI}\n"
+        "models:\n  claude-test: {context_window: 200000}\n"
+    )

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 import mewrk_jupyter as mw
-from tests.providers.vendors import NPM_CLI
+from tests.providers.vendors import claude_code_vendor
 from tests.providers.wire import WireServer, anthropic_reply, anthropic_text
 from tests.server.conftest import Server, events_of, start_server, stop_server
 
@@ -36,10 +36,7 @@ def server(tmp_path_factory: pytest.TempPathFactory, wire: WireServer) -> Iterat
         "models:\n  claude-test: {context_window: 200000}\n"
     )
     # Claude Code (protocol claude-agent) as npm installs it, pointed at the same wire server.
-    (llm / "claude-code.yaml").write_text(
-        f"protocol: claude-agent\nbase_url: {wire.url}\napi_key: ${{TEST_ANTHROPIC_KEY}}\ncli_path: {NPM_CLI}\n"
-        "models:\n  claude-test: {context_window: 200000}\n"
-    )
+    claude_code_vendor(llm, wire.url, "TEST_ANTHROPIC_KEY", name="claude-code")
     try:
         yield running
     finally:

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.providers.conftest import wire_server  # noqa: F401  (the fixture)
-from tests.providers.vendors import NPM_CLI
+from tests.providers.vendors import claude_code_vendor
 from tests.providers.wire import WireServer, anthropic_reply, anthropic_tool_use
 
 from .notebook import ATTACH, Notebook, edit_card
@@ -103,12 +103,7 @@ def test_claude_code_as_the_model_from_the_widget_its_call_approved_in_the_brows
     """Protocol claude-agent in JupyterLab: the message typed in the composer goes through the real Claude
     Code CLI (npm's), its call of the project's `bash` waits for the Approve click, and the reply follows."""
     folder = f"ws-{uuid.uuid4().hex[:8]}"
-    llm = lab.root / folder / ".mewrk" / "llm"
-    llm.mkdir(parents=True)
-    (llm / "cc.yaml").write_text(
-        f"protocol: claude-agent\nbase_url: {wire_server.url}\napi_key: ${{CC_TEST_KEY}}\ncli_path: {NPM_CLI}\n"
-        "models:\n  claude-test: {context_window: 200000}\n"
-    )
+    claude_code_vendor(lab.root / folder / ".mewrk" / "llm", wire_server.url, "CC_TEST_KEY")
     wire_server.enqueue(
         anthropic_reply(
             anthropic_tool_use("mcp__mewrk__bash", {"command": "echo cc > cc.txt"}, id="toolu_b")
