@@ -33,6 +33,12 @@ def _card_of(conn: sqlite3.Connection, kind: str, data: str) -> Card:
     return card_from_json(json.dumps(fields))
 
 
+def plain_row(card: Card) -> str | None:
+    """The card's row when it holds no file for the store to keep apart (then None): a row written whole."""
+    files = FILES.get(card.kind)
+    return card.model_dump_json() if files is None or not getattr(card, files) else None
+
+
 def _row_of(conn: sqlite3.Connection, card: Card) -> str:
     """The card as its row stores it: each attached file (or image a tool made) by its digest."""
     files = FILES.get(card.kind)

@@ -71,6 +71,12 @@ def check(conn: sqlite3.Connection, path: Path) -> None:
         raise SessionTakenOver()
 
 
+def claimed(path: Path) -> bool:
+    """Whether the running code acts for a run's claim on the store at `path`, which its writes check."""
+    claim = _CLAIM.get()
+    return claim is not None and claim.path == path
+
+
 @contextmanager
 def acting_for(claim: Claim | None) -> Iterator[None]:
     """Run the block as the claim's run: its write transactions check the claim first."""

@@ -6,12 +6,19 @@ it, so a timeline's order does not depend on the server's locale. JSON is kept a
 written. The store's queries look into three JSON columns (a card's data, a session's settings, a
 request's response) through `mw_json`, which reads the text as `json`: PostgreSQL cannot turn a NUL
 written as \\u0000 (a tool's output may hold one) into text, so there it reads as U+FFFD.
+
+A person's edit of a card is one call of `mw_put_card_seen` (#37): the workspace's write lock, the check
+that the session is as this process last saw it and that no run of it is marked running, the row and the
+revision, in one statement and so one round trip to the server; when the check fails it writes nothing
+and the edit goes the long way (engine/timeline/stored.py `save_seen`).
 """
 
 from __future__ import annotations
 
+import re
+
 # Bumped by every change below; a database written by a newer version is refused, an older one upgraded.
-PG_SCHEMA_VERSION = 1
+PG_SCHEMA_VERSION = 2
 APPLICATION = "mewrk_jupyter"
 
 REGISTRY = """
@@ -28,7 +35,32 @@ CREATE TABLE public.mewrk_workspaces (
 CREATE SEQUENCE public.mewrk_workspace_numbers;
 """
 
-WORKSPACE = """
+# A card written in place if the session is still at revision `seen` and no run of it is marked running:
+# its new revision, or NULL with nothing written. The tables are the caller's schema's (its search_path).
+PUT_CARD_SEEN = """
+CREATE FUNCTION mw_put_card_seen(
+    write_lock BIGINT, sid TEXT, cid TEXT, okey TEXT, ckind TEXT, cdata TEXT, seen BIGINT
+) RETURNS BIGINT LANGUAGE plpgsql AS $$
+DECLARE
+    now_rev BIGINT;
+BEGIN
+    PERFORM pg_advisory_xact_lock(write_lock);
+    SELECT rev INTO now_rev FROM sessions WHERE id = sid;
+    IF now_rev IS DISTINCT FROM seen
+        OR EXISTS (SELECT 1 FROM runs WHERE session_id = sid AND state = 'running') THEN
+        RETURN NULL;
+    END IF;
+    INSERT INTO cards (session_id, id, order_key, kind, data) VALUES (sid, cid, okey, ckind, cdata)
+        ON CONFLICT (session_id, id) DO UPDATE
+        SET order_key = excluded.order_key, kind = excluded.kind, data = excluded.data;
+    UPDATE sessions SET rev = rev + 1 WHERE id = sid RETURNING rev INTO now_rev;
+    RETURN now_rev;
+END
+$$;
+"""
+
+WORKSPACE = (
+    """
 CREATE FUNCTION mw_json(doc TEXT) RETURNS json LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$ SELECT replace(doc, '\\u0000', '\\ufffd')::json $$;
 CREATE TABLE sessions (
@@ -123,11 +155,26 @@ CREATE TABLE notebook_sessions (
     PRIMARY KEY (notebook, cell)
 );
 """
+    + PUT_CARD_SEEN
+)
 
 # Each step takes a workspace's schema from the version before it to its own.
-MIGRATIONS: dict[int, str] = {}
+MIGRATIONS: dict[int, str] = {2: PUT_CARD_SEEN}
 
 
 def statements(script: str) -> list[str]:
-    """The statements of a script (none of ours holds a semicolon inside a literal)."""
-    return [part.strip() for part in script.split(";") if part.strip()]
+    """The statements of a script, split at the semicolons outside a function's $$ body (none of ours holds
+    a semicolon inside a literal)."""
+    found: list[str] = []
+    part: list[str] = []
+    quoted = False
+    for piece in re.split(r"(\$\$|;)", script):
+        if piece == "$$":
+            quoted = not quoted
+        if piece == ";" and not quoted:
+            found.append("".join(part).strip())
+            part = []
+        else:
+            part.append(piece)
+    found.append("".join(part).strip())
+    return [statement for statement in found if statement]

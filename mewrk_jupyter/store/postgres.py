@@ -30,6 +30,8 @@ from .pg_schema import APPLICATION, MIGRATIONS, PG_SCHEMA_VERSION, REGISTRY, WOR
 
 CONNECT_SECONDS = 10  # how long opening a connection may take before the server counts as unreachable
 LIFE_PROBE_SECONDS = 5.0  # how often a write asks whether this process's life lock is still held
+_PUT_CARD_SEEN = b"mw_put_card_seen"  # the statement put_card_seen prepares on each connection
+_PUT_CARD_SEEN_SQL = b"SELECT mw_put_card_seen($1, $2, $3, $4, $5, $6, $7)"
 _REGISTRY_LOCK = 0x4D57524B  # "MWRK": the advisory lock held while the registry or a schema is made
 
 
@@ -361,6 +363,20 @@ class PgDatabase:
             raise
         finally:
             conn.writing = False
+
+    def put_card_seen(
+        self, session_id: str, card_id: str, order_key: str, kind: str, data: str, seen: int
+    ) -> int | None:
+        """Write a card's row in one call to the server (mw_put_card_seen, store/pg_schema.py) if the session
+        is still at revision `seen` and no run of it is marked running: the new revision, or None with nothing
+        written. Also None, untried, inside a transaction or for a run whose claim its writes must check."""
+        conn = self.conn()
+        if conn.writing or conn.in_transaction or fence.claimed(self.path):  # type: ignore[arg-type]
+            return None
+        self._keep_life()
+        values = (str(self._write_lock), session_id, card_id, order_key, kind, data, str(seen))
+        rev = conn.call_prepared(_PUT_CARD_SEEN, _PUT_CARD_SEEN_SQL, [v.encode() for v in values])
+        return None if rev is None else int(rev)
 
     def read(self, sql: str, params: tuple = ()) -> list[Any]:
         """Run a query outside any write transaction."""

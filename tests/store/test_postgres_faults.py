@@ -36,14 +36,18 @@ def faulty(workspace, own_server, monkeypatch) -> Postgres:
     return own_server
 
 
-def test_a_change_while_the_server_is_down_is_one_sentence_and_the_store_goes_on_after(faulty):
+@pytest.mark.parametrize("change", ["insert", "edit"])
+def test_a_change_while_the_server_is_down_is_one_sentence_and_the_store_goes_on_after(faulty, change):
     s = mw.Session.new()
     s.send("before")
     before = [c.model_dump() for c in s.cards]
     faulty.stop()
     try:
         with pytest.raises(mw.StoreError, match=LOST + r" .*nothing of this change was stored") as info:
-            s.insert(mw.UserInput(text="while it is down"))
+            if change == "insert":  # each one call to the server (store/pg_schema.py mw_put_card_seen)
+                s.insert(mw.UserInput(text="while it is down"))
+            else:
+                s.edit(s.cards[0].id, text="while it is down")
         assert faulty.password not in str(info.value)
     finally:
         faulty.restart()

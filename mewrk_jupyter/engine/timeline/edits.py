@@ -11,7 +11,7 @@ from ...cards import rules
 from ...cards.models import Approval, Card, ModelReply
 from ...cards.undo import UNDO, CardChange, CardState, UndoStep
 from ...cards.words import cards_of, noun
-from ...errors import InvalidInput, NotEditable, NothingToUndo
+from ...errors import InvalidInput, MewrkError, NotEditable, NothingToUndo
 from .stored import StoredTimeline
 
 C = TypeVar("C", bound=Card)
@@ -52,23 +52,29 @@ class TimelineEdits:
                 f"insert() takes a card such as mw.UserInput(text='…'); got {type(card).__name__}."
             )
         rules.check_insertable(card)
-        with self.timeline.one_look():
-            self._check_idle()
-            if card.id in self.timeline.current().key_of:
-                raise InvalidInput(
-                    f"A card with id `{card.id}` is already on the timeline; insert a new card."
-                )
-            update: dict[str, Any] = {"origin": "person", "response_id": None}
-            if isinstance(card, ModelReply):
-                update.update(complete=True, interrupted=False)
-            card = card.model_copy(update=update, deep=True)
-            key = self.timeline.place(card, *self.timeline.anchor(before, after))
+        update: dict[str, Any] = {"origin": "person", "response_id": None}
+        if isinstance(card, ModelReply):
+            update.update(complete=True, interrupted=False)
+        placed = card.model_copy(update=update, deep=True)
+        key = self._insert_as_seen(placed, before, after)
+        if key is None:
+            with self.timeline.one_look():
+                self._check_idle()
+                if card.id in self.timeline.current().key_of:
+                    raise InvalidInput(
+                        f"A card with id `{card.id}` is already on the timeline; insert a new card."
+                    )
+                key = self.timeline.place(placed, *self.timeline.anchor(before, after))
+        card = placed
         change = CardChange(card.id, None, CardState(card, key))
         UNDO.push(UndoStep(self.session_id, f"inserted {noun(card.kind)}", [change]))
         return card
 
     def edit(self, card_id: str | Card, **fields: Any) -> Card:
         """Change a card in place under the rules of T6; the model never sees that it was edited."""
+        done = self._edit_as_seen(card_id, fields)
+        if done is not None:
+            return done
         with self.timeline.one_look():
             self._check_idle()
             cid = self.timeline.resolve(card_id)
@@ -76,9 +82,45 @@ class TimelineEdits:
             assert old is not None  # resolve() found it
             new = rules.apply_edit(old, fields)
             self.timeline.save(new)
-            change = CardChange(cid, CardState(old, key), CardState(new, key))
-            UNDO.push(UndoStep(self.session_id, f"edited {noun(old.kind)}", [change]))
-            self.approvals.follow_edits([cid])
+            return self._edited(cid, key, old, new)
+
+    def _edit_as_seen(self, card_id: str | Card, fields: dict[str, Any]) -> Card | None:
+        """On a team store, the edit made on the timeline as last seen and written in one call to the
+        server, which writes it only if the session is still so and no turn runs (#37); None where it was
+        not written: the edit then looks at the store and is checked as always, errors included."""
+        with self.timeline.as_seen() as usable:
+            if not usable:
+                return None
+            try:
+                cid = self.timeline.resolve(card_id)
+                key, old = self.timeline.current().get(cid) or ("", None)
+                new = rules.apply_edit(old, fields) if old is not None else None
+            except MewrkError:
+                return None  # said again, on the store's timeline, by the long way
+            if old is None or new is None or not self.timeline.save_seen(new):
+                return None
+            return self._edited(cid, key, old, new)
+
+    def _insert_as_seen(self, card: Card, before: str | Card | None, after: str | Card | None) -> str | None:
+        """On a team store, the card placed on the timeline as last seen, in one call to the server, which
+        writes it only if the session is still so and no turn runs (#37); its key, or None where it was
+        not written: the insert then looks at the store and is checked as always."""
+        with self.timeline.as_seen() as usable:
+            if not usable:
+                return None
+            try:
+                if card.id in self.timeline.current().key_of:
+                    return None
+                key = self.timeline.key_as_seen(*self.timeline.anchor(before, after))
+            except MewrkError:
+                return None
+            return key if self.timeline.save_seen(card, key) else None
+
+    def _edited(self, cid: str, key: str, old: Card, new: Card) -> Card:
+        """After an edit is stored: its undo step, and a waiting approval shown the input that changed."""
+        change = CardChange(cid, CardState(old, key), CardState(new, key))
+        UNDO.push(UndoStep(self.session_id, f"edited {noun(old.kind)}", [change]))
+        self.approvals.follow_edits([cid])
         return new
 
     def delete(self, *card_ids: str | Card) -> list[Card]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
@@ -66,13 +67,14 @@ class StoredTimeline:
         return bool(getattr(self._looking, "running", True))
 
     @contextmanager
-    def one_look(self) -> Iterator[None]:
+    def one_look(self, as_seen: bool = False) -> Iterator[None]:
         """One operation of a person (an edit: find the card, read it, save it) asks the store whether
         another process wrote once, at its first look, not at each: a round trip each on a team store's
-        server. Its own writes keep the mirror in step (commit() finds another's by the revision)."""
+        server. Its own writes keep the mirror in step (commit() finds another's by the revision).
+        `as_seen`: the timeline as last seen, the store not asked at all (what save_seen writes on)."""
         depth = getattr(self._looking, "depth", 0)
         if depth == 0:
-            self._looking.asked = False
+            self._looking.asked = as_seen and self._mirror is not None
         self._looking.depth = depth + 1
         try:
             yield
@@ -201,6 +203,47 @@ class StoredTimeline:
         )
         if announce:
             self.events.emit(CardChanged(self.session_id, card, key))
+
+    @contextmanager
+    def as_seen(self) -> Iterator[bool]:
+        """The timeline as this process last saw it, the store not asked, and held still (no other thread
+        of this process changes or reloads it) for an operation that save_seen writes in one call to a
+        team store's server; yields whether there is one to use (a team store, a timeline seen before)."""
+        with self._lock, self.one_look(as_seen=True):
+            yield hasattr(self.db, "put_card_seen") and self._mirror is not None
+
+    def key_as_seen(self, before_id: str | None, after_id: str | None) -> str:
+        """Within as_seen(): the key a new card before or after another (neither: at the end) takes, as
+        key_for_insert finds it in the store."""
+        assert self._mirror is not None
+        keys, key_of = self._mirror.keys, self._mirror.key_of
+        if before_id is not None:
+            i = bisect_left(keys, key_of[before_id])
+            return card_rows.key_between(keys[i - 1] if i else None, keys[i])
+        if after_id is not None:
+            i = bisect_left(keys, key_of[after_id])
+            return card_rows.key_between(keys[i], keys[i + 1] if i + 1 < len(keys) else None)
+        return card_rows.key_between(keys[-1] if keys else None, None)
+
+    def save_seen(self, card: Card, key: str | None = None) -> bool:
+        """Within as_seen(): store a card's new content in place (with `key`, a new card there) in one call
+        to the team store's server, which writes it only if the session is still as this process saw it
+        and no run of it is marked running, and announce it (#37: a person's edit or insert in one round
+        trip). False, with nothing written, where it cannot: then the change goes the long way."""
+        put = getattr(self.db, "put_card_seen", None)
+        data = card_rows.plain_row(card)
+        mirror = self._mirror
+        held = mirror.key_of.get(card.id) if mirror is not None else None
+        key = key if held is None else held
+        if put is None or mirror is None or key is None or data is None:
+            return False
+        rev = put(self.session_id, card.id, key, card.kind, data, self._rev)
+        if rev is None:
+            return False
+        mirror.put(card, key)
+        self._rev = rev
+        self.events.emit((CardAdded if held is None else CardChanged)(self.session_id, card, key))
+        return True
 
     def remove(self, card_ids: Iterable[str]) -> None:
         """Take cards off the timeline in one transaction and announce each."""
