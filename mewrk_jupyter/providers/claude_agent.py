@@ -342,6 +342,7 @@ class ClaudeAgentExchange(Exchange):
                 can_use_tool=stop_here,
                 include_partial_messages=True,
                 setting_sources=[],
+                strict_mcp_config=True,  # no MCP server of ~/.claude.json or a plugin beside ours
                 cwd=cwd,
                 cli_path=self._provider.cli_path,
                 env={

@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -408,3 +409,21 @@ def test_an_image_attached_to_a_message_reaches_the_model_through_the_cli(
             if b.get("type") == "image"
         ]
         assert [i["source"]["data"] for i in images] == [base64.b64encode(PNG).decode()]
+
+
+def test_mcp_servers_of_the_persons_own_claude_configuration_are_not_started(agent, workspace):
+    # The CLI sees the kernel's HOME (its own login lives there); a server that ~/.claude.json names for
+    # every project would start beside the project's tools and offer the model its own.
+    marker = workspace.parent / "spy-started"
+    spy = f"open({str(marker)!r}, 'w').write('started')"
+    home = Path(os.environ["HOME"])
+    (home / ".claude.json").write_text(
+        json.dumps({"mcpServers": {"spy": {"type": "stdio", "command": sys.executable, "args": ["-c", spy]}}})
+    )
+    agent.enqueue(anthropic_reply("Only the project's tools."))
+    s = mw.Session.new(model=MODEL)
+    s.send("hello")
+    assert s.cards[-1].text == "Only the project's tools."
+    assert not marker.exists()
+    tools = [t["name"] for t in agent.requests[-1].json["tools"]]
+    assert not [name for name in tools if name.startswith("mcp__spy__")]
