@@ -54,12 +54,20 @@ def test_an_edit_and_an_insert_are_one_call_each(team, monkeypatch):
     s = mw.Session.new()
     first = s.insert(mw.UserInput(text="first"))
     second = s.insert(mw.UserInput(text="second"))
+    told: list[tuple[str, str]] = []  # what a view of the session (the widget) is told
+    s.stored_timeline.subscribe(lambda event: told.append((type(event).__name__, event.card.text)))
     with calls_to_the_server(monkeypatch) as sent:
         s.edit(first.id, text="first, edited")
         between = s.insert(mw.UserInput(text="between"), after=first.id)
         s.insert(mw.UserInput(text="on top"), before=first.id)
         s.insert(mw.UserInput(text="last"))
     assert sent == ["SELECT mw_put_card_seen($1, $2, $3, $4, $5, $6, $7)"] * 4
+    assert told == [
+        ("CardChanged", "first, edited"),
+        ("CardAdded", "between"),
+        ("CardAdded", "on top"),
+        ("CardAdded", "last"),
+    ]
     assert [c.text for c in s.cards] == ["on top", "first, edited", "between", "second", "last"]
     assert texts(s.id) == ["on top", "first, edited", "between", "second", "last"]
     s = mw.Session.open(s.id)

@@ -209,8 +209,14 @@ class StoredTimeline:
         """The timeline as this process last saw it, the store not asked, and held still (no other thread
         of this process changes or reloads it) for an operation that save_seen writes in one call to a
         team store's server; yields whether there is one to use (a team store, a timeline seen before)."""
-        with self._lock, self.one_look(as_seen=True):
-            yield hasattr(self.db, "put_card_seen") and self._mirror is not None
+        self._looking.announce = None
+        try:
+            with self._lock, self.one_look(as_seen=True):
+                yield hasattr(self.db, "put_card_seen") and self._mirror is not None
+        finally:
+            announce, self._looking.announce = self._looking.announce, None
+            if announce is not None:  # told once the timeline is let go of, as commit()'s changes are
+                self.events.emit(announce)
 
     def key_as_seen(self, before_id: str | None, after_id: str | None) -> str:
         """Within as_seen(): the key a new card before or after another (neither: at the end) takes, as
@@ -228,8 +234,8 @@ class StoredTimeline:
     def save_seen(self, card: Card, key: str | None = None) -> bool:
         """Within as_seen(): store a card's new content in place (with `key`, a new card there) in one call
         to the team store's server, which writes it only if the session is still as this process saw it
-        and no run of it is marked running, and announce it (#37: a person's edit or insert in one round
-        trip). False, with nothing written, where it cannot: then the change goes the long way."""
+        and no run of it is marked running; announced when as_seen() ends (#37: a person's edit or insert in
+        one round trip). False, with nothing written, where it cannot: then the change goes the long way."""
         put = getattr(self.db, "put_card_seen", None)
         data = card_rows.plain_row(card)
         mirror = self._mirror
@@ -242,7 +248,7 @@ class StoredTimeline:
             return False
         mirror.put(card, key)
         self._rev = rev
-        self.events.emit((CardAdded if held is None else CardChanged)(self.session_id, card, key))
+        self._looking.announce = (CardAdded if held is None else CardChanged)(self.session_id, card, key)
         return True
 
     def remove(self, card_ids: Iterable[str]) -> None:
