@@ -7,10 +7,10 @@ written. The store's queries look into three JSON columns (a card's data, a sess
 request's response) through `mw_json`, which reads the text as `json`: PostgreSQL cannot turn a NUL
 written as \\u0000 (a tool's output may hold one) into text, so there it reads as U+FFFD.
 
-A person's edit of a card is one call of `mw_put_card_seen` (#37): the workspace's write lock, the check
-that the session is as this process last saw it and that no run of it is marked running, the row and the
-revision, in one statement and so one round trip to the server; when the check fails it writes nothing
-and the edit goes the long way (engine/timeline/stored.py `save_seen`).
+A person's edit or insert of a card is one call of `mw_put_card_seen` (#37): the workspace's write lock,
+the check that the session is as this process last saw it and that no run of it is marked running, the row
+and the revision, in one statement and so one round trip to the server; when the check fails it writes
+nothing and the change goes the long way (engine/timeline/stored.py `save_seen`).
 """
 
 from __future__ import annotations
