@@ -33,13 +33,16 @@ bumped, COMMIT, the approval that may wait), each ~0.13 ms from psycopg on loopb
 ~2 ms; then 2 (the revision and the running turn in one query, the transaction in one pipelined flight),
 ~0.5 ms. A person's edit or insert is now one call: `mw_put_card_seen` (store/pg_schema.py) takes the
 write lock, checks that the session is at the revision this process last saw and that no run is marked
-running, writes the row and bumps the revision, as one statement prepared on the connection and sent
-through libpq (psycopg's pq module). Of its ~0.2 ms, ~0.08 is the round trip itself (a prepared `SELECT 1`),
-~0.07 the function on the server (its statements and COMMIT) and ~0.04 the edit's own Python, which
-SQLite's ~0.085 ms edit shares. Taken one store after the other, the figures moved by ±0.05 ms with
-what else the machine did, and the ratio per edit read 2.3–3.7 from run to run; taken in one loop, in
-turn, it reads 2.1–2.4 at 10,000 cards and 1.8–2.4 at 100 (three runs, 2026-12-07). A turn on offline/echo makes ~65 statements in 7 transactions: most of its time is CPU
-that the clients, both servers and PostgreSQL share here, hence the turns' ratio.
+running, writes the row and bumps the revision, as one statement prepared on the server, through a psycopg
+cursor kept for it. Of its ~0.22 ms, ~0.08 is the round trip itself (a prepared `SELECT 1`), ~0.07 the
+function on the server (its statements and COMMIT), ~0.03 psycopg's own Python (libpq called directly
+saved that much, but then an interrupt no longer cancelled the statement and text went in UTF-8 whatever
+the connection's encoding) and ~0.04 the edit's own, which SQLite's ~0.09 ms edit shares. Taken one store
+after the other, the figures moved by ±0.05 ms with what else the machine did, and the ratio per edit read
+2.3–3.7 from run to run; taken in one loop, in turn, it read 2.1–2.4 at 10,000 cards with libpq called
+directly (three runs) and 2.0–2.7 through psycopg's cursor (two runs, 2026-12-07). A turn on offline/echo
+makes ~65 statements in 7 transactions: most of its time is CPU that the clients, both servers and
+PostgreSQL share here, hence the turns' ratio.
 """
 
 from __future__ import annotations

@@ -134,7 +134,7 @@ class PgConnection:
         self.owner = owner
         self.writing = False  # inside the store's write transaction (its BEGIN may not have come back yet)
         self._pipeline: Any = None
-        self._prepared: set[bytes] = set()  # the statements call_prepared made on this connection
+        self._caller: Any = None  # the cursor of call_one
 
     @contextmanager
     def pipelined(self) -> Iterator[None]:
@@ -184,42 +184,18 @@ class PgConnection:
         self.guarded(cursor.executemany, translate(sql), [tuple(p) for p in parameters])
         return PgCursor(cursor, self)
 
-    def call_prepared(self, name: bytes, sql: bytes, parameters: Sequence[bytes | None]) -> bytes | None:
-        """The first value a statement of one row returns, run as a statement prepared on this connection
-        through libpq itself (psycopg's pq module), psycopg's Python layers skipped: the way of a call a
-        person waits on (an edit, store/postgres.py put_card_seen). `sql` numbers its parameters ($1…),
-        given as text. A fault of the server or the network is the store's sentence, and a lost connection
-        is closed, so that the store connects again; another error is psycopg's, as from execute."""
-        from psycopg import errors
-
-        pgconn = self.raw.pgconn
-        if name not in self._prepared:
-            self._libpq(pgconn.prepare, name, sql, None)
-            self._prepared.add(name)
-        try:
-            result = self._libpq(pgconn.exec_prepared, name, parameters)
-        except errors.InvalidSqlStatementName:
-            # psycopg deallocates every prepared statement after a rollback or a DROP: made again, once
-            self._libpq(pgconn.prepare, name, sql, None)
-            result = self._libpq(pgconn.exec_prepared, name, parameters)
-        return result.get_value(0, 0) if result.ntuples else None
-
-    def _libpq(self, call: Any, *args: Any) -> Any:
-        """A libpq call's result that is not an error, else its error raised as execute raises it."""
-        from psycopg import errors, pq
-
-        try:
-            result = call(*args)
-        except errors.Error as exc:  # libpq gave no result at all
-            error: Exception = exc
-        else:
-            if result.status in (pq.ExecStatus.COMMAND_OK, pq.ExecStatus.TUPLES_OK):
-                return result
-            error = errors.error_from_result(result, encoding=self.raw.info.encoding)
-        if self.raw.pgconn.status == pq.ConnStatus.BAD:  # lost, as psycopg says of it: OperationalError
-            error = errors.OperationalError(str(error).strip())
-            self.close()
-        return self.guarded(_raise, error)
+    def call_one(self, sql: str, parameters: Sequence[Any]) -> Any:
+        """The first value of the one row a statement returns, through a cursor kept for such calls and
+        the statement prepared on the server from its first run: the way of a call a person waits on (an
+        edit, store/postgres.py put_card_seen). psycopg still encodes the text in the connection's
+        encoding, cancels the statement on an interrupt and prepares again after its DEALLOCATE ALL; a
+        fault of the server or the network is the store's sentence."""
+        if self._caller is None:
+            self._caller = self.raw.cursor()
+        cursor = self._caller
+        self.guarded(partial(cursor.execute, prepare=True), translate(sql), tuple(parameters))
+        row = self.guarded(cursor.fetchone)
+        return None if row is None else row[0]
 
     @property
     def in_transaction(self) -> bool:
@@ -236,10 +212,6 @@ class PgConnection:
             self.raw.close()
         except Exception:  # a connection the server dropped closes all the same
             pass
-
-
-def _raise(error: Exception) -> None:
-    raise error
 
 
 def store_fault(place: PostgresPlace, exc: Exception) -> StoreError | None:

@@ -30,8 +30,6 @@ from .pg_schema import APPLICATION, MIGRATIONS, PG_SCHEMA_VERSION, REGISTRY, WOR
 
 CONNECT_SECONDS = 10  # how long opening a connection may take before the server counts as unreachable
 LIFE_PROBE_SECONDS = 5.0  # how often a write asks whether this process's life lock is still held
-_PUT_CARD_SEEN = b"mw_put_card_seen"  # the statement put_card_seen prepares on each connection
-_PUT_CARD_SEEN_SQL = b"SELECT mw_put_card_seen($1, $2, $3, $4, $5, $6, $7)"
 _REGISTRY_LOCK = 0x4D57524B  # "MWRK": the advisory lock held while the registry or a schema is made
 
 
@@ -374,8 +372,10 @@ class PgDatabase:
         if conn.writing or conn.in_transaction or fence.claimed(self.path):  # type: ignore[arg-type]
             return None
         self._keep_life()
-        values = (str(self._write_lock), session_id, card_id, order_key, kind, data, str(seen))
-        rev = conn.call_prepared(_PUT_CARD_SEEN, _PUT_CARD_SEEN_SQL, [v.encode() for v in values])
+        rev = conn.call_one(
+            "SELECT mw_put_card_seen(?, ?, ?, ?, ?, ?, ?)",
+            (self._write_lock, session_id, card_id, order_key, kind, data, seen),
+        )
         return None if rev is None else int(rev)
 
     def read(self, sql: str, params: tuple = ()) -> list[Any]:

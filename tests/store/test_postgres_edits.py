@@ -17,6 +17,8 @@ from mewrk_jupyter.store.pg_schema import PG_SCHEMA_VERSION
 from tests.conftest import forget_process_state, run_python, wait_for
 from tests.engine.test_runs import start_slow_turn
 
+ONE_CALL = "SELECT mw_put_card_seen(?, ?, ?, ?, ?, ?, ?)"
+
 
 @pytest.fixture
 def team(workspace, postgres_url, monkeypatch):
@@ -28,19 +30,19 @@ def team(workspace, postgres_url, monkeypatch):
 def calls_to_the_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """The statements this process sends through the store's connections while the block runs."""
     sent: list[str] = []
-    execute, prepared = pg_connection.PgConnection.execute, pg_connection.PgConnection.call_prepared
+    execute, call_one = pg_connection.PgConnection.execute, pg_connection.PgConnection.call_one
 
     def logged_execute(self, sql, parameters=()):
         sent.append(sql)
         return execute(self, sql, parameters)
 
-    def logged_prepared(self, name, sql, parameters):
-        sent.append(sql.decode())
-        return prepared(self, name, sql, parameters)
+    def logged_call_one(self, sql, parameters):
+        sent.append(sql)
+        return call_one(self, sql, parameters)
 
     with monkeypatch.context() as patch:
         patch.setattr(pg_connection.PgConnection, "execute", logged_execute)
-        patch.setattr(pg_connection.PgConnection, "call_prepared", logged_prepared)
+        patch.setattr(pg_connection.PgConnection, "call_one", logged_call_one)
         yield sent
 
 
@@ -61,7 +63,7 @@ def test_an_edit_and_an_insert_are_one_call_each(team, monkeypatch):
         between = s.insert(mw.UserInput(text="between"), after=first.id)
         s.insert(mw.UserInput(text="on top"), before=first.id)
         s.insert(mw.UserInput(text="last"))
-    assert sent == ["SELECT mw_put_card_seen($1, $2, $3, $4, $5, $6, $7)"] * 4
+    assert sent == [ONE_CALL] * 4
     assert told == [
         ("CardChanged", "first, edited"),
         ("CardAdded", "between"),
@@ -155,7 +157,7 @@ def test_a_workspace_of_the_schema_before_is_upgraded_and_edits_in_one_call(team
     assert [c.text for c in s.cards] == ["written by the version before"]
     with calls_to_the_server(monkeypatch) as sent:
         s.edit(card.id, text="edited after the upgrade")
-    assert sent == ["SELECT mw_put_card_seen($1, $2, $3, $4, $5, $6, $7)"]
+    assert sent == [ONE_CALL]
     assert texts(s.id) == ["edited after the upgrade"]
     with psycopg.connect(team, autocommit=True) as conn:
         assert conn.execute("SELECT version FROM public.mewrk_workspaces").fetchone()[0] == PG_SCHEMA_VERSION
@@ -170,8 +172,20 @@ def test_a_card_with_a_file_goes_the_long_way_and_keeps_its_file(team, monkeypat
     placed = s.insert(with_file)
     with calls_to_the_server(monkeypatch) as sent:
         s.edit(placed.id, text="look again")
-    assert "SELECT mw_put_card_seen($1, $2, $3, $4, $5, $6, $7)" not in sent  # the file is kept apart
+    assert ONE_CALL not in sent  # the file is kept apart
     forget_process_state()
     again = mw.Session.open(s.id).cards[0]
     assert again.text == "look again"
     assert again.attachments[0].data == png
+
+
+def test_text_is_written_in_the_connections_own_encoding(team, monkeypatch):
+    monkeypatch.setenv("PGCLIENTENCODING", "LATIN1")  # a client that speaks Latin-1 to the server
+    s = mw.Session.new()
+    card = s.insert(mw.UserInput(text="first"))
+    with calls_to_the_server(monkeypatch) as sent:
+        s.edit(card.id, text="café crème")
+        s.insert(mw.UserInput(text="déjà vu"))
+    assert sent == [ONE_CALL] * 2
+    monkeypatch.delenv("PGCLIENTENCODING")
+    assert texts(s.id) == ["café crème", "déjà vu"]

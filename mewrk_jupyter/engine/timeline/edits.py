@@ -88,18 +88,19 @@ class TimelineEdits:
         """On a team store, the edit made on the timeline as last seen and written in one call to the
         server, which writes it only if the session is still so and no turn runs (#37); None where it was
         not written: the edit then looks at the store and is checked as always, errors included."""
-        with self.timeline.as_seen() as usable:
-            if not usable:
-                return None
-            try:
-                cid = self.timeline.resolve(card_id)
-                key, old = self.timeline.current().get(cid) or ("", None)
-                new = rules.apply_edit(old, fields) if old is not None else None
-            except MewrkError:
-                return None  # said again, on the store's timeline, by the long way
-            if old is None or new is None or not self.timeline.save_seen(new):
-                return None
-            return self._edited(cid, key, old, new)
+        with self.timeline.one_look(as_seen=True):  # what follows the write reads the timeline as written
+            with self.timeline.as_seen() as usable:
+                if not usable:
+                    return None
+                try:
+                    cid = self.timeline.resolve(card_id)
+                    key, old = self.timeline.current().get(cid) or ("", None)
+                    new = rules.apply_edit(old, fields) if old is not None else None
+                except MewrkError:
+                    return None  # said again, on the store's timeline, by the long way
+                if old is None or new is None or not self.timeline.save_seen(new):
+                    return None
+            return self._edited(cid, key, old, new)  # the timeline let go of, its change announced
 
     def _insert_as_seen(self, card: Card, before: str | Card | None, after: str | Card | None) -> str | None:
         """On a team store, the card placed on the timeline as last seen, in one call to the server, which
