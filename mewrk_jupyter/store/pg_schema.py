@@ -20,6 +20,10 @@ import re
 # Bumped by every change below; a database written by a newer version is refused, an older one upgraded.
 PG_SCHEMA_VERSION = 2
 APPLICATION = "mewrk_jupyter"
+# The version of the registry's own tables in `public` (mewrk_store, mewrk_workspaces), apart from the
+# workspaces' schema: a change of a workspace's tables or functions alone leaves a version before it able
+# to open the database and refuse only the workspaces written by the newer one.
+REGISTRY_VERSION = 1
 
 REGISTRY = """
 CREATE TABLE public.mewrk_store (

@@ -26,7 +26,15 @@ from ..errors import StoreError
 from . import fence
 from .address import PostgresPlace
 from .pg_connection import LOCK_SECONDS, PgConnection, reason
-from .pg_schema import APPLICATION, MIGRATIONS, PG_SCHEMA_VERSION, REGISTRY, WORKSPACE, statements
+from .pg_schema import (
+    APPLICATION,
+    MIGRATIONS,
+    PG_SCHEMA_VERSION,
+    REGISTRY,
+    REGISTRY_VERSION,
+    WORKSPACE,
+    statements,
+)
 
 CONNECT_SECONDS = 10  # how long opening a connection may take before the server counts as unreachable
 LIFE_PROBE_SECONDS = 5.0  # how often a write asks whether this process's life lock is still held
@@ -166,12 +174,12 @@ class PgDatabase:
                     conn.execute(statement)
                 conn.execute(
                     "INSERT INTO public.mewrk_store (application, version) VALUES (?, ?)",
-                    (APPLICATION, PG_SCHEMA_VERSION),
+                    (APPLICATION, REGISTRY_VERSION),
                 )
             stored = conn.execute("SELECT application, version FROM public.mewrk_store").fetchall()
             if [row[0] for row in stored] != [APPLICATION]:
                 raise self._foreign("its table mewrk_store names another application")
-            if stored[0][1] > PG_SCHEMA_VERSION:
+            if stored[0][1] > REGISTRY_VERSION:
                 raise self._newer(stored[0][1])
             schema = self._workspace_schema(conn)
         except BaseException:
