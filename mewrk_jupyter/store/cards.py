@@ -41,10 +41,11 @@ def plain_row(card: Card) -> str | None:
 
 def _row_of(conn: sqlite3.Connection, card: Card) -> str:
     """The card as its row stores it: each attached file (or image a tool made) by its digest."""
-    files = FILES.get(card.kind)
-    if files is None or not getattr(card, files):
-        return card.model_dump_json()
+    plain = plain_row(card)
+    if plain is not None:
+        return plain
     fields = card.model_dump(mode="json")
+    files = FILES[card.kind]
     for attachment in fields[files]:
         h = base64_part(conn, attachment["data"]) if attachment["data"] else None
         if h is not None:  # data that is not canonical base64 stays in the row, as it came

@@ -88,6 +88,8 @@ class TimelineEdits:
         """On a team store, the edit made on the timeline as last seen and written in one call to the
         server, which writes it only if the session is still so and no turn runs (#37); None where it was
         not written: the edit then looks at the store and is checked as always, errors included."""
+        if not self.timeline.writes_seen:
+            return None
         with self.timeline.one_look(as_seen=True):  # what follows the write reads the timeline as written
             with self.timeline.as_seen() as usable:
                 if not usable:
@@ -95,10 +97,11 @@ class TimelineEdits:
                 try:
                     cid = self.timeline.resolve(card_id)
                     key, old = self.timeline.current().get(cid) or ("", None)
-                    new = rules.apply_edit(old, fields) if old is not None else None
+                    assert old is not None  # resolve() found it
+                    new = rules.apply_edit(old, fields)
                 except MewrkError:
                     return None  # said again, on the store's timeline, by the long way
-                if old is None or new is None or not self.timeline.save_seen(new):
+                if not self.timeline.save_seen(new):
                     return None
             return self._edited(cid, key, old, new)  # the timeline let go of, its change announced
 
@@ -106,6 +109,8 @@ class TimelineEdits:
         """On a team store, the card placed on the timeline as last seen, in one call to the server, which
         writes it only if the session is still so and no turn runs (#37); its key, or None where it was
         not written: the insert then looks at the store and is checked as always."""
+        if not self.timeline.writes_seen:
+            return None
         with self.timeline.as_seen() as usable:
             if not usable:
                 return None

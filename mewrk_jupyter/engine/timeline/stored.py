@@ -39,6 +39,7 @@ class StoredTimeline:
         self._mirror: Timeline | None = None
         self._rev = -1
         self._looking = threading.local()  # within one_look(): whether the store was asked already
+        self.writes_seen = hasattr(db, "put_card_seen")  # a team store's server: save_seen writes there
 
     # ---- reading -------------------------------------------------------------------------------
 
@@ -212,7 +213,7 @@ class StoredTimeline:
         self._looking.announce = None
         try:
             with self._lock, self.one_look(as_seen=True):
-                yield hasattr(self.db, "put_card_seen") and self._mirror is not None
+                yield self.writes_seen and self._mirror is not None
         finally:
             announce, self._looking.announce = self._looking.announce, None
             if announce is not None:  # told once the timeline is let go of, as commit()'s changes are
