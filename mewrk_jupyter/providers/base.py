@@ -126,14 +126,29 @@ class Message(BaseModel):
     parts: list[Part] = Field(default_factory=list)
 
 
+class ClaudeCodeTool(BaseModel):
+    """The built-in tool of Claude Code that a project tool stands in for on protocol claude-agent (an agent
+    file listed it by that name), and the folder the tool's paths are under."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    root: str
+
+
 class ToolSpec(BaseModel):
-    """A tool the model may call: its name, description and JSON schema."""
+    """A tool the model may call: its name, description and JSON schema.
+
+    `claude_code`: offer it on protocol claude-agent as that built-in of Claude Code's (the CLI's own
+    definition, its calls mapped to this tool's); every other protocol offers the tool as it is.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
     description: str
     input_schema: dict[str, Any]
+    claude_code: ClaudeCodeTool | None = None
 
 
 class ModelRequest(BaseModel):

@@ -7,9 +7,15 @@ makes the CLI send it as it stands, the last user message or tool results includ
 the CLI adds its own "Continue from where you left off."). Nothing the CLI keeps of its own is read back.
 
 The project's tools are offered through the SDK's in-process MCP server (as `mcp__mewrk__<name>`);
-Claude Code's built-in tools are off. When the model calls a tool, `can_use_tool` stops the CLI before it
-runs anything: the call comes back as the response's tool call, and the engine runs it through its own
-safety level, rules, hooks and approval cards, as for any protocol; the next request carries the result.
+Claude Code's built-in tools are off, but for those an agent file lists by their name (`Read`, `Bash`…,
+claude_code_tools): the CLI offers its own definition of each, and a call of one comes back as a call of
+the project's tool that does its work. When the model calls a tool, the CLI is stopped before it runs
+anything — `can_use_tool` for the project's tools, a PreToolUse hook for the CLI's own (which the CLI runs
+without asking where it deems them safe) — and it makes no second request by itself (`max_turns=1`: a
+call it refuses on its own, as an Edit of a file it cannot see, would otherwise go back to the model at
+once). The call comes back as the response's tool call under the project's name, and the engine runs it
+through its own safety level, rules, hooks and approval cards, as for any protocol; the next request
+carries the result.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from typing import Any, cast
 from ..errors import ConfigError, ProviderError
 from .anthropic import request_body, stream_events
 from .base import (
+    ClaudeCodeTool,
     Exchange,
     ModelInfo,
     ModelRequest,
@@ -38,10 +45,13 @@ from .base import (
     ToolCallEvent,
     UsageEvent,
 )
+from .claude_code_tools import system_line, to_claude, to_project
 
 PROTOCOL = "claude-agent"
 SERVER = "mewrk"
 TOOL_PREFIX = f"mcp__{SERVER}__"
+# How a body names a tool the CLI offers as its own (claude_code_tools): its name, no definition of ours.
+BUILT_IN = "claude_code"
 # What of the kernel's environment the CLI sees: what a program needs to run, never a credential. Every
 # other variable the kernel has is blanked for it (the SDK passes the kernel's environment on).
 PASSED_ENV = (
@@ -93,21 +103,43 @@ def _bundled_cli() -> str | None:
     return str(path) if path.is_file() else None
 
 
+def built_ins(request: ModelRequest) -> dict[str, ClaudeCodeTool]:
+    """The request's tools that the CLI offers as its own, by the project's name."""
+    return {spec.name: spec.claude_code for spec in request.tools if spec.claude_code is not None}
+
+
 def agent_body(request: ModelRequest, info: ModelInfo) -> dict[str, Any]:
-    """What the CLI is given for a request: the Messages body of the timeline, tools under their MCP names.
+    """What the CLI is given for a request: the Messages body of the timeline, the project's tools under
+    their MCP names, Claude Code's own by their name (their calls in its words, a line saying their folder).
 
     Cache breakpoints are left to the CLI, which places its own.
     """
     body = request_body(request, info)
+    theirs = built_ins(request)
     for block in [*body.get("system", []), *body.get("tools", [])]:
         block.pop("cache_control", None)
     for message in body["messages"]:
         for block in message["content"]:
             block.pop("cache_control", None)
-            if block.get("type") == "tool_use":
+            if block.get("type") != "tool_use":
+                continue
+            if (native := theirs.get(block["name"])) is not None:
+                block["input"] = to_claude(block["name"], block["input"], native.root)
+                block["name"] = native.name
+            else:
                 block["name"] = TOOL_PREFIX + block["name"]
-    for tool in body.get("tools", []):
-        tool["name"] = TOOL_PREFIX + tool["name"]
+    body["tools"] = [
+        {"type": BUILT_IN, "name": theirs[tool["name"]].name}
+        if tool["name"] in theirs
+        else {**tool, "name": TOOL_PREFIX + tool["name"]}
+        for tool in body.get("tools", [])
+    ]
+    if not body["tools"]:
+        del body["tools"]
+    if theirs:
+        root = next(iter(theirs.values())).root
+        line = system_line([native.name for native in theirs.values()], root)
+        body["system"] = [*body.get("system", []), {"type": "text", "text": line}]
     return body
 
 
@@ -205,7 +237,8 @@ class ClaudeAgentProvider(Provider):
         if budget and info.thinking == "signed":
             thinking = {"type": "enabled", "budget_tokens": budget}
         body["thinking"] = thinking
-        return ClaudeAgentExchange(body, self, info.name)
+        roots = {native.name: native.root for native in built_ins(request).values()}
+        return ClaudeAgentExchange(body, self, info.name, roots)
 
     def environment(self) -> dict[str, str]:
         """The CLI's environment: the allowed part of the kernel's, every other variable blanked, and the
@@ -237,9 +270,12 @@ class ClaudeAgentProvider(Provider):
 class ClaudeAgentExchange(Exchange):
     """One run of the CLI for one request: the events of the model's response as the CLI streams them."""
 
-    def __init__(self, body: dict[str, Any], provider: ClaudeAgentProvider, model: str):
+    def __init__(
+        self, body: dict[str, Any], provider: ClaudeAgentProvider, model: str, roots: dict[str, str]
+    ):
         self.body = body
         self.model = model
+        self._roots = roots  # Claude Code's own tools offered, and the folder of each one's paths
         self._provider = provider
         self._closed = False
         self._portal_cancel: Callable[[], None] | None = None
@@ -253,7 +289,7 @@ class ClaudeAgentExchange(Exchange):
         runner = threading.Thread(target=self._run, args=(items,), name="mewrk-claude-agent", daemon=True)
         runner.start()
         outcome: dict[str, Any] = {}
-        usage, stop = yield from _renamed(stream_events(self._raw(items, outcome)))
+        usage, stop = yield from _renamed(stream_events(self._raw(items, outcome)), self._roots)
         if self._closed:
             return
         if stop is None:
@@ -299,6 +335,7 @@ class ClaudeAgentExchange(Exchange):
         from claude_agent_sdk import (
             ClaudeAgentOptions,
             ClaudeSDKClient,
+            HookMatcher,
             SdkMcpTool,
             create_sdk_mcp_server,
         )
@@ -314,6 +351,19 @@ class ClaudeAgentExchange(Exchange):
         async def stop_here(name: str, arguments: dict[str, Any], context: Any) -> Any:
             # The engine runs the call (safety level, rules, hooks, approval): the CLI stops before it.
             return PermissionResultDeny(message="The workbench runs this call itself.", interrupt=True)
+
+        async def stop_built_in(data: Any, tool_use_id: str | None, context: Any) -> Any:
+            # The CLI's own tools: the CLI asks no permission for those it deems safe, a hook it always asks.
+            why = "The workbench runs this call itself."
+            return {
+                "continue_": False,
+                "stopReason": why,
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": "deny",
+                    "permissionDecisionReason": why,
+                },
+            }
 
         messages, prompt = _split(body["messages"])
 
@@ -332,14 +382,21 @@ class ClaudeAgentExchange(Exchange):
                 t["name"].removeprefix(TOOL_PREFIX), t.get("description", ""), t["input_schema"], never
             )
             for t in body.get("tools", [])
+            if t.get("type") != BUILT_IN
         ]
+        theirs = [t["name"] for t in body.get("tools", []) if t.get("type") == BUILT_IN]
+        hooks = (
+            {"PreToolUse": [HookMatcher(matcher="|".join(theirs), hooks=[stop_built_in])]} if theirs else None
+        )
         with tempfile.TemporaryDirectory(prefix="mewrk-claude-") as cwd:
             options = ClaudeAgentOptions(
                 system_prompt="\n\n".join(b["text"] for b in body.get("system", [])) or None,
                 model=body["model"],
-                tools=[],
+                tools=theirs,
                 mcp_servers={SERVER: create_sdk_mcp_server(SERVER, tools=tools)} if tools else {},
                 can_use_tool=stop_here,
+                hooks=cast("Any", hooks),
+                max_turns=1,  # one model request; the CLI never answers a call by itself
                 include_partial_messages=True,
                 setting_sources=[],
                 strict_mcp_config=True,  # no MCP server of ~/.claude.json or a plugin beside ours
@@ -429,16 +486,21 @@ class ClaudeAgentExchange(Exchange):
         return text + "."
 
 
-def _renamed(events: Iterator[StreamEvent]) -> Any:
-    """The events with each tool call under the project's name for its tool (the MCP prefix taken off)."""
+def _renamed(events: Iterator[StreamEvent], roots: dict[str, str]) -> Any:
+    """The events with each tool call under the project's name for its tool (the MCP prefix taken off; a
+    call of Claude Code's own tool as the project's tool that does its work)."""
     inner = iter(events)
     while True:
         try:
             event = next(inner)
         except StopIteration as end:
             return end.value
-        if isinstance(event, ToolCallEvent) and event.name.startswith(TOOL_PREFIX):
-            event = ToolCallEvent(
-                event.index, event.call_id, event.name.removeprefix(TOOL_PREFIX), event.params
-            )
+        if isinstance(event, ToolCallEvent):
+            if event.name.startswith(TOOL_PREFIX):
+                event = ToolCallEvent(
+                    event.index, event.call_id, event.name.removeprefix(TOOL_PREFIX), event.params
+                )
+            elif event.name in roots and isinstance(event.params, dict):
+                name, params = to_project(event.name, event.params, roots[event.name])
+                event = ToolCallEvent(event.index, event.call_id, name, params)
         yield event

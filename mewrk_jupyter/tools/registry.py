@@ -11,7 +11,8 @@ from typing import Any
 from ..cards.models import ToolPreview
 from ..config import Config, EnvironmentPolicy, command_environment
 from ..errors import ConfigError
-from ..providers.base import ToolSpec
+from ..providers.base import ClaudeCodeTool, ToolSpec
+from ..providers.claude_code_tools import NOT_OFFERED, PROJECT_TOOL
 from .base import Redact, Tool, ToolFailure, ToolResult, no_redaction, truncate
 from .files import file_tools
 from .kernel import KERNEL_TOOLS, kernel_tools
@@ -35,37 +36,22 @@ _GRACE = 3.0
 _POLL = 0.05
 
 
-# Claude Code's built-in tools: an agent file that names one is told why it is not offered.
-CLAUDE_CODE_TOOLS = frozenset(
-    {
-        "Bash",
-        "Read",
-        "Write",
-        "Edit",
-        "MultiEdit",
-        "Glob",
-        "Grep",
-        "LS",
-        "WebFetch",
-        "WebSearch",
-        "Task",
-        "NotebookEdit",
-        "TodoWrite",
-        "Agent",
-    }
-)
-
-
 class ToolRegistry:
     """The tools of one workspace, by name; `run` turns every failure into an error result."""
 
     def __init__(
-        self, tools: Sequence[Tool], lsp: LspTool | None = None, redact: Redact = no_redaction
+        self,
+        tools: Sequence[Tool],
+        lsp: LspTool | None = None,
+        redact: Redact = no_redaction,
+        claude_code: dict[str, ClaudeCodeTool] | None = None,
     ) -> None:
         self._tools = {tool.name: tool for tool in tools}
         self._redact = redact
         self._lsp = lsp
         self._specs: list[ToolSpec] | None = None
+        # The tools an agent file listed by Claude Code's name: claude-agent offers them as the CLI's own.
+        self._claude_code = claude_code or {}
 
     @classmethod
     def build(
@@ -116,28 +102,21 @@ class ToolRegistry:
         for name, tool_config in (config.tools if config else {}).items():
             available[name] = command_tool(tool_config, ws.root, environment, redact, sandbox)
         ordered = [*BUILTIN_TOOLS, *(name for name in available if name not in BUILTIN_TOOLS)]
+        claude_code: dict[str, ClaudeCodeTool] = {}
         if enabled is not None:
-            elsewhere = (*KERNEL_TOOLS, *NOTEBOOK_TOOLS)
-            unknown = [name for name in enabled if name not in available and name not in elsewhere]
-            if unknown:
-                theirs = [name for name in unknown if name in CLAUDE_CODE_TOOLS]
-                one = len(theirs) == 1
-                why = (
-                    f"; {', '.join(theirs)} {'is' if one else 'are'} Claude Code's own, which no protocol "
-                    f"offers (claude-agent included): {'it' if one else 'they'} would run outside the safety "
-                    "level's sandbox and approvals, where ls, read, grep, find, write, edit and bash do that work"
-                    if theirs
-                    else ""
-                )
-                raise ConfigError(
-                    f"Unknown tools: {', '.join(unknown)} (the tools are: {', '.join(ordered)}){why}"
-                )
-            ordered = [name for name in ordered if name in enabled]
+            # A name of Claude Code's built-ins stands for the project's tool that does its work (a tool
+            # folder's own tool of that name comes first).
+            for name in enabled:
+                if name in PROJECT_TOOL and name not in available:
+                    claude_code[PROJECT_TOOL[name]] = ClaudeCodeTool(name=name, root=str(ws.root))
+            _refuse_unknown(enabled, available, ordered)
+            wanted = {*enabled, *claude_code}
+            ordered = [name for name in ordered if name in wanted]
         else:
             ordered = [name for name in ordered if name not in withhold]
         tools = [available[name] for name in ordered]
         tools += [tool for tool in extra if tool.name not in available]
-        return cls(tools, lsp if "lsp" in ordered else None, redact)
+        return cls(tools, lsp if "lsp" in ordered else None, redact, claude_code)
 
     @property
     def names(self) -> list[str]:
@@ -147,7 +126,10 @@ class ToolRegistry:
     def specs(self) -> list[ToolSpec]:
         """What the model is told about each tool."""
         if self._specs is None:  # every request carries them; validating the schemas each time is waste
-            self._specs = [tool.spec() for tool in self._tools.values()]
+            self._specs = [
+                spec.model_copy(update={"claude_code": self._claude_code.get(spec.name)})
+                for spec in (tool.spec() for tool in self._tools.values())
+            ]
         return list(self._specs)
 
     def get(self, name: str) -> Tool | None:
@@ -201,6 +183,24 @@ class ToolRegistry:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _refuse_unknown(enabled: Sequence[str], available: Collection[str], ordered: Sequence[str]) -> None:
+    """A ConfigError naming the tools of `enabled` that no one offers, and why where it is Claude Code's."""
+    elsewhere = (*KERNEL_TOOLS, *NOTEBOOK_TOOLS)
+    unknown = [
+        name
+        for name in enabled
+        if name not in available and name not in elsewhere and name not in PROJECT_TOOL
+    ]
+    if not unknown:
+        return
+    own = ", ".join(PROJECT_TOOL)
+    said = f"Unknown tools: {', '.join(unknown)} (the tools are: {', '.join(ordered)}"
+    said += f"; Claude Code's own {own} may be listed too, each run as the project's tool that does its work)"
+    for name in (name for name in unknown if name in NOT_OFFERED):
+        said += f". Claude Code's {name} is not offered: {NOT_OFFERED[name]}"
+    raise ConfigError(said + ".")
 
 
 def _default_environment(config: Config | None) -> Environment:

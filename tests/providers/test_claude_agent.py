@@ -323,15 +323,140 @@ def test_the_session_cost_is_the_sum_of_what_claude_code_said_each_request_cost(
     assert spending.cost == pytest.approx(sum(said)) and spending.unpriced == []
 
 
-def test_an_agent_that_lists_claude_codes_own_tools_is_told_why_they_are_not_offered(agent, workspace):
+def test_an_agent_that_lists_a_claude_code_tool_without_an_equivalent_is_told_why(agent, workspace):
     agents = workspace / ".mewrk" / "agents"
     agents.mkdir(parents=True)
     (agents / "main.yaml").write_text(f"model: {MODEL}\ntools: [read, Bash, WebFetch]\n")
     mw.trust(workspace)
     s = mw.Session.new()
-    with pytest.raises(ConfigError, match="Bash, WebFetch are Claude Code's own, which no protocol offers"):
+    with pytest.raises(
+        ConfigError, match="Claude Code's WebFetch is not offered: it fetches pages from inside"
+    ):
         s.send("hello")
     assert agent.requests == []  # nothing was sent
+
+
+def _agent_listing(workspace: Path, tools: str) -> None:
+    agents = workspace / ".mewrk" / "agents"
+    agents.mkdir(parents=True, exist_ok=True)
+    (agents / "main.yaml").write_text(f"model: {MODEL}\ntools: [{tools}]\n")
+    mw.trust(workspace)
+
+
+def _tool_results(body_messages: list[dict]) -> list[dict]:
+    return [
+        b
+        for m in body_messages
+        if m["role"] == "user" and isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_result"
+    ]
+
+
+def test_claude_codes_own_read_listed_by_an_agent_is_offered_and_runs_as_the_projects_read(agent, workspace):
+    _agent_listing(workspace, "Read, Bash, grep")
+    (workspace / "notes.txt").write_text("the notes say forty-two\n")
+    root = str(workspace.resolve())
+    agent.enqueue(
+        anthropic_reply(anthropic_tool_use("Read", {"file_path": f"{root}/notes.txt"}, id="toolu_cc_read")),
+        anthropic_reply("They say forty-two."),
+    )
+    s = mw.Session.new()
+    s.send("what do the notes say?")
+    first = agent.requests[0].json
+    offered = {t["name"]: t for t in first["tools"] if not t.get("defer_loading")}
+    # The CLI's own Read and Bash (its definitions: absolute file_path), the project's grep through MCP.
+    assert "file_path" in offered["Read"]["input_schema"]["properties"] and "Bash" in offered
+    assert "mcp__mewrk__grep" in offered and "mcp__mewrk__read" not in offered and "Edit" not in offered
+    assert f"work in the workspace folder {root}" in json.dumps(first["system"])
+    call = next(c for c in s.cards if isinstance(c, ToolCall))
+    assert (call.name, call.params, call.call_id) == ("read", {"path": "notes.txt"}, "toolu_cc_read")
+    assert "forty-two" in (call.result or "") and not call.is_error
+    assert s.cards[-1].text == "They say forty-two."
+    # The next request shows the model its call in Claude Code's words, with the project's read's result.
+    second = messages(agent)
+    use = [b for m in second if m["role"] == "assistant" for b in m["content"] if b.get("type") == "tool_use"]
+    assert use == [
+        {
+            "type": "tool_use",
+            "id": "toolu_cc_read",
+            "name": "Read",
+            "input": {"file_path": f"{root}/notes.txt"},
+        }
+    ]
+    (result,) = [r for r in _tool_results(second) if r["tool_use_id"] == "toolu_cc_read"]
+    assert "forty-two" in json.dumps(result["content"])
+    # The CLI read nothing itself: the file's text is in the second request once, as the engine's result.
+    assert json.dumps(second).count("the notes say forty-two") == 1
+    assert len(agent.requests) == 2  # one request per model response
+    # The history records what the engine gave the CLI: Claude Code's tools by their name.
+    assert {"type": "claude_code", "name": "Read"} in s.history[0].request["tools"]
+
+
+def test_claude_codes_own_bash_and_edit_ask_for_approval_and_run_in_the_engine(agent, workspace):
+    _agent_listing(workspace, "Bash, Edit, Read")
+    (workspace / "config.ini").write_text("mode = slow\n")
+    agent.enqueue(
+        anthropic_reply(
+            anthropic_tool_use(
+                "Bash", {"command": "echo ran > made.txt", "description": "Make a file"}, id="toolu_cc_bash"
+            )
+        ),
+        # A relative path: the CLI looks for it in its own empty folder and refuses the call by itself,
+        # which it would send back to the model at once but for max_turns.
+        anthropic_reply(
+            anthropic_tool_use(
+                "Edit",
+                {"file_path": "config.ini", "old_string": "slow", "new_string": "fast"},
+                id="toolu_cc_edit",
+            )
+        ),
+        anthropic_reply(
+            anthropic_tool_use(
+                "Edit",
+                {"file_path": "config.ini", "old_string": "fast", "new_string": "x", "replace_all": True},
+                id="toolu_cc_all",
+            )
+        ),
+        anthropic_reply("Done."),
+    )
+    s = mw.Session.new()
+    run = s.send("make the file, then make it fast")
+    assert run.state == "awaiting_approval" and not (workspace / "made.txt").exists()
+    bash = next(c for c in s.cards if isinstance(c, ToolCall))
+    assert (bash.name, bash.params) == ("bash", {"command": "echo ran > made.txt"})
+    run = s.approve()
+    assert (workspace / "made.txt").read_text() == "ran\n"
+    assert run.state == "awaiting_approval"  # the edit waits for its approval in turn
+    edit = [c for c in s.cards if isinstance(c, ToolCall)][-1]
+    assert (edit.name, edit.params) == ("edit", {"path": "config.ini", "old": "slow", "new": "fast"})
+    assert len(agent.requests) == 2  # the CLI did not answer the edit by itself
+    run = s.approve()
+    assert (workspace / "config.ini").read_text() == "mode = fast\n"
+    # replace_all has no equivalent in the project's edit: the call's result says so, nothing changed.
+    assert run.state == "awaiting_approval"
+    assert s.approve().state == "done" and s.cards[-1].text == "Done."
+    last_call = next(c for c in s.cards if isinstance(c, ToolCall) and c.call_id == "toolu_cc_all")
+    assert last_call.is_error and "replace_all" in (last_call.result or "")
+    assert (workspace / "config.ini").read_text() == "mode = fast\n"
+    assert len(agent.requests) == 4
+    final = messages(agent)
+    uses = {
+        b["id"]: b
+        for m in final
+        if m["role"] == "assistant"
+        for b in m["content"]
+        if b.get("type") == "tool_use"
+    }
+    root = str(workspace.resolve())
+    assert uses["toolu_cc_bash"]["name"] == "Bash" and uses["toolu_cc_bash"]["input"] == {
+        "command": "echo ran > made.txt"
+    }
+    assert uses["toolu_cc_edit"]["input"] == {
+        "file_path": f"{root}/config.ini",
+        "old_string": "slow",
+        "new_string": "fast",
+    }
 
 
 def test_undo_brings_back_what_the_next_request_carries(agent):

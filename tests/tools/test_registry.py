@@ -70,6 +70,30 @@ def test_unknown_enabled_names_are_a_config_error_naming_them(ws: Path):
     assert str(raised.value).startswith("Unknown tools: telepathy, box (the tools are: ls, read,")
 
 
+def test_claude_codes_own_names_stand_for_the_projects_tools(ws: Path):
+    # On protocol claude-agent the model is offered the CLI's own definition; elsewhere the project's tool.
+    registry = ToolRegistry.build(ws, enabled=["Read", "grep", "Bash", "Glob"])
+    assert registry.names == ["read", "grep", "find", "bash"]
+    marked = {spec.name: spec.claude_code for spec in registry.specs()}
+    assert {name: (m.name, m.root) for name, m in marked.items() if m is not None} == {
+        "read": ("Read", str(ws.resolve())),
+        "find": ("Glob", str(ws.resolve())),
+        "bash": ("Bash", str(ws.resolve())),
+    }
+    assert marked["grep"] is None  # listed by the project's name: an MCP tool on claude-agent too
+    assert registry.get("Read") is None  # calls come back under the project's name
+
+
+def test_claude_codes_tools_without_a_project_equivalent_are_refused_saying_why(ws: Path):
+    with pytest.raises(ConfigError) as raised:
+        ToolRegistry.build(ws, enabled=["read", "WebFetch", "Task", "telepathy"])
+    said = str(raised.value)
+    assert said.startswith("Unknown tools: WebFetch, Task, telepathy (the tools are: ls, read,")
+    assert "Claude Code's own Read, Write, Edit, Bash, Grep, Glob may be listed too" in said
+    assert "Claude Code's WebFetch is not offered: it fetches pages from inside the CLI" in said
+    assert "Claude Code's Task is not offered: it starts Claude Code's own subagents" in said
+
+
 def test_a_configured_tool_may_not_take_a_builtin_name():
     # Refused as the file is read, so that only that file is left out: no registry ever sees it.
     with pytest.raises(ValidationError, match="name 'ls' is a built-in tool's"):

@@ -117,7 +117,11 @@ def prefix_digest(
 ) -> str:
     """A digest of what a signed thinking block follows: tools, system, then every part in order."""
     digest = hashlib.sha256()
-    digest.update(json.dumps([[t.model_dump(mode="json") for t in tools], system]).encode())
+    # A spec without `claude_code` is digested as before that field was added: thinking bound then holds.
+    specs = [
+        t.model_dump(mode="json", exclude={"claude_code"} if t.claude_code is None else None) for t in tools
+    ]
+    digest.update(json.dumps([specs, system]).encode())
     for message in messages:
         for part in message.parts:
             digest.update(json.dumps([message.role, _sent_form(part)]).encode())
