@@ -146,3 +146,24 @@ def test_a_response_stored_in_the_old_shape_still_reads():
     native = {"compaction": "native", "stop_reason": "compaction", "content": [], "usage": None}
     assert read_response(native) == ModelResponse(stop=Stop.COMPACTION, compaction="native")
     assert read_response(None) is None
+
+
+def test_a_tool_spec_digests_as_before_claude_code_was_a_field_of_it():
+    # Signed thinking bound to a prefix before the field existed stays bound: a spec without it digests
+    # as the three fields it had; one offered as Claude Code's own digests apart.
+    import hashlib
+    import json
+
+    from mewrk_jupyter.engine.assembly.assemble import prefix_digest
+    from mewrk_jupyter.providers.base import ClaudeCodeTool, ToolSpec
+
+    schema = {"type": "object", "properties": {"path": {"type": "string", "default": None}}}
+    spec = ToolSpec(name="read", description="Read a file.", input_schema=schema)
+    before = hashlib.sha256(
+        json.dumps(
+            [[{"name": "read", "description": "Read a file.", "input_schema": schema}], ["sys"]]
+        ).encode()
+    ).hexdigest()
+    assert prefix_digest(["sys"], [spec], []) == before
+    marked = spec.model_copy(update={"claude_code": ClaudeCodeTool(name="Read", root="/w")})
+    assert prefix_digest(["sys"], [marked], []) != before
