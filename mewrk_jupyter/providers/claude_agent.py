@@ -45,7 +45,7 @@ from .base import (
     ToolCallEvent,
     UsageEvent,
 )
-from .claude_code_tools import system_line, to_claude, to_project
+from .claude_code_tools import PROJECT_TOOL, system_line, to_claude, to_project
 
 PROTOCOL = "claude-agent"
 SERVER = "mewrk"
@@ -116,6 +116,12 @@ def agent_body(request: ModelRequest, info: ModelInfo) -> dict[str, Any]:
     """
     body = request_body(request, info)
     theirs = built_ins(request)
+    # An earlier call of a project tool that Claude Code has a name for, and which this request does not
+    # offer through MCP (plan mode withholds edit, say), is shown in Claude Code's words too, so that the
+    # model reads its own calls in one vocabulary while the session offers Claude Code's tools at all.
+    offered = {spec.name for spec in request.tools}
+    root = next(iter(theirs.values())).root if theirs else None
+    shown_as = {project: name for name, project in PROJECT_TOOL.items() if project not in offered}
     for block in [*body.get("system", []), *body.get("tools", [])]:
         block.pop("cache_control", None)
     for message in body["messages"]:
@@ -123,11 +129,13 @@ def agent_body(request: ModelRequest, info: ModelInfo) -> dict[str, Any]:
             block.pop("cache_control", None)
             if block.get("type") != "tool_use":
                 continue
-            if (native := theirs.get(block["name"])) is not None:
-                block["input"] = to_claude(block["name"], block["input"], native.root)
-                block["name"] = native.name
+            name = block["name"]
+            native = theirs[name].name if name in theirs else shown_as.get(name) if root else None
+            if native is not None and root is not None and isinstance(block["input"], dict):
+                block["input"] = to_claude(name, block["input"], root)
+                block["name"] = native
             else:
-                block["name"] = TOOL_PREFIX + block["name"]
+                block["name"] = TOOL_PREFIX + name
     body["tools"] = [
         {"type": BUILT_IN, "name": theirs[tool["name"]].name}
         if tool["name"] in theirs
@@ -136,8 +144,7 @@ def agent_body(request: ModelRequest, info: ModelInfo) -> dict[str, Any]:
     ]
     if not body["tools"]:
         del body["tools"]
-    if theirs:
-        root = next(iter(theirs.values())).root
+    if root is not None:
         line = system_line([native.name for native in theirs.values()], root)
         body["system"] = [*body.get("system", []), {"type": "text", "text": line}]
     return body
@@ -276,6 +283,8 @@ class ClaudeAgentExchange(Exchange):
         self.body = body
         self.model = model
         self._roots = roots  # Claude Code's own tools offered, and the folder of each one's paths
+        # The CLI's empty folder (as given, and resolved), which its environment names as its own.
+        self._cwd: tuple[str, ...] = ()
         self._provider = provider
         self._closed = False
         self._portal_cancel: Callable[[], None] | None = None
@@ -289,7 +298,7 @@ class ClaudeAgentExchange(Exchange):
         runner = threading.Thread(target=self._run, args=(items,), name="mewrk-claude-agent", daemon=True)
         runner.start()
         outcome: dict[str, Any] = {}
-        usage, stop = yield from _renamed(stream_events(self._raw(items, outcome)), self._roots)
+        usage, stop = yield from _renamed(stream_events(self._raw(items, outcome)), self._project_call)
         if self._closed:
             return
         if stop is None:
@@ -298,6 +307,16 @@ class ClaudeAgentExchange(Exchange):
         said = float(cost) if isinstance(cost, int | float) and cost >= 0 else None
         yield UsageEvent(usage, cost=said)
         yield StopEvent(stop)
+
+    def _project_call(self, name: str, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """A streamed call under the project's name for its tool: the MCP prefix taken off; a call of
+        Claude Code's own tool as the project's tool that does its work (a path under the CLI's folder
+        standing for the same path in the workspace)."""
+        if name.startswith(TOOL_PREFIX):
+            return name.removeprefix(TOOL_PREFIX), params
+        if name in self._roots:
+            return to_project(name, params, self._roots[name], *self._cwd)
+        return name, params
 
     def close(self) -> None:
         with self._lock:
@@ -385,10 +404,10 @@ class ClaudeAgentExchange(Exchange):
             if t.get("type") != BUILT_IN
         ]
         theirs = [t["name"] for t in body.get("tools", []) if t.get("type") == BUILT_IN]
-        hooks = (
-            {"PreToolUse": [HookMatcher(matcher="|".join(theirs), hooks=[stop_built_in])]} if theirs else None
-        )
+        # Every call the CLI would run, whatever its tool: none runs there.
+        hooks = {"PreToolUse": [HookMatcher(matcher=None, hooks=[stop_built_in])]} if theirs else None
         with tempfile.TemporaryDirectory(prefix="mewrk-claude-") as cwd:
+            self._cwd = tuple(dict.fromkeys((cwd, os.path.realpath(cwd))))
             options = ClaudeAgentOptions(
                 system_prompt="\n\n".join(b["text"] for b in body.get("system", [])) or None,
                 model=body["model"],
@@ -486,21 +505,18 @@ class ClaudeAgentExchange(Exchange):
         return text + "."
 
 
-def _renamed(events: Iterator[StreamEvent], roots: dict[str, str]) -> Any:
-    """The events with each tool call under the project's name for its tool (the MCP prefix taken off; a
-    call of Claude Code's own tool as the project's tool that does its work)."""
+def _renamed(
+    events: Iterator[StreamEvent], project_call: Callable[[str, dict[str, Any]], tuple[str, dict[str, Any]]]
+) -> Any:
+    """The events with each tool call under the project's name for its tool (`project_call`)."""
     inner = iter(events)
     while True:
         try:
             event = next(inner)
         except StopIteration as end:
             return end.value
-        if isinstance(event, ToolCallEvent):
-            if event.name.startswith(TOOL_PREFIX):
-                event = ToolCallEvent(
-                    event.index, event.call_id, event.name.removeprefix(TOOL_PREFIX), event.params
-                )
-            elif event.name in roots and isinstance(event.params, dict):
-                name, params = to_project(event.name, event.params, roots[event.name])
+        if isinstance(event, ToolCallEvent) and isinstance(event.params, dict):
+            name, params = project_call(event.name, event.params)
+            if (name, params) != (event.name, event.params):
                 event = ToolCallEvent(event.index, event.call_id, name, params)
         yield event

@@ -44,24 +44,49 @@ NOT_OFFERED = {
 
 SYSTEM_LINE = (
     "Claude Code's tools here ({names}) work in the workspace folder {root}: give their paths absolute "
-    "under it (or relative to it); Bash runs there."
+    "under it (or relative to it); Bash runs there. The working directory the environment names is an "
+    "empty stand-in for that folder: a path under it means the same path under {root}."
 )
+# What of the tools' parameters the project's tools do not take, said before the model wastes a call on it.
+NOT_TAKEN = {
+    "Read": "pages",
+    "Edit": "replace_all (give old_string with enough context to occur once)",
+    "Bash": "run_in_background (unless the agent may start background work), dangerouslyDisableSandbox",
+    "Grep": (
+        "glob, type, output_mode other than content (it prints path:line:text for each match), "
+        "-A/-B/-C/context, head_limit, offset, multiline, -o"
+    ),
+}
 
 
 def system_line(names: list[str], root: str) -> str:
-    """What the model is told of the folder its file tools work in (the CLI's own system lines are not ours)."""
-    return SYSTEM_LINE.format(names=", ".join(names), root=root)
+    """What the model is told of the folder its file tools work in (the CLI's own system lines are not ours)
+    and of the parameters not taken."""
+    line = SYSTEM_LINE.format(names=", ".join(names), root=root)
+    limits = [f"{name}: {NOT_TAKEN[name]}" for name in names if name in NOT_TAKEN]
+    if limits:
+        line += " Parameters not taken here — " + "; ".join(limits) + "."
+    return line
 
 
-def _relative(raw: Any, root: str) -> Any:
-    """A path under `root` as the project's relative path; any other value as it was."""
+def _under(path: str, folder: str) -> str | None:
+    """`path` relative to `folder` when it lies under it (lexically), else None."""
+    if path == folder:
+        return "."
+    if path.startswith(folder.rstrip("/") + "/"):
+        return os.path.relpath(path, folder)
+    return None
+
+
+def _relative(raw: Any, root: str, *stand_ins: str) -> Any:
+    """A path under `root`, or under a stand-in for it (the CLI's own working directory), as the project's
+    relative path; any other value as it was."""
     if not isinstance(raw, str) or not os.path.isabs(raw):
         return raw
     normal = os.path.normpath(raw)
-    if normal == root:
-        return "."
-    if normal.startswith(root.rstrip("/") + "/"):
-        return os.path.relpath(normal, root)
+    for folder in (root, *stand_ins):
+        if (inside := _under(normal, folder)) is not None:
+            return inside
     return raw
 
 
@@ -81,55 +106,77 @@ def _drop_false(params: dict[str, Any], *keys: str) -> dict[str, Any]:
     return {k: v for k, v in params.items() if not (k in keys and v is False)}
 
 
-def _read(params: dict[str, Any], root: str) -> dict[str, Any]:
+def _read(params: dict[str, Any], root: str, *stand_ins: str) -> dict[str, Any]:
     out = _renamed(params, {"file_path": "path"})
-    out["path"] = _relative(out.get("path"), root)
+    out["path"] = _relative(out.get("path"), root, *stand_ins)
     if out.get("offset") == 0:  # Claude Code's 0 is the first line, the project's 1
         del out["offset"]
     out.pop("allow_large", None)  # the project's read has its own limit, and its result says where it cut
     return out
 
 
-def _bash(params: dict[str, Any], root: str) -> dict[str, Any]:
+def _bash(params: dict[str, Any], root: str, *stand_ins: str) -> dict[str, Any]:
     out = _drop_false(
         _renamed(params, {"run_in_background": "background"}), "background", "dangerouslyDisableSandbox"
     )
     out.pop("description", None)  # what the command does, in words for the person; the card shows the command
     timeout = out.get("timeout")
     if isinstance(timeout, int | float) and not isinstance(timeout, bool):
-        out["timeout"] = max(1, timeout / 1000)  # milliseconds; the project's bash takes seconds
+        if timeout <= 0:  # no limit of its own: the project's default
+            del out["timeout"]
+        else:  # milliseconds; the project's bash takes seconds, at least one
+            out["timeout"] = max(1, timeout / 1000)
     return out
 
 
-def _grep(params: dict[str, Any], root: str) -> dict[str, Any]:
+def _grep(params: dict[str, Any], root: str, *stand_ins: str) -> dict[str, Any]:
     out = _drop_false(dict(params), "-i", "-o", "multiline")
     if out.get("output_mode") == "content":  # what the project's grep prints
         del out["output_mode"]
-    if out.get("-n") is True:  # it numbers the lines
-        del out["-n"]
+    # The project's grep numbers its lines: a call without numbers gets them, more than it asked for.
+    out.pop("-n", None)
     if out.pop("-i", None) is True and isinstance(out.get("pattern"), str):
         out["pattern"] = "(?i)" + out["pattern"]
-    out["path"] = _relative(out.get("path"), root)
-    return {k: v for k, v in out.items() if not (k == "path" and v is None)}
+    if "path" in out:
+        out["path"] = _relative(out["path"], root, *stand_ins)
+    return out
 
 
-def _with_path(names: dict[str, str], *false: str) -> Callable[[dict[str, Any], str], dict[str, Any]]:
-    def mapped(params: dict[str, Any], root: str) -> dict[str, Any]:
+def _glob(params: dict[str, Any], root: str, *stand_ins: str) -> dict[str, Any]:
+    out = dict(params)
+    if "path" in out:
+        out["path"] = _relative(out["path"], root, *stand_ins)
+    pattern = out.get("pattern")
+    if isinstance(pattern, str) and os.path.isabs(pattern):
+        # An absolute pattern under the workspace: the project's find matches paths relative to `path`.
+        for folder in (root, *stand_ins):
+            prefix = folder.rstrip("/") + "/"
+            if pattern.startswith(prefix) and out.get("path", ".") == ".":
+                out["pattern"] = pattern[len(prefix) :]
+                break
+    return out
+
+
+Mapper = Callable[..., dict[str, Any]]
+
+
+def _with_path(names: dict[str, str], *false: str) -> Mapper:
+    def mapped(params: dict[str, Any], root: str, *stand_ins: str) -> dict[str, Any]:
         out = _drop_false(_renamed(params, names), *false)
         if "path" in out:
-            out["path"] = _relative(out["path"], root)
+            out["path"] = _relative(out["path"], root, *stand_ins)
         return out
 
     return mapped
 
 
-_TO_PROJECT: dict[str, Callable[[dict[str, Any], str], dict[str, Any]]] = {
+_TO_PROJECT: dict[str, Mapper] = {
     "Read": _read,
     "Write": _with_path({"file_path": "path"}),
     "Edit": _with_path({"file_path": "path", "old_string": "old", "new_string": "new"}, "replace_all"),
     "Bash": _bash,
     "Grep": _grep,
-    "Glob": _with_path({}),
+    "Glob": _glob,
 }
 
 # The project's parameter -> Claude Code's, for the calls a request carries back.
@@ -144,9 +191,10 @@ _TO_CLAUDE = {
 _FILE_PATH = {"read", "write", "edit"}
 
 
-def to_project(name: str, params: dict[str, Any], root: str) -> tuple[str, dict[str, Any]]:
-    """A call of Claude Code's tool `name` as a call of the project's tool that does its work."""
-    return PROJECT_TOOL[name], _TO_PROJECT[name](params, root)
+def to_project(name: str, params: dict[str, Any], root: str, *stand_ins: str) -> tuple[str, dict[str, Any]]:
+    """A call of Claude Code's tool `name` as a call of the project's tool that does its work; a path under
+    `root` or a `stand_ins` folder (the CLI's own working directory) is the project's relative path."""
+    return PROJECT_TOOL[name], _TO_PROJECT[name](params, root, *stand_ins)
 
 
 def to_claude(project: str, params: dict[str, Any], root: str) -> dict[str, Any]:

@@ -33,6 +33,10 @@ def read_text(path: Path, shown: str) -> str:
         raise ToolFailure(f"`{shown}` does not exist.")
     if path.is_dir():
         raise ToolFailure(f"`{shown}` is a directory; use ls to list it.")
+    if not path.is_file():  # a pipe would hold the read until a writer came, a device give without end
+        raise ToolFailure(
+            f"`{shown}` is not a regular file (a pipe, socket or device); only files can be read."
+        )
     data = path.read_bytes()
     if is_binary(data):
         raise ToolFailure(

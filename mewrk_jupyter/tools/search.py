@@ -83,7 +83,7 @@ def _grep(ws: Workspace, params: dict[str, Any], cancel: threading.Event | None)
     start, shown = _start(ws, params)
     with Matcher(regex, lambda: _stopped(cancel)) as matcher:
         for path, is_dir in _walk(ws, start, cancel):
-            if is_dir:
+            if is_dir or not path.is_file():  # a pipe or a device is no text to search
                 continue
             _stopped(cancel)
             try:

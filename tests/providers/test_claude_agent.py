@@ -393,6 +393,58 @@ def test_claude_codes_own_read_listed_by_an_agent_is_offered_and_runs_as_the_pro
     assert {"type": "claude_code", "name": "Read"} in s.history[0].request["tools"]
 
 
+def test_the_cli_opens_no_file_for_a_call_of_its_own_read(agent, workspace, tmp_path, monkeypatch):
+    # The CLI runs a Read of a file in its own folder without asking can_use_tool (it deems that safe):
+    # only the PreToolUse hook stops it. A pipe put into the CLI's folder as soon as the run makes it shows
+    # whether anything opened it for reading.
+    import tempfile
+    import threading
+
+    _agent_listing(workspace, "Read")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # where the run makes the CLI's folder
+    opened = threading.Event()
+    done = threading.Event()
+
+    def watch() -> None:
+        pipe = None
+        while not done.is_set():
+            if pipe is None:
+                folders = list(scratch.glob("mewrk-claude-*"))
+                if folders:
+                    pipe = folders[0] / "pipe.txt"
+                    os.mkfifo(pipe)
+                time.sleep(0.005)
+                continue
+            try:
+                fd = os.open(pipe, os.O_WRONLY | os.O_NONBLOCK)  # fails while no reader has it open
+            except OSError:
+                time.sleep(0.005)
+                continue
+            opened.set()
+            os.write(fd, b"read by the CLI\n")
+            os.close(fd)
+            return
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    agent.enqueue(
+        anthropic_reply(anthropic_tool_use("Read", {"file_path": "pipe.txt"}, id="toolu_cc_pipe")),
+        anthropic_reply("No such file."),
+    )
+    s = mw.Session.new()
+    s.send("read the pipe")
+    done.set()
+    watcher.join(timeout=5)
+    assert not opened.is_set()
+    call = next(c for c in s.cards if isinstance(c, ToolCall))
+    assert (call.name, call.params) == ("read", {"path": "pipe.txt"})  # the workspace's, which has none
+    assert call.is_error and "does not exist" in (call.result or "")
+    assert "read by the CLI" not in json.dumps([r.json for r in agent.requests])
+    assert s.cards[-1].text == "No such file." and len(agent.requests) == 2
+
+
 def test_claude_codes_own_bash_and_edit_ask_for_approval_and_run_in_the_engine(agent, workspace):
     _agent_listing(workspace, "Bash, Edit, Read")
     (workspace / "config.ini").write_text("mode = slow\n")

@@ -108,3 +108,13 @@ def test_edit_refuses_text_that_occurs_twice_or_never(registry: ToolRegistry, ws
 def test_edit_of_a_missing_file(registry: ToolRegistry):
     result = registry.run("edit", {"path": "nope.py", "old": "a", "new": "b"})
     assert (result.is_error, result.text) == (True, "`nope.py` does not exist.")
+
+
+def test_read_of_a_pipe_says_it_is_no_file_and_does_not_wait_for_a_writer(registry: ToolRegistry, ws: Path):
+    import os
+
+    os.mkfifo(ws / "pipe")
+    result = registry.run("read", {"path": "pipe"})
+    assert result.is_error and result.text == (
+        "`pipe` is not a regular file (a pipe, socket or device); only files can be read."
+    )

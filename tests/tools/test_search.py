@@ -212,3 +212,9 @@ def test_the_child_of_an_ordinary_search_serves_the_next(registry: ToolRegistry,
     first = _searching_children()
     assert registry.run("grep", {"pattern": r"^main\(\)$"}).text == "src/app.py:2:main()"
     assert _searching_children() == first and len(first) == 1
+
+
+def test_grep_passes_over_a_pipe_without_waiting_for_a_writer(registry: ToolRegistry, tree: Path):
+    os.mkfifo(tree / "src" / "pipe")
+    result = registry.run("grep", {"pattern": "main", "path": "src"})
+    assert not result.is_error and "src/app.py:1:from pkg.mod import main" in result.text
