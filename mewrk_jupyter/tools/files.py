@@ -92,6 +92,10 @@ def _write(ws: Workspace, params: dict[str, Any]) -> str:
     if path.is_dir():
         raise ToolFailure(f"`{shown}` is a directory; write needs a file path.")
     existed = path.exists()
+    if existed and not path.is_file():  # writing a pipe would wait for a reader
+        raise ToolFailure(
+            f"`{shown}` is not a regular file (a pipe, socket or device); write replaces files only."
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     data = content.encode("utf-8")
     path.write_bytes(data)

@@ -118,3 +118,13 @@ def test_read_of_a_pipe_says_it_is_no_file_and_does_not_wait_for_a_writer(regist
     assert result.is_error and result.text == (
         "`pipe` is not a regular file (a pipe, socket or device); only files can be read."
     )
+
+
+def test_write_to_a_pipe_is_refused_without_waiting_for_a_reader(registry: ToolRegistry, ws: Path):
+    import os
+
+    os.mkfifo(ws / "pipe")
+    result = registry.run("write", {"path": "pipe", "content": "x"})
+    assert result.is_error and result.text == (
+        "`pipe` is not a regular file (a pipe, socket or device); write replaces files only."
+    )
