@@ -185,7 +185,7 @@ def _spec(name, claude_code=None):
 
 def _body(request):
     from mewrk_jupyter.providers.base import ModelInfo
-    from mewrk_jupyter.providers.claude_agent import agent_body
+    from mewrk_jupyter.providers.claude_agent_body import agent_body
 
     return agent_body(request, ModelInfo(name="ca/claude-test", protocol="claude-agent"))
 
