@@ -11,12 +11,12 @@ The project's tools are offered through the SDK's in-process MCP server (as `mcp
 Claude Code's built-in tools are off, but for those an agent file lists by their name (`Read`, `Bash`…,
 claude_code_tools): the CLI offers its own definition of each, and a call of one comes back as a call of
 the project's tool that does its work. When the model calls a tool, the CLI is stopped before it runs
-anything — `can_use_tool` for the project's tools, a PreToolUse hook for the CLI's own (which the CLI runs
-without asking where it deems them safe) — and it makes no second request by itself (`max_turns=1`: a
-call it refuses on its own, as an Edit of a file it cannot see, would otherwise go back to the model at
-once). The call comes back as the response's tool call under the project's name, and the engine runs it
-through its own safety level, rules, hooks and approval cards, as for any protocol; the next request
-carries the result.
+anything — `can_use_tool` for the project's tools; once the CLI's own are offered, a PreToolUse hook for
+every call (the CLI runs a Read in its own folder without asking `can_use_tool`) — and it makes no second
+request by itself (`max_turns=1`: a call it refuses on its own, as an Edit of a file it cannot see,
+would otherwise go back to the model at once). The call comes back as the response's tool call under the
+project's name, and the engine runs it through its own safety level, rules, hooks and approval cards, as
+for any protocol; the next request carries the result.
 """
 
 from __future__ import annotations
@@ -267,8 +267,8 @@ class ClaudeAgentExchange(Exchange):
             # The engine runs the call (safety level, rules, hooks, approval): the CLI stops before it.
             return PermissionResultDeny(message="The workbench runs this call itself.", interrupt=True)
 
-        async def stop_built_in(data: Any, tool_use_id: str | None, context: Any) -> Any:
-            # The CLI's own tools: the CLI asks no permission for those it deems safe, a hook it always asks.
+        async def stop_every_call(data: Any, tool_use_id: str | None, context: Any) -> Any:
+            # The CLI asks no permission for a call of its own tools it deems safe; a hook it always asks.
             why = "The workbench runs this call itself."
             return {
                 "continue_": False,
@@ -301,7 +301,7 @@ class ClaudeAgentExchange(Exchange):
         ]
         theirs = [t["name"] for t in body.get("tools", []) if t.get("type") == BUILT_IN]
         # Every call the CLI would run, whatever its tool: none runs there.
-        hooks = {"PreToolUse": [HookMatcher(matcher=None, hooks=[stop_built_in])]} if theirs else None
+        hooks = {"PreToolUse": [HookMatcher(matcher=None, hooks=[stop_every_call])]} if theirs else None
         with tempfile.TemporaryDirectory(prefix="mewrk-claude-") as cwd:
             self._cwd = tuple(dict.fromkeys((cwd, os.path.realpath(cwd))))
             options = ClaudeAgentOptions(
