@@ -44,7 +44,7 @@ def agent_body(request: ModelRequest, info: ModelInfo) -> dict[str, Any]:
             if block.get("type") != "tool_use":
                 continue
             name = block["name"]
-            native = theirs[name].name if name in theirs else shown_as.get(name) if root else None
+            native = theirs[name].name if name in theirs else shown_as.get(name)
             if native is not None and root is not None and isinstance(block["input"], dict):
                 block["input"] = to_claude(name, block["input"], root)
                 block["name"] = native

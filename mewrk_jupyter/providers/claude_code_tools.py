@@ -106,9 +106,15 @@ def _drop_false(params: dict[str, Any], *keys: str) -> dict[str, Any]:
     return {k: v for k, v in params.items() if not (k in keys and v is False)}
 
 
+def _with_relative_path(out: dict[str, Any], root: str, stand_ins: tuple[str, ...]) -> dict[str, Any]:
+    """`out` with its `path`, where it has one, as the project's relative path."""
+    if "path" in out:
+        out["path"] = _relative(out["path"], root, *stand_ins)
+    return out
+
+
 def _read(params: dict[str, Any], root: str, *stand_ins: str) -> dict[str, Any]:
-    out = _renamed(params, {"file_path": "path"})
-    out["path"] = _relative(out.get("path"), root, *stand_ins)
+    out = _with_relative_path(_renamed(params, {"file_path": "path"}), root, stand_ins)
     if out.get("offset") == 0:  # Claude Code's 0 is the first line, the project's 1
         del out["offset"]
     out.pop("allow_large", None)  # the project's read has its own limit, and its result says where it cut
@@ -137,23 +143,14 @@ def _grep(params: dict[str, Any], root: str, *stand_ins: str) -> dict[str, Any]:
     out.pop("-n", None)
     if out.pop("-i", None) is True and isinstance(out.get("pattern"), str):
         out["pattern"] = "(?i)" + out["pattern"]
-    if "path" in out:
-        out["path"] = _relative(out["path"], root, *stand_ins)
-    return out
+    return _with_relative_path(out, root, stand_ins)
 
 
 def _glob(params: dict[str, Any], root: str, *stand_ins: str) -> dict[str, Any]:
-    out = dict(params)
-    if "path" in out:
-        out["path"] = _relative(out["path"], root, *stand_ins)
-    pattern = out.get("pattern")
-    if isinstance(pattern, str) and os.path.isabs(pattern):
+    out = _with_relative_path(dict(params), root, stand_ins)
+    if out.get("path", ".") == ".":
         # An absolute pattern under the workspace: the project's find matches paths relative to `path`.
-        for folder in (root, *stand_ins):
-            prefix = folder.rstrip("/") + "/"
-            if pattern.startswith(prefix) and out.get("path", ".") == ".":
-                out["pattern"] = pattern[len(prefix) :]
-                break
+        out["pattern"] = _relative(out.get("pattern"), root, *stand_ins)
     return out
 
 
@@ -162,10 +159,7 @@ Mapper = Callable[..., dict[str, Any]]
 
 def _with_path(names: dict[str, str], *false: str) -> Mapper:
     def mapped(params: dict[str, Any], root: str, *stand_ins: str) -> dict[str, Any]:
-        out = _drop_false(_renamed(params, names), *false)
-        if "path" in out:
-            out["path"] = _relative(out["path"], root, *stand_ins)
-        return out
+        return _with_relative_path(_drop_false(_renamed(params, names), *false), root, stand_ins)
 
     return mapped
 
@@ -188,7 +182,6 @@ _TO_CLAUDE = {
     "grep": {},
     "find": {},
 }
-_FILE_PATH = {"read", "write", "edit"}
 
 
 def to_project(name: str, params: dict[str, Any], root: str, *stand_ins: str) -> tuple[str, dict[str, Any]]:
@@ -200,8 +193,9 @@ def to_project(name: str, params: dict[str, Any], root: str, *stand_ins: str) ->
 def to_claude(project: str, params: dict[str, Any], root: str) -> dict[str, Any]:
     """A call of the project's tool `project` (as the timeline holds it, perhaps edited) in Claude Code's
     words: what the model sees of its earlier calls."""
-    out = _renamed(params, _TO_CLAUDE[project])
-    key = "file_path" if project in _FILE_PATH else "path"
+    names = _TO_CLAUDE[project]
+    out = _renamed(params, names)
+    key = names.get("path", "path")
     if key in out:
         out[key] = _absolute(out[key], root)
     if (

@@ -126,9 +126,11 @@ class ToolRegistry:
     def specs(self) -> list[ToolSpec]:
         """What the model is told about each tool."""
         if self._specs is None:  # every request carries them; validating the schemas each time is waste
+            specs = [tool.spec() for tool in self._tools.values()]
+            marked = self._claude_code
             self._specs = [
-                spec.model_copy(update={"claude_code": self._claude_code.get(spec.name)})
-                for spec in (tool.spec() for tool in self._tools.values())
+                spec.model_copy(update={"claude_code": marked[spec.name]}) if spec.name in marked else spec
+                for spec in specs
             ]
         return list(self._specs)
 
